@@ -1,0 +1,108 @@
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import {
+  hasZodFastifySchemaValidationErrors,
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AppError, errorEnvelope } from './http/errors.js';
+
+export type App = FastifyInstance<any, any, any, FastifyBaseLogger, ZodTypeProvider>;
+/** A feature's routes: registered by buildApp under each path prefix the spec names. */
+export type RouteRegistrar = (app: App) => void;
+
+export interface AppOptions {
+  logger: FastifyBaseLogger | false;
+  /** Route sets by prefix group: `v1` is served at /api/v1 and /v1, `integration` at /api/integration and /v1/integration. */
+  v1?: RouteRegistrar[];
+  integration?: RouteRegistrar[];
+  /** Routes of the box itself (health, local API), served as they are. */
+  local?: RouteRegistrar[];
+}
+
+z.config(z.locales.pt());
+
+/** Builds the HTTP app. Never listens: main.ts and the tests decide that. */
+export async function buildApp(opts: AppOptions): Promise<App> {
+  const app = Fastify({
+    loggerInstance: opts.logger === false ? undefined : opts.logger,
+    logger: opts.logger === false ? false : undefined,
+    disableRequestLogging: true,
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: true,
+  } as never).withTypeProvider<ZodTypeProvider>() as unknown as App;
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  // An empty body is an empty object (so a bare POST gets MISSING_FIELD), bad JSON is INVALID_JSON.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new AppError('INVALID_JSON') as never, undefined);
+    }
+  });
+
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    if (error instanceof AppError) return reply.status(error.status).send(errorEnvelope(error.toBody()));
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      const campos = error.validation.map((v) => ({
+        campo: `${error.validationContext ?? ''}${v.instancePath.replace(/\//g, '.')}`,
+        mensagem: v.message ?? 'inválido',
+      }));
+      const e = new AppError('VALIDATION_ERROR', { campos }, `Parâmetros inválidos: ${campos.map((c) => `${c.campo}: ${c.mensagem}`).join('; ')}`);
+      return reply.status(400).send(errorEnvelope(e.toBody()));
+    }
+    const mapped = mapFastifyError(error);
+    if (mapped) return reply.status(mapped.status).send(errorEnvelope(mapped.toBody()));
+    request.log.error({ err: error, url: request.routeOptions.url }, 'unexpected error');
+    return reply.status(500).send(errorEnvelope(new AppError('INTERNAL_ERROR').toBody()));
+  });
+
+  app.setNotFoundHandler((_request, reply) => reply.status(404).send(errorEnvelope(new AppError('NOT_FOUND').toBody())));
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Gate appliance: Ticketing Integration API (local)', version: '1.0.0', description: 'The cloud integration API served from the box. See docs/api.md.' },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          integrationKey: { type: 'apiKey', in: 'header', name: 'X-Integration-Key' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  for (const prefix of ['/api/v1', '/v1']) await app.register(async (scoped) => opts.v1?.forEach((r) => r(scoped as App)), { prefix });
+  for (const prefix of ['/api/integration', '/v1/integration'])
+    await app.register(async (scoped) => opts.integration?.forEach((r) => r(scoped as App)), { prefix });
+  await app.register(async (scoped) => opts.local?.forEach((r) => r(scoped as App)));
+  return app;
+}
+
+function mapFastifyError(error: FastifyError): AppError | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('INVALID_JSON');
+  }
+  if (error.statusCode === 405) return new AppError('METHOD_NOT_ALLOWED');
+  if (error.statusCode === 503) return new AppError('SERVICE_UNAVAILABLE');
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
+    return new AppError('VALIDATION_ERROR', undefined, `Requisição inválida: ${error.message}`);
+  return null;
+}

@@ -1,0 +1,74 @@
+import crypto from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { first, run, type Sqlite } from '../db/open.js';
+import type { DB } from '../db/schema.js';
+
+export const PERMISSIONS = ['vouchers:checkin', 'checkin', 'vouchers:read', 'clientes:read', 'integration:combos:read', 'all'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+/** Who is calling: the key's tenant and name (for the event log) and its permissions. */
+export interface Caller {
+  apiKeyId: number;
+  keyName: string;
+  tenantId: number;
+  tenantSlug: string;
+  permissions: readonly string[];
+}
+
+// Keys look like gk_<12 hex id>_<43 base64url secret>. The id finds the row; only the SHA-256 of the
+// whole key is stored, compared in constant time. The key is high-entropy, so a fast hash is enough.
+const KEY_SHAPE = /^gk_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$/;
+const hash = (key: string) => crypto.createHash('sha256').update(key).digest();
+const DUMMY_HASH = hash('gk_000000000000_' + 'x'.repeat(43));
+
+export function generateKey(): { key: string; keyId: string; keyHash: Buffer } {
+  const keyId = crypto.randomBytes(6).toString('hex');
+  const key = `gk_${keyId}_${crypto.randomBytes(32).toString('base64url')}`;
+  return { key, keyId, keyHash: hash(key) };
+}
+
+export function createApiKey(
+  sqlite: Sqlite,
+  k: Kysely<DB>,
+  input: { tenantId: number; name: string; permissions: readonly string[]; nowIso: string; expiresAt?: string | null },
+): { id: number; key: string; keyId: string } {
+  const unknown = input.permissions.filter((p) => !(PERMISSIONS as readonly string[]).includes(p));
+  if (unknown.length > 0) throw new Error(`Permissões desconhecidas: ${unknown.join(', ')}. Use: ${PERMISSIONS.join(', ')}`);
+  if (input.permissions.length === 0) throw new Error('Informe ao menos uma permissão.');
+  const { key, keyId, keyHash } = generateKey();
+  const res = run(
+    sqlite,
+    k.insertInto('api_keys').values({
+      tenant_id: input.tenantId,
+      name: input.name,
+      key_id: keyId,
+      key_hash: keyHash,
+      permissions: JSON.stringify([...new Set(input.permissions)]),
+      created_at: input.nowIso,
+      expires_at: input.expiresAt ?? null,
+      revoked_at: null,
+    }),
+  );
+  return { id: Number(res.lastInsertRowid), key, keyId };
+}
+
+/** The caller behind a presented key, or null when it is unknown, revoked or expired. */
+export function verifyApiKey(sqlite: Sqlite, k: Kysely<DB>, presented: string, nowIso: string): Caller | null {
+  const match = KEY_SHAPE.exec(presented);
+  const row = match
+    ? first(
+        sqlite,
+        k.selectFrom('api_keys').innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
+          .select(['api_keys.id', 'api_keys.name', 'api_keys.key_hash', 'api_keys.permissions', 'api_keys.expires_at', 'api_keys.revoked_at', 'api_keys.tenant_id', 'tenants.slug'])
+          .where('api_keys.key_id', '=', match[1]!),
+      )
+    : undefined;
+  // Compare even when nothing matched, so a miss costs the same as a wrong secret.
+  const equal = crypto.timingSafeEqual(hash(presented), row ? row.key_hash : DUMMY_HASH);
+  if (!row || !equal || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= nowIso)) return null;
+  return { apiKeyId: row.id, keyName: row.name, tenantId: row.tenant_id, tenantSlug: row.slug, permissions: JSON.parse(row.permissions) as string[] };
+}
+
+/** `all` is the superkey: it grants every permission. */
+export const hasAnyPermission = (caller: Caller, wanted: readonly string[]) =>
+  caller.permissions.includes('all') || wanted.some((p) => caller.permissions.includes(p));

@@ -1,0 +1,65 @@
+/** Every error code the box answers with: HTTP status and the default Portuguese message. */
+export const errorCatalogue = {
+  // 7.1 check-in
+  TICKET_NOT_FOUND: { status: 404, message: 'Ingresso não encontrado.' },
+  TICKET_ALREADY_USED: { status: 409, message: 'Ingresso já utilizado.' },
+  TICKET_EXPIRED: { status: 410, message: 'Ingresso expirado: válido para uma data passada.' },
+  TICKET_NOT_VALID_YET: { status: 422, message: 'Ingresso ainda não é válido: válido para uma data futura.' },
+  TICKET_CANCELLED: { status: 403, message: 'Ingresso cancelado ou reembolsado.' },
+  ORDER_NOT_FOUND: { status: 404, message: 'Pedido não encontrado.' },
+  ORDER_NOT_PAID: { status: 422, message: 'Pedido não está pago.' },
+  NO_PEOPLE: { status: 422, message: 'Pedido não possui pessoas para check-in.' },
+  AMBIGUOUS_INPUT: { status: 400, message: 'Envie qr_code ou numero_pedido, não ambos.' },
+  MISSING_FIELD: { status: 400, message: 'Informe qr_code ou numero_pedido.' },
+  PERMISSION_DENIED: { status: 403, message: 'Chave de API sem permissão para esta operação.' },
+  MISSING_API_KEY: { status: 401, message: 'Cabeçalho X-API-Key ausente.' },
+  INVALID_API_KEY: { status: 401, message: 'Chave de API inválida ou expirada.' },
+  INTERNAL_ERROR: { status: 500, message: 'Erro interno do servidor.' },
+  // 7.2 reversal
+  ESTORNO_NAO_PERMITIDO: { status: 422, message: 'Estorno permitido apenas no mesmo dia do check-in.' },
+  SEM_CHECKIN: { status: 422, message: 'Não há check-in para estornar.' },
+  JA_ESTORNADO: { status: 423, message: 'Check-in já estornado.' },
+  TENANT_MISMATCH: { status: 403, message: 'Ingresso não pertence a este cliente.' },
+  // 7.3 combos
+  COMBO_NOT_FOUND: { status: 404, message: 'Combo não encontrado.' },
+  QUERY_ERROR: { status: 500, message: 'Erro ao consultar os dados.' },
+  AUTH_ERROR: { status: 401, message: 'Chave de integração inválida ou sem a permissão integration:combos:read.' },
+  RATE_LIMITED: { status: 429, message: 'Limite de requisições excedido. Tente novamente em instantes.' },
+  // The box's own, for what the spec leaves open (docs/api.md)
+  VALIDATION_ERROR: { status: 400, message: 'Parâmetros inválidos.' },
+  INVALID_JSON: { status: 400, message: 'Corpo da requisição não é um JSON válido.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Envie o corpo como application/json.' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'Corpo da requisição grande demais.' },
+  NOT_FOUND: { status: 404, message: 'Rota não encontrada.' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Método não permitido para esta rota.' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'Serviço temporariamente indisponível.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** A refusal or client mistake with a code of the catalogue; never carries a stack to the wire. */
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    readonly details?: Record<string, unknown>,
+    message?: string,
+  ) {
+    super(message ?? errorCatalogue[code].message);
+    this.status = errorCatalogue[code].status;
+  }
+
+  toBody(): ErrorBody {
+    return this.details === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+export const errorEnvelope = (error: ErrorBody) => ({ success: false as const, error });

@@ -1,0 +1,14 @@
+import { z } from 'zod';
+
+// Query-string helpers shared by the listings: booleans and numbers arrive as text.
+export const queryBoolean = z
+  .enum(['true', 'false', '1', '0'], { message: 'use true ou false' })
+  .transform((v) => v === 'true' || v === '1');
+
+/** A page size: a non-negative integer, clamped to `max` (values above it are served as `max`). */
+export const pageLimit = (max: number, fallback: number) =>
+  z.coerce.number({ message: 'deve ser um número' }).int('deve ser um número inteiro').min(1, 'deve ser ao menos 1').default(fallback).transform((n) => Math.min(n, max));
+
+export const pageOffset = z.coerce.number({ message: 'deve ser um número' }).int('deve ser um número inteiro').min(0, 'não pode ser negativo').default(0);
+
+export const sortOrder = z.enum(['asc', 'desc'], { message: 'use asc ou desc' });

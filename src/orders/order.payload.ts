@@ -1,0 +1,198 @@
+import { sql, type Kysely } from 'kysely';
+import { all, type Sqlite } from '../db/open.js';
+import type { AdditionalsTable, DB, LotsTable, OrdersTable, PeopleTable } from '../db/schema.js';
+import { fromCents, paymentTotals, toCents, type PaymentAdjustment, type PromotionDiscount } from './money.js';
+
+type Row<T> = { [K in keyof T]: T[K] extends import('kysely').Generated<infer U> ? U : T[K] };
+export type OrderRow = Row<OrdersTable>;
+export type LotRow = Row<LotsTable>;
+export type PersonRow = Row<PeopleTable> & { sincronizado_em: string | null };
+export type AdditionalRow = Row<AdditionalsTable>;
+
+/** One order with everything its payloads are built from, for one calling API key. */
+export interface OrderRecord {
+  order: OrderRow;
+  lots: { lot: LotRow; people: PersonRow[] }[];
+  additionals: AdditionalRow[];
+}
+
+const idList = (ids: readonly number[]) => sql<number>`(select value from json_each(${JSON.stringify(ids)}))`;
+
+/** Loads orders (in the order of `orderIds`) with their lots, people, per-key marks and additionals. */
+export function loadOrders(sqlite: Sqlite, k: Kysely<DB>, orderIds: readonly number[], apiKeyId: number | null): OrderRecord[] {
+  if (orderIds.length === 0) return [];
+  const ids = idList(orderIds);
+  const orders = all(sqlite, k.selectFrom('orders').selectAll().where('id', 'in', ids));
+  const lots = all(sqlite, k.selectFrom('lots').selectAll().where('order_id', 'in', ids).orderBy('order_id').orderBy('position'));
+  const people = all(
+    sqlite,
+    k.selectFrom('people')
+      .leftJoin('voucher_marks', (j) => j.onRef('voucher_marks.person_id', '=', 'people.id').on('voucher_marks.api_key_id', '=', apiKeyId ?? -1))
+      .selectAll('people')
+      .select('voucher_marks.sincronizado_em')
+      .where('people.order_id', 'in', ids)
+      .orderBy('people.order_id').orderBy('people.lot_id').orderBy('people.position'),
+  );
+  const additionals = all(sqlite, k.selectFrom('additionals').selectAll().where('order_id', 'in', ids).orderBy('order_id').orderBy('position'));
+
+  const byId = new Map<number, OrderRecord>();
+  for (const order of orders) byId.set(order.id, { order, lots: [], additionals: [] });
+  const lotsById = new Map<number, { lot: LotRow; people: PersonRow[] }>();
+  for (const lot of lots) {
+    const entry = { lot, people: [] as PersonRow[] };
+    lotsById.set(lot.id, entry);
+    byId.get(lot.order_id)?.lots.push(entry);
+  }
+  for (const person of people) lotsById.get(person.lot_id)?.people.push(person);
+  for (const a of additionals) byId.get(a.order_id)?.additionals.push(a);
+  return orderIds.map((id) => byId.get(id)).filter((r): r is OrderRecord => r !== undefined);
+}
+
+const latest = (values: (string | null)[]) => values.reduce<string | null>((m, v) => (v !== null && (m === null || v > m) ? v : m), null);
+const parse = <T>(json: string | null): T | null => (json === null ? null : (JSON.parse(json) as T));
+
+export function valores(order: OrderRow) {
+  const promo = parse<PromotionDiscount>(order.desconto_promocao);
+  const desconto = parse<PaymentAdjustment>(order.desconto_pagamento);
+  const acrescimo = parse<PaymentAdjustment>(order.acrescimo_pagamento);
+  const t = paymentTotals({
+    totalBruto: order.total_bruto,
+    descontoPromocao: toCents(promo?.valor ?? 0),
+    descontoPagamento: toCents(desconto?.valor ?? 0),
+    acrescimoPagamento: toCents(acrescimo?.valor ?? 0),
+    valorEstornado: order.valor_estornado,
+  });
+  return {
+    total_bruto: fromCents(order.total_bruto),
+    total_desconto: fromCents(t.totalDesconto),
+    total_pago: fromCents(t.totalPago),
+    desconto_promocao: promo,
+    subtotal: fromCents(t.subtotal),
+    desconto_pagamento: desconto,
+    acrescimo_pagamento: acrescimo,
+    valor_estornado: fromCents(order.valor_estornado),
+  };
+}
+
+function lotSummary(lot: LotRow, people: PersonRow[]) {
+  const checkins = people.map((p) => p.checkin_em);
+  return {
+    ingresso_id: lot.ingresso_id,
+    lote_mestre_id: lot.lote_mestre_id,
+    categoria: lot.categoria,
+    nome_ingresso: lot.nome_ingresso,
+    nome_lote: lot.nome_lote,
+    tipo_ingresso: lot.tipo_ingresso,
+    data_uso: lot.data_uso,
+    valor_unitario: fromCents(lot.valor_unitario),
+    sincronizado: people.length > 0 && people.every((p) => p.sincronizado_em !== null),
+    sincronizado_em: latest(people.map((p) => p.sincronizado_em)),
+    checkin_realizado: people.length > 0 && checkins.every((c) => c !== null),
+    checkin_em: latest(checkins),
+  };
+}
+
+/** 2.5 check-in extras: device and operator of the latest check-in, count and subtotal. */
+function lotCheckinFields(lot: LotRow, people: PersonRow[]) {
+  const last = people.filter((p) => p.checkin_em !== null).sort((a, b) => (a.checkin_em! < b.checkin_em! ? 1 : -1))[0];
+  return {
+    checkin_dispositivo: last?.checkin_dispositivo ?? null,
+    checkin_operador: last?.checkin_operador ?? null,
+    quantidade: people.length,
+    subtotal: fromCents(lot.valor_unitario * people.length),
+  };
+}
+
+const dados = (p: PersonRow) => ({ qr_code: p.qr_code, ...(JSON.parse(p.dados) as Record<string, string>) });
+
+function adicionalFull(a: AdditionalRow) {
+  return {
+    adicional_id: a.adicional_id,
+    nome: a.nome,
+    quantidade: a.quantidade,
+    preco_unitario: fromCents(a.preco_unitario),
+    subtotal: fromCents(a.subtotal),
+    pessoa_ingresso_id: a.pessoa_ingresso_id,
+    combo_id: a.combo_id,
+    combo_item_id: a.combo_item_id,
+    is_brinde: a.is_brinde === 1,
+    codigo_integracao: a.codigo_integracao,
+    adicional_qr_code: a.adicional_qr_code,
+  };
+}
+
+const clienteShort = (order: OrderRow) => {
+  const c = JSON.parse(order.cliente) as { nome: string; email: string };
+  return { nome: c.nome, email: c.email };
+};
+const peopleCount = (r: OrderRecord) => r.lots.reduce((n, l) => n + l.people.length, 0);
+
+/** The order of the vouchers listing (2.1–2.7); with `forCheckin`, the single-QR check-in variant. */
+export function voucherPedido(r: OrderRecord, forCheckin = false) {
+  const { order } = r;
+  const allPeople = r.lots.flatMap((l) => l.people);
+  return {
+    numero_pedido: order.numero_pedido,
+    status: order.status,
+    pago_em: order.pago_em,
+    origem: order.origem,
+    pagamento: { valores: valores(order) },
+    cupom: parse<{ codigo: string; nome: string }>(order.cupom),
+    cliente: forCheckin ? clienteShort(order) : JSON.parse(order.cliente),
+    lotes: r.lots.map(({ lot, people }) => ({
+      ...lotSummary(lot, people),
+      ...(forCheckin ? lotCheckinFields(lot, people) : {}),
+      dados: people.map(dados),
+    })),
+    total_pessoas: allPeople.length,
+    total_lotes: r.lots.length,
+    sincronizado: allPeople.length > 0 && allPeople.every((p) => p.sincronizado_em !== null),
+    ...(r.additionals.length > 0 ? { adicionais: r.additionals.map(adicionalFull) } : {}),
+  };
+}
+
+/** The order of a combo (group QR) check-in response: lots with pessoas[], short additionals. */
+export function comboPedido(r: OrderRecord) {
+  const { order } = r;
+  return {
+    numero_pedido: order.numero_pedido,
+    status: order.status,
+    pago_em: order.pago_em,
+    origem: order.origem,
+    total: valores(order).total_pago,
+    cliente: clienteShort(order),
+    lotes: r.lots.map(({ lot, people }) => ({
+      ...lotSummary(lot, people),
+      ...lotCheckinFields(lot, people),
+      pessoas: people.map((p) => ({
+        qr_code: p.qr_code,
+        nome: p.nome,
+        checkin_realizado: p.checkin_em !== null,
+        checkin_em: p.checkin_em,
+        checkin_dispositivo: p.checkin_dispositivo,
+        checkin_operador: p.checkin_operador,
+      })),
+    })),
+    total_pessoas: peopleCount(r),
+    adicionais: r.additionals.map((a) => ({ nome: a.nome, quantidade: a.quantidade, preco_unitario: fromCents(a.preco_unitario), subtotal: fromCents(a.subtotal) })),
+  };
+}
+
+/** The order of an order-mode check-in response (4.1). */
+export function orderModePedido(r: OrderRecord) {
+  return {
+    numero_pedido: r.order.numero_pedido,
+    status: r.order.status,
+    cliente: clienteShort(r.order),
+    lotes: r.lots.map(({ lot, people }) => ({ ...lotSummary(lot, people), ...lotCheckinFields(lot, people), dados: people.map(dados) })),
+  };
+}
+
+/** A person in a reversal response (4.2). */
+export const reversedPerson = (p: Pick<PersonRow, 'qr_code' | 'nome' | 'estornado_em' | 'estorno_dispositivo' | 'estorno_operador'>) => ({
+  qr_code: p.qr_code,
+  nome: p.nome,
+  estornado_em: p.estornado_em,
+  estorno_dispositivo: p.estorno_dispositivo,
+  estorno_operador: p.estorno_operador,
+});

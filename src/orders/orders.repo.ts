@@ -1,0 +1,172 @@
+import type { Kysely } from 'kysely';
+import { all, first, run, type Sqlite } from '../db/open.js';
+import type { DB } from '../db/schema.js';
+import { toCents } from './money.js';
+import type { Pedido } from './order.schemas.js';
+
+export class OrderConflictError extends Error {
+  constructor(
+    message: string,
+    readonly path: (string | number)[],
+  ) {
+    super(message);
+  }
+}
+
+/** The person's name for responses: the first form label that reads as a name. */
+export function personName(dados: Record<string, string>): string {
+  const key = Object.keys(dados).find((k) => /^nome\b/i.test(k.trim()));
+  return key ? dados[key]! : '';
+}
+
+/** Form values as strings, empty ones omitted (2.6 rule 1). */
+export function cleanDados(person: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(person)) {
+    if (k === 'qr_code' || v === null || v === undefined) continue;
+    const s = String(v).trim();
+    if (s !== '') out[k] = s;
+  }
+  return out;
+}
+
+const lotKey = (l: { ingresso_id: string; lote_mestre_id: string; data_uso: string }) => `${l.ingresso_id}|${l.lote_mestre_id}|${l.data_uso}`;
+
+export interface UpsertResult {
+  orderId: number;
+  created: boolean;
+  statusChanged: boolean;
+}
+
+/**
+ * Inserts or updates one order, keyed by (tenant, numero_pedido), keeping the local check-in state of
+ * people that stay (matched by qr_code). A status change unsynchronises the order for every API key
+ * (3.1). Must run inside a transaction.
+ */
+export function upsertOrder(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, p: Pedido, nowIso: string): UpsertResult {
+  const existing = first(
+    sqlite,
+    k.selectFrom('orders').select(['id', 'status']).where('tenant_id', '=', tenantId).where('numero_pedido', '=', p.numero_pedido),
+  );
+  const v = p.pagamento.valores;
+  const columns = {
+    status: p.status,
+    pago_em: p.pago_em,
+    origem: p.origem,
+    cupom: p.cupom ? JSON.stringify(p.cupom) : null,
+    cliente: JSON.stringify(p.cliente),
+    total_bruto: toCents(v.total_bruto),
+    desconto_promocao: v.desconto_promocao ? JSON.stringify(v.desconto_promocao) : null,
+    desconto_pagamento: v.desconto_pagamento ? JSON.stringify(v.desconto_pagamento) : null,
+    acrescimo_pagamento: v.acrescimo_pagamento ? JSON.stringify(v.acrescimo_pagamento) : null,
+    valor_estornado: toCents(v.valor_estornado),
+    updated_at: nowIso,
+  };
+
+  let orderId: number;
+  let statusChanged = false;
+  if (existing) {
+    orderId = existing.id;
+    statusChanged = existing.status !== p.status;
+    run(sqlite, k.updateTable('orders').set(columns).where('id', '=', orderId));
+  } else {
+    const res = run(
+      sqlite,
+      k.insertInto('orders').values({ ...columns, tenant_id: tenantId, numero_pedido: p.numero_pedido, created_at: p.created_at ?? nowIso }),
+    );
+    orderId = Number(res.lastInsertRowid);
+  }
+
+  syncLotsAndPeople(sqlite, k, tenantId, orderId, p);
+  syncAdditionals(sqlite, k, tenantId, orderId, p);
+  if (statusChanged) run(sqlite, k.deleteFrom('voucher_marks').where('person_id', 'in', k.selectFrom('people').select('id').where('order_id', '=', orderId)));
+  return { orderId, created: !existing, statusChanged };
+}
+
+function syncLotsAndPeople(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, orderId: number, p: Pedido) {
+  const lots = new Map(all(sqlite, k.selectFrom('lots').select(['id', 'ingresso_id', 'lote_mestre_id', 'data_uso']).where('order_id', '=', orderId)).map((l) => [lotKey(l), l.id]));
+  const people = new Map(all(sqlite, k.selectFrom('people').select(['id', 'qr_code', 'checkin_em', 'estornado_em']).where('order_id', '=', orderId)).map((r) => [r.qr_code, r]));
+  const keptLots = new Set<number>();
+  const keptPeople = new Set<number>();
+
+  p.lotes.forEach((lote, li) => {
+    const lotColumns = {
+      position: li,
+      categoria: lote.categoria,
+      nome_ingresso: lote.nome_ingresso,
+      nome_lote: lote.nome_lote,
+      tipo_ingresso: lote.tipo_ingresso,
+      valor_unitario: toCents(lote.valor_unitario),
+    };
+    let lotId = lots.get(lotKey(lote));
+    if (lotId !== undefined && !keptLots.has(lotId)) {
+      run(sqlite, k.updateTable('lots').set(lotColumns).where('id', '=', lotId));
+    } else {
+      const ids = { ingresso_id: lote.ingresso_id, lote_mestre_id: lote.lote_mestre_id, data_uso: lote.data_uso };
+      lotId = Number(run(sqlite, k.insertInto('lots').values({ ...lotColumns, ...ids, order_id: orderId })).lastInsertRowid);
+    }
+    keptLots.add(lotId);
+    // A lot the cloud reports as fully checked in marks its people, so the gate refuses a second entry.
+    const cloudCheckin = lote.checkin_realizado && lote.checkin_em ? lote.checkin_em : null;
+
+    lote.dados.forEach((person, pi) => {
+      const dados = cleanDados(person);
+      const personColumns = { lot_id: lotId, position: pi, nome: personName(dados), dados: JSON.stringify(dados) };
+      const current = people.get(person.qr_code);
+      if (current) {
+        keptPeople.add(current.id);
+        run(sqlite, k.updateTable('people').set(personColumns).where('id', '=', current.id));
+        if (cloudCheckin && !current.checkin_em)
+          run(sqlite, k.updateTable('people').set({ checkin_em: cloudCheckin }).where('id', '=', current.id).where('checkin_em', 'is', null));
+        return;
+      }
+      const clash = first(
+        sqlite,
+        k.selectFrom('people').innerJoin('orders', 'orders.id', 'people.order_id').select('orders.numero_pedido').where('people.tenant_id', '=', tenantId).where('people.qr_code', '=', person.qr_code),
+      );
+      if (clash) throw new OrderConflictError(`qr_code ${person.qr_code} já pertence ao pedido ${clash.numero_pedido}`, ['lotes', li, 'dados', pi, 'qr_code']);
+      const res = run(
+        sqlite,
+        k.insertInto('people').values({ ...personColumns, tenant_id: tenantId, order_id: orderId, qr_code: person.qr_code, checkin_em: cloudCheckin }),
+      );
+      keptPeople.add(Number(res.lastInsertRowid));
+    });
+  });
+
+  for (const r of people.values()) if (!keptPeople.has(r.id)) run(sqlite, k.deleteFrom('people').where('id', '=', r.id));
+  for (const id of lots.values()) if (!keptLots.has(id)) run(sqlite, k.deleteFrom('lots').where('id', '=', id));
+}
+
+function syncAdditionals(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, orderId: number, p: Pedido) {
+  const existing = all(sqlite, k.selectFrom('additionals').select(['id', 'position']).where('order_id', '=', orderId).orderBy('position'));
+  const items = p.adicionais ?? [];
+  items.forEach((a, i) => {
+    const columns = {
+      position: i,
+      adicional_id: a.adicional_id,
+      nome: a.nome,
+      quantidade: a.quantidade,
+      preco_unitario: toCents(a.preco_unitario),
+      subtotal: toCents(a.subtotal),
+      pessoa_ingresso_id: a.pessoa_ingresso_id,
+      combo_id: a.combo_id,
+      combo_item_id: a.combo_item_id,
+      is_brinde: a.is_brinde ? 1 : 0,
+      codigo_integracao: a.codigo_integracao,
+      adicional_qr_code: a.adicional_qr_code,
+    };
+    if (a.adicional_qr_code) {
+      const clash = first(
+        sqlite,
+        k.selectFrom('additionals').innerJoin('orders', 'orders.id', 'additionals.order_id').select(['orders.numero_pedido', 'additionals.order_id'])
+          .where('additionals.tenant_id', '=', tenantId).where('additionals.adicional_qr_code', '=', a.adicional_qr_code),
+      );
+      if (clash && clash.order_id !== orderId)
+        throw new OrderConflictError(`adicional_qr_code ${a.adicional_qr_code} já pertence ao pedido ${clash.numero_pedido}`, ['adicionais', i, 'adicional_qr_code']);
+    }
+    const row = existing[i];
+    if (row) run(sqlite, k.updateTable('additionals').set(columns).where('id', '=', row.id));
+    else run(sqlite, k.insertInto('additionals').values({ ...columns, tenant_id: tenantId, order_id: orderId }));
+  });
+  for (const row of existing.slice(items.length)) run(sqlite, k.deleteFrom('additionals').where('id', '=', row.id));
+}

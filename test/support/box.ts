@@ -1,0 +1,66 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createApiKey } from '../../src/auth/api-keys.js';
+import { assembleBox } from '../../src/box.js';
+import { createFixedClock } from '../../src/clock.js';
+import { migrateToLatest, openDatabase } from '../../src/db/open.js';
+import { upsertOrder } from '../../src/orders/orders.repo.js';
+import { pedidoSchema, type PedidoInput } from '../../src/orders/order.schemas.js';
+import { ensureTenant } from '../../src/tenants/tenants.repo.js';
+
+export const TZ = 'America/Sao_Paulo';
+
+export function tempDir(prefix = 'gate-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/**
+ * A whole box on a real SQLite file in a temp dir, with a fixed clock (default: 2026-11-21 10:00 in
+ * São Paulo), tenant `parque` and one key per permission set.
+ */
+export async function createTestBox(opts: { now?: string; timeZone?: string } = {}) {
+  const dir = tempDir();
+  const db = openDatabase(path.join(dir, 'gate.db'));
+  await migrateToLatest(db);
+  const clock = createFixedClock(opts.timeZone ?? TZ, opts.now ?? '2026-11-21T13:00:00.000Z');
+  const { sqlite, kysely } = db;
+  const nowIso = clock.nowIso();
+  const tenantId = ensureTenant(sqlite, kysely, 'parque', nowIso, 'Parque Teste');
+  const otherTenantId = ensureTenant(sqlite, kysely, 'outro', nowIso, 'Outro Parque');
+  const key = (permissions: string[], name: string, tenant = tenantId) => createApiKey(sqlite, kysely, { tenantId: tenant, name, permissions, nowIso }).key;
+  const keys = {
+    checkin: key(['vouchers:checkin'], 'catraca-1'),
+    checkinPlain: key(['checkin'], 'catraca-2'),
+    all: key(['all'], 'admin'),
+    vouchers: key(['vouchers:read'], 'erp'),
+    vouchers2: key(['vouchers:read'], 'bi'),
+    clientes: key(['clientes:read'], 'crm'),
+    combos: key(['integration:combos:read'], 'loja'),
+    none: key(['clientes:read'], 'sem-checkin'),
+    otherTenant: key(['vouchers:checkin', 'vouchers:read', 'clientes:read', 'integration:combos:read'], 'outro', otherTenantId),
+  };
+  const { app } = await assembleBox({ db, clock, logger: false });
+  await app.ready();
+
+  /** Loads orders as `gate import` would (same schema, same upsert). */
+  const importOrders = (pedidos: PedidoInput[], tenant = tenantId) =>
+    sqlite.transaction(() => pedidos.map((p) => upsertOrder(sqlite, kysely, tenant, pedidoSchema.parse(p), clock.nowIso())))();
+
+  return {
+    dir,
+    db,
+    clock,
+    app,
+    tenantId,
+    otherTenantId,
+    keys,
+    importOrders,
+    async close() {
+      await app.close();
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+export type TestBox = Awaited<ReturnType<typeof createTestBox>>;
