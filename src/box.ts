@@ -1,7 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp, type App } from './app.js';
 import { createAuth } from './auth/auth.js';
+import { clientRoutes } from './clients/clients.routes.js';
 import type { Clock } from './clock.js';
+import { comboRoutes } from './combos/combos.routes.js';
 import type { Db } from './db/open.js';
 
 export interface BoxDeps {
@@ -12,9 +14,14 @@ export interface BoxDeps {
 
 /** Services and HTTP app wired together: shared by main.ts and the tests, so both run the same box. */
 export async function assembleBox({ db, clock, logger }: BoxDeps): Promise<{ app: App }> {
-  const deps = { sqlite: db.sqlite, kysely: db.kysely, clock };
-  const auth = createAuth(deps);
-  void auth;
-  const app = await buildApp({ logger, v1: [], integration: [], local: [] });
+  const base = { sqlite: db.sqlite, kysely: db.kysely, clock };
+  const auth = createAuth(base);
+  const listing = { ...base, auth };
+  const app = await buildApp({
+    logger,
+    v1: [clientRoutes(listing)],
+    integration: [comboRoutes(listing)],
+    local: [],
+  });
   return { app };
 }
