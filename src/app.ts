@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import {
@@ -31,7 +31,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   const app = Fastify({
     loggerInstance: opts.logger === false ? undefined : opts.logger,
     logger: opts.logger === false ? false : undefined,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
   } as never).withTypeProvider<ZodTypeProvider>() as unknown as App;

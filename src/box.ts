@@ -1,10 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp, type App } from './app.js';
 import { createAuth } from './auth/auth.js';
+import { checkinRoutes } from './checkin/checkin.routes.js';
+import { createCheckinService, type CheckinService } from './checkin/checkin.service.js';
 import { clientRoutes } from './clients/clients.routes.js';
 import type { Clock } from './clock.js';
 import { comboRoutes } from './combos/combos.routes.js';
 import type { Db } from './db/open.js';
+import { voucherRoutes } from './orders/vouchers.routes.js';
 
 export interface BoxDeps {
   db: Db;
@@ -13,15 +16,16 @@ export interface BoxDeps {
 }
 
 /** Services and HTTP app wired together: shared by main.ts and the tests, so both run the same box. */
-export async function assembleBox({ db, clock, logger }: BoxDeps): Promise<{ app: App }> {
+export async function assembleBox({ db, clock, logger }: BoxDeps): Promise<{ app: App; checkin: CheckinService }> {
   const base = { sqlite: db.sqlite, kysely: db.kysely, clock };
   const auth = createAuth(base);
   const listing = { ...base, auth };
+  const checkin = createCheckinService({ db, clock, ...(logger ? { log: logger } : {}) });
   const app = await buildApp({
     logger,
-    v1: [clientRoutes(listing)],
+    v1: [checkinRoutes({ auth, checkin }), voucherRoutes(listing), clientRoutes(listing)],
     integration: [comboRoutes(listing)],
     local: [],
   });
-  return { app };
+  return { app, checkin };
 }

@@ -85,7 +85,7 @@ function lotSummary(lot: LotRow, people: PersonRow[]) {
     tipo_ingresso: lot.tipo_ingresso,
     data_uso: lot.data_uso,
     valor_unitario: fromCents(lot.valor_unitario),
-    sincronizado: people.length > 0 && people.every((p) => p.sincronizado_em !== null),
+    sincronizado: people.every((p) => p.sincronizado_em !== null),
     sincronizado_em: latest(people.map((p) => p.sincronizado_em)),
     checkin_realizado: people.length > 0 && checkins.every((c) => c !== null),
     checkin_em: latest(checkins),
@@ -146,7 +146,7 @@ export function voucherPedido(r: OrderRecord, forCheckin = false) {
     })),
     total_pessoas: allPeople.length,
     total_lotes: r.lots.length,
-    sincronizado: allPeople.length > 0 && allPeople.every((p) => p.sincronizado_em !== null),
+    sincronizado: allPeople.every((p) => p.sincronizado_em !== null),
     ...(r.additionals.length > 0 ? { adicionais: r.additionals.map(adicionalFull) } : {}),
   };
 }

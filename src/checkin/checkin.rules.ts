@@ -1,0 +1,47 @@
+import { AppError } from '../http/errors.js';
+
+// Pure rules of check-in and reversal: no I/O, fixed inputs in tests.
+
+export const GROUP_QR = /^\d{8}-\d{4}$/;
+export const ADDITIONAL_QR_LENGTH = 14;
+
+/** Comma-separated codes, trimmed, empties dropped, duplicates processed once in first-seen order. */
+export function splitCodes(raw: string): string[] {
+  return [...new Set(raw.split(',').map((c) => c.trim()).filter((c) => c !== ''))];
+}
+
+/**
+ * Date validity of a ticket on `today` (tenant-local): dayuse, evento and dia_unico are valid only on
+ * their data_uso; dayuse_sem_data is an open-dated ticket and is not gated by date.
+ */
+export function dateRefusal(ticket: { tipo_ingresso: string; data_uso: string }, today: string, qrCode: string): AppError | null {
+  if (ticket.tipo_ingresso === 'dayuse_sem_data') return null;
+  if (ticket.data_uso < today) return new AppError('TICKET_EXPIRED', { data_ingresso: ticket.data_uso, data_atual: today, qr_code: qrCode });
+  if (ticket.data_uso > today) return new AppError('TICKET_NOT_VALID_YET', { data_ingresso: ticket.data_uso, qr_code: qrCode });
+  return null;
+}
+
+/** Reversal is allowed only on the tenant-local calendar day of the check-in. */
+export function sameDayRefusal(checkinLocalDate: string, today: string, qrCode: string, checkinEm: string): AppError | null {
+  if (checkinLocalDate === today) return null;
+  return new AppError('ESTORNO_NAO_PERMITIDO', { qr_code: qrCode, checkin_em: checkinEm, data_checkin: checkinLocalDate, data_atual: today });
+}
+
+export interface RequestFields {
+  qr_code?: string | undefined;
+  numero_pedido?: string | undefined;
+}
+
+/** Exactly one of qr_code or numero_pedido (blank counts as absent). */
+export function requestTarget(req: RequestFields): { kind: 'codes'; codes: string[] } | { kind: 'order'; numero: string } {
+  const qr = req.qr_code?.trim() ?? '';
+  const numero = req.numero_pedido?.trim() ?? '';
+  if (qr && numero) throw new AppError('AMBIGUOUS_INPUT');
+  if (numero) return { kind: 'order', numero };
+  const codes = splitCodes(qr);
+  if (codes.length === 0) throw new AppError('MISSING_FIELD');
+  return { kind: 'codes', codes };
+}
+
+export const batchMessage = (ok: number, failed: number, verb: string) =>
+  `${ok + failed} código(s) processado(s): ${ok} ${verb} com sucesso, ${failed} com falha.`;

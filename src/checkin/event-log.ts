@@ -1,0 +1,50 @@
+import type { Kysely } from 'kysely';
+import { run, type Sqlite } from '../db/open.js';
+import type { DB, EventsTable } from '../db/schema.js';
+
+/** Who asked, through which door: carried into every event. */
+export interface Actor {
+  tenantId: number;
+  apiKeyId: number | null;
+  keyName: string | null;
+  /** The door: 'api' (HTTP), 'lane' (serial gate), 'console'. */
+  source: string;
+  terminal: string | null;
+  operador: string | null;
+}
+
+export interface EventInput {
+  action: EventsTable['action'];
+  mode: 'qr' | 'combo' | 'adicional' | 'pedido';
+  code: string;
+  result: string;
+  qrCode?: string | null;
+  numeroPedido?: string | null;
+  personId?: number | null;
+  additionalId?: number | null;
+  details?: Record<string, unknown>;
+}
+
+/** Appends one immutable event; must run in the transaction of the change it records. */
+export function appendEvent(sqlite: Sqlite, k: Kysely<DB>, actor: Actor, at: string, e: EventInput): void {
+  run(
+    sqlite,
+    k.insertInto('events').values({
+      tenant_id: actor.tenantId,
+      occurred_at: at,
+      action: e.action,
+      mode: e.mode,
+      code: e.code,
+      qr_code: e.qrCode ?? null,
+      numero_pedido: e.numeroPedido ?? null,
+      person_id: e.personId ?? null,
+      additional_id: e.additionalId ?? null,
+      result: e.result,
+      key_name: actor.keyName,
+      terminal: actor.terminal,
+      operador: actor.operador,
+      source: actor.source,
+      details: e.details ? JSON.stringify(e.details) : null,
+    }),
+  );
+}

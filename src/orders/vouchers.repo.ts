@@ -1,0 +1,44 @@
+import { sql, type Kysely } from 'kysely';
+import { all, type Sqlite } from '../db/open.js';
+import type { DB } from '../db/schema.js';
+
+export interface VoucherFilters {
+  tenantId: number;
+  apiKeyId: number;
+  numero_pedido?: string | undefined;
+  sincronizado?: boolean | undefined;
+  data_uso?: string | undefined;
+  checkin_realizado?: boolean | undefined;
+  limit: number;
+  offset: number;
+  order_by: 'pago_em' | 'created_at';
+  order: 'asc' | 'desc';
+}
+
+/** Ids of the orders of one page, in listing order. An order is synchronised when every voucher is marked for the key. */
+export function findOrderIds(sqlite: Sqlite, k: Kysely<DB>, f: VoucherFilters): number[] {
+  let q = k.selectFrom('orders as o').select('o.id').where('o.tenant_id', '=', f.tenantId);
+  if (f.numero_pedido !== undefined) q = q.where('o.numero_pedido', '=', f.numero_pedido);
+  if (f.data_uso !== undefined) q = q.where(({ exists, selectFrom }) => exists(selectFrom('lots as l').select('l.id').whereRef('l.order_id', '=', 'o.id').where('l.data_uso', '=', f.data_uso!)));
+  if (f.sincronizado !== undefined) {
+    const unmarked = sql<boolean>`exists (select 1 from people p where p.order_id = o.id and not exists (select 1 from voucher_marks m where m.api_key_id = ${f.apiKeyId} and m.person_id = p.id))`;
+    q = q.where(f.sincronizado ? sql<boolean>`not ${unmarked}` : unmarked);
+  }
+  if (f.checkin_realizado !== undefined) {
+    const pending = sql<boolean>`exists (select 1 from people p where p.order_id = o.id and p.checkin_em is null)`;
+    q = q.where(f.checkin_realizado ? sql<boolean>`exists (select 1 from people p where p.order_id = o.id) and not ${pending}` : pending);
+  }
+  q = q.orderBy(`o.${f.order_by}`, f.order).orderBy('o.id', f.order).limit(f.limit).offset(f.offset);
+  return all(sqlite, q).map((r) => r.id);
+}
+
+/** Marks every voucher of these orders for the key; the first marking time is kept. */
+export function markVouchers(sqlite: Sqlite, apiKeyId: number, orderIds: readonly number[], nowIso: string): void {
+  if (orderIds.length === 0) return;
+  sqlite
+    .prepare(
+      `insert or ignore into voucher_marks (api_key_id, person_id, sincronizado_em)
+       select ?, p.id, ? from people p where p.order_id in (select value from json_each(?))`,
+    )
+    .run(apiKeyId, nowIso, JSON.stringify(orderIds));
+}
