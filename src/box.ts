@@ -7,6 +7,7 @@ import { clientRoutes } from './clients/clients.routes.js';
 import type { Clock } from './clock.js';
 import { comboRoutes } from './combos/combos.routes.js';
 import type { Db } from './db/open.js';
+import { healthRoutes } from './http/health.routes.js';
 import { voucherRoutes } from './orders/vouchers.routes.js';
 
 export interface BoxDeps {
@@ -25,7 +26,7 @@ export async function assembleBox({ db, clock, logger }: BoxDeps): Promise<{ app
     logger,
     v1: [checkinRoutes({ auth, checkin }), voucherRoutes(listing), clientRoutes(listing)],
     integration: [comboRoutes(listing)],
-    local: [],
+    local: [healthRoutes(base)],
   });
   return { app, checkin };
 }

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorCatalogue } from '../../src/http/errors.js';
+import { createTestBox, type TestBox } from '../support/box.js';
+import { makeOrder } from '../support/fixtures.js';
+import { checkin, reverse } from '../support/http.js';
+
+// Every code of spec part 7 reached through HTTP, with its status and the envelope.
+let box: TestBox;
+beforeAll(async () => {
+  box = await createTestBox({ now: '2026-11-20T13:00:00.000Z' });
+  box.importOrders([
+    makeOrder({ numero: '20261119-0001', prefix: 'USED', dataUso: '2026-11-20' }),
+    makeOrder({ numero: '20261119-0002', prefix: 'PAST', dataUso: '2026-11-19' }),
+    makeOrder({ numero: '20261119-0003', prefix: 'SOON', dataUso: '2026-11-22' }),
+    makeOrder({ numero: '20261119-0004', prefix: 'CANC', status: 'cancelado', dataUso: '2026-11-20' }),
+    makeOrder({ numero: '20261119-0005', people: 0 }),
+    makeOrder({ numero: '20261119-0006', prefix: 'YEST', dataUso: '2026-11-20' }),
+    makeOrder({ numero: '20261119-0007', prefix: 'REV', dataUso: '2026-11-20' }),
+  ]);
+  box.importOrders([makeOrder({ numero: '20261119-0008', prefix: 'ALIEN' })], box.otherTenantId);
+  await checkin(box, { qr_code: 'USED-1' });
+  await checkin(box, { qr_code: 'YEST-1' });
+  await checkin(box, { qr_code: 'REV-1' });
+  await reverse(box, { qr_code: 'REV-1' });
+});
+afterAll(() => box.close());
+
+type Call = () => Promise<{ status: number; body: { success: boolean; error: { code: string; message: string } } }>;
+const cases: [string, Call][] = [
+  ['TICKET_NOT_FOUND', () => checkin(box, { qr_code: 'NOPE' })],
+  ['TICKET_ALREADY_USED', () => checkin(box, { qr_code: 'USED-1' })],
+  ['TICKET_EXPIRED', () => checkin(box, { qr_code: 'PAST-1' })],
+  ['TICKET_NOT_VALID_YET', () => checkin(box, { qr_code: 'SOON-1' })],
+  ['TICKET_CANCELLED', () => checkin(box, { qr_code: 'CANC-1' })],
+  ['ORDER_NOT_FOUND', () => checkin(box, { numero_pedido: '20261119-9999' })],
+  ['ORDER_NOT_PAID', () => checkin(box, { numero_pedido: '20261119-0004' })],
+  ['NO_PEOPLE', () => checkin(box, { numero_pedido: '20261119-0005' })],
+  ['AMBIGUOUS_INPUT', () => checkin(box, { qr_code: 'X', numero_pedido: '20261119-0001' })],
+  ['MISSING_FIELD', () => checkin(box, {})],
+  ['PERMISSION_DENIED', () => checkin(box, { qr_code: 'X' }, box.keys.vouchers)],
+  ['MISSING_API_KEY', () => checkin(box, { qr_code: 'X' }, null)],
+  ['INVALID_API_KEY', () => checkin(box, { qr_code: 'X' }, 'not-a-key')],
+  ['SEM_CHECKIN', () => reverse(box, { qr_code: 'PAST-1' })],
+  ['JA_ESTORNADO', () => reverse(box, { qr_code: 'REV-1' })],
+  ['TENANT_MISMATCH', () => reverse(box, { qr_code: 'ALIEN-1' })],
+  [
+    'ESTORNO_NAO_PERMITIDO',
+    async () => {
+      box.clock.set('2026-11-21T13:00:00.000Z');
+      try {
+        return await reverse(box, { qr_code: 'YEST-1' });
+      } finally {
+        box.clock.set('2026-11-20T13:00:00.000Z');
+      }
+    },
+  ],
+];
+
+describe('part 7 error codes over HTTP', () => {
+  it.each(cases)('%s', async (code, call) => {
+    const res = await call();
+    const entry = errorCatalogue[code as keyof typeof errorCatalogue];
+    expect(res.status).toBe(entry.status);
+    expect(res.body.success).toBe(false);
+    expect(res.body.error.code).toBe(code);
+    expect(res.body.error.message).toBe(entry.message);
+    expect(JSON.stringify(res.body)).not.toMatch(/at .*\.(ts|js):\d+/);
+  });
+
+  it('uses 423 only for JA_ESTORNADO', () => {
+    expect(Object.entries(errorCatalogue).filter(([, e]) => e.status === 423).map(([c]) => c)).toEqual(['JA_ESTORNADO']);
+  });
+});
+
+describe('box endpoints', () => {
+  it('serves the OpenAPI description with every route at both path forms', async () => {
+    const res = await box.app.inject({ method: 'GET', url: '/docs/json' });
+    expect(res.statusCode).toBe(200);
+    const paths = Object.keys(res.json().paths);
+    for (const p of ['/api/v1/api-qrcode-checkin', '/v1/api-qrcode-checkin', '/api/v1/api-vouchers', '/v1/api-clientes', '/api/integration/combos/{id}/availability', '/v1/integration/combos'])
+      expect(paths).toContain(p);
+  });
+
+  it('answers /health without a key', async () => {
+    const res = await box.app.inject({ method: 'GET', url: '/health' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toMatchObject({ status: 'ok', banco: 'ok', fuso_horario: 'America/Sao_Paulo' });
+  });
+});
