@@ -1,9 +1,18 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
+import { z } from 'zod';
 import type { RouteRegistrar } from '../app.js';
+import type { Caller } from '../auth/api-keys.js';
 import type { Auth } from '../auth/auth.js';
 import type { Clock } from '../clock.js';
 import type { Sqlite } from '../db/open.js';
 import type { DB } from '../db/schema.js';
+import { AppError } from '../http/errors.js';
+import { createRateLimiter } from '../http/rate-limit.js';
+import { pageLimit, pageOffset, queryBoolean } from '../http/validation.js';
+import { fromCents } from '../orders/money.js';
+import { dateString } from '../orders/order.schemas.js';
+import { comboItems, findCombo, listCombos, stockRows, type ComboItemRow, type ComboRow, type ComboStockRow } from './combos.repo.js';
 
 export interface ListingDeps {
   sqlite: Sqlite;
@@ -12,5 +21,166 @@ export interface ListingDeps {
   auth: Auth;
 }
 
-// TODO(helper): GET /combos, /combos/:id, /combos/:id/availability
-export const comboRoutes = (_deps: ListingDeps): RouteRegistrar => () => {};
+// Decisions on what the spec leaves open: docs/api-listings.md.
+const PAGE_MAX = 100;
+const PAGE_DEFAULT = 100;
+const RATE_LIMIT = 100;
+const RATE_WINDOW_MS = 60_000;
+const RANGE_DEFAULT_DAYS = 30;
+const RANGE_MAX_DAYS = 366;
+
+const listQuery = z.object({
+  destaque: queryBoolean.optional(),
+  slug: z.string().trim().min(1, 'não pode ser vazio').max(200).optional(),
+  limit: pageLimit(PAGE_MAX, PAGE_DEFAULT),
+  offset: pageOffset,
+});
+const idParams = z.object({ id: z.string().trim().min(1, 'informe o id ou o slug do combo').max(200, 'longo demais') });
+const availabilityQuery = z.object({ date_from: dateString.optional(), date_to: dateString.optional() });
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/** The combo of 2.8 as served: money in reais with 2 decimals, every item field. */
+export function comboPayload(c: ComboRow, items: readonly ComboItemRow[]) {
+  return {
+    id: c.combo_id,
+    nome: c.nome,
+    slug: c.slug,
+    descricao: c.descricao,
+    preco_combo: fromCents(c.preco_combo),
+    preco_original: fromCents(c.preco_original),
+    economia: { valor: fromCents(c.economia_valor), percentual: round2(c.economia_percentual) },
+    tipo_desconto: c.tipo_desconto,
+    modo_qrcode: c.modo_qrcode,
+    requer_data: c.requer_data === 1,
+    destaque: c.destaque === 1,
+    max_por_pedido: c.max_por_pedido,
+    total_ingressos: c.total_ingressos,
+    itens_resumo: c.itens_resumo,
+    itens: items.map((i) => ({
+      tipo_ingresso_id: i.tipo_ingresso_id,
+      tipo_ingresso_nome: i.tipo_ingresso_nome,
+      lote_nome: i.lote_nome,
+      categoria_lote_id: i.categoria_lote_id,
+      quantidade: i.quantidade,
+      preco_unitario: fromCents(i.preco_unitario),
+    })),
+  };
+}
+
+const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+const daysBetween = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+
+/**
+ * One entry per calendar date of the range. Stock is shared, so a date sells as many combos as its
+ * scarcest item allows; an item without a stock row for the date counts as stock 0.
+ */
+export function availabilityDates(items: readonly ComboItemRow[], stock: readonly ComboStockRow[], from: string, to: string) {
+  const byDate = new Map<string, Map<number, number>>();
+  for (const s of stock) {
+    let row = byDate.get(s.date);
+    if (!row) byDate.set(s.date, (row = new Map()));
+    row.set(s.position, s.estoque_disponivel);
+  }
+  const dates = [];
+  for (let date = from; date <= to; date = addDays(date, 1)) {
+    const items_availability = items.map((i) => ({
+      tipo_ingresso_nome: i.tipo_ingresso_nome,
+      lote_nome: i.lote_nome,
+      quantidade_necessaria: i.quantidade,
+      estoque_disponivel: byDate.get(date)?.get(i.position) ?? 0,
+    }));
+    const perItem = items_availability.map((x) => Math.floor(x.estoque_disponivel / x.quantidade_necessaria));
+    const min_stock = perItem.length === 0 ? 0 : Math.max(0, Math.min(...perItem));
+    dates.push({ date, available: min_stock > 0, min_stock, items_availability });
+  }
+  return dates;
+}
+
+function rangeError(mensagem: string): AppError {
+  return new AppError('VALIDATION_ERROR', { campos: [{ campo: 'querystring.date_to', mensagem }] }, `Parâmetros inválidos: querystring.date_to: ${mensagem}`);
+}
+
+export const comboRoutes = (deps: ListingDeps): RouteRegistrar => {
+  const { sqlite, kysely: k, clock } = deps;
+  // One limiter per box, shared by both path prefixes: the budget is per key, not per path.
+  const limiter = createRateLimiter({ limit: RATE_LIMIT, windowMs: RATE_WINDOW_MS, clock });
+  const callers = new WeakMap<FastifyRequest, Caller>();
+
+  // Runs before validation, so an unauthenticated caller learns nothing about its parameters.
+  const guard = async (request: FastifyRequest, reply: FastifyReply) => {
+    const caller = deps.auth.integrationKey(request, 'integration:combos:read');
+    const r = limiter.hit(`key:${caller.apiKeyId}`);
+    reply.header('X-RateLimit-Limit', RATE_LIMIT).header('X-RateLimit-Remaining', r.remaining).header('X-RateLimit-Reset', r.resetSeconds);
+    if (!r.allowed) {
+      reply.header('Retry-After', r.resetSeconds);
+      throw new AppError('RATE_LIMITED', { limite: RATE_LIMIT, janela_segundos: RATE_WINDOW_MS / 1000, tentar_novamente_em_segundos: r.resetSeconds });
+    }
+    callers.set(request, caller);
+  };
+  const callerOf = (request: FastifyRequest) => {
+    const caller = callers.get(request);
+    if (!caller) throw new AppError('AUTH_ERROR');
+    return caller;
+  };
+  // 7.3: a failure reading the data is QUERY_ERROR, not a generic INTERNAL_ERROR.
+  const reading = <T>(request: FastifyRequest, read: () => T): T => {
+    try {
+      return read();
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      request.log.error({ err: error, url: request.routeOptions.url }, 'combo query failed');
+      throw new AppError('QUERY_ERROR');
+    }
+  };
+  const found = (request: FastifyRequest, id: string) => {
+    const combo = findCombo(sqlite, k, callerOf(request).tenantId, id);
+    if (!combo) throw new AppError('COMBO_NOT_FOUND');
+    return combo;
+  };
+  const common = { tags: ['combos'], security: [{ integrationKey: [] }] };
+
+  return (app) => {
+    app.get('/combos', { onRequest: guard, schema: { ...common, summary: 'Combos ativos (4.3)', querystring: listQuery } }, async (request) =>
+      reading(request, () => {
+        const { destaque, slug, limit, offset } = request.query;
+        const { rows, total } = listCombos(sqlite, k, { tenantId: callerOf(request).tenantId, destaque, slug }, limit, offset);
+        const items = comboItems(sqlite, k, rows.map((r) => r.id));
+        return { success: true, data: { combos: rows.map((r) => comboPayload(r, items.get(r.id) ?? [])), total, limit, offset } };
+      }),
+    );
+
+    app.get('/combos/:id', { onRequest: guard, schema: { ...common, summary: 'Um combo por id ou slug (4.4)', params: idParams } }, async (request) =>
+      reading(request, () => {
+        const combo = found(request, request.params.id);
+        return { success: true, data: comboPayload(combo, comboItems(sqlite, k, [combo.id]).get(combo.id) ?? []) };
+      }),
+    );
+
+    app.get(
+      '/combos/:id/availability',
+      { onRequest: guard, schema: { ...common, summary: 'Disponibilidade por data (4.5)', params: idParams, querystring: availabilityQuery } },
+      async (request) =>
+        reading(request, () => {
+          const from = request.query.date_from ?? clock.today();
+          const to = request.query.date_to ?? addDays(from, RANGE_DEFAULT_DAYS);
+          if (to < from) throw rangeError(`deve ser igual ou posterior a date_from (${from})`);
+          if (daysBetween(from, to) >= RANGE_MAX_DAYS) throw rangeError(`o período pode ter no máximo ${RANGE_MAX_DAYS} dias`);
+          const combo = found(request, request.params.id);
+          const items = comboItems(sqlite, k, [combo.id]).get(combo.id) ?? [];
+          return {
+            success: true,
+            data: {
+              combo_id: combo.combo_id,
+              combo_nome: combo.nome,
+              modo_qrcode: combo.modo_qrcode,
+              total_ingressos: combo.total_ingressos,
+              requer_data: combo.requer_data === 1,
+              dates: availabilityDates(items, stockRows(sqlite, k, combo.id, from, to), from, to),
+            },
+            timestamp: clock.nowIso(),
+          };
+        }),
+    );
+  };
+};
