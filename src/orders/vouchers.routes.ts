@@ -29,12 +29,11 @@ export const voucherRoutes = ({ sqlite, kysely, clock, auth }: { sqlite: Sqlite;
   app.get('/api-vouchers', { preValidation, schema: { querystring: querySchema, tags: ['vouchers'], security: [{ apiKey: [] }] } }, async (request) => {
     const caller = callerOf(request);
     const q = request.query;
-    // Read and mark in one transaction, so what was returned is exactly what was marked.
+    // Select, mark and read in one transaction: the page shows the marks this call made (as clients do).
     const pedidos = sqlite.transaction(() => {
       const ids = findOrderIds(sqlite, kysely, { ...q, tenantId: caller.tenantId, apiKeyId: caller.apiKeyId });
-      const page = loadOrders(sqlite, kysely, ids, caller.apiKeyId).map((r) => voucherPedido(r));
       if (q.marcar_sincronizado) markVouchers(sqlite, caller.apiKeyId, ids, clock.nowIso());
-      return page;
+      return loadOrders(sqlite, kysely, ids, caller.apiKeyId).map((r) => voucherPedido(r));
     }).immediate();
     const data: Record<string, unknown> = { pedidos, total: pedidos.length };
     if (pedidos.length === 0)

@@ -30,7 +30,8 @@ describe('vouchers listing', () => {
     box.importOrders([makeOrder({ numero: '20261120-0010' })]);
     const first = await list('?sincronizado=false');
     expect(numeros(first.body)).toEqual(['20261120-0010']);
-    expect(first.body.data.pedidos[0].sincronizado).toBe(false);
+    expect(first.body.data.pedidos[0].sincronizado).toBe(true);
+    expect(first.body.data.pedidos[0].lotes[0].sincronizado_em).toBe('2026-11-21T13:00:00.000Z');
     const second = await list('?sincronizado=false');
     expect(second.body.data.pedidos).toEqual([]);
     expect(second.body.data.mensagem).toMatch(/Nenhum/);
