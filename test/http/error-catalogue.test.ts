@@ -3,6 +3,7 @@ import { errorCatalogue } from '../../src/http/errors.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 import { checkin, reverse } from '../support/http.js';
+import { makeCombo, seedCombos } from '../combos/combo-data.js';
 
 // Every code of spec part 7 reached through HTTP, with its status and the envelope.
 let box: TestBox;
@@ -69,6 +70,43 @@ describe('part 7 error codes over HTTP', () => {
 
   it('uses 423 only for JA_ESTORNADO', () => {
     expect(Object.entries(errorCatalogue).filter(([, e]) => e.status === 423).map(([c]) => c)).toEqual(['JA_ESTORNADO']);
+  });
+});
+
+const combos = (url: string, key: string | null = box.keys.combos) =>
+  box.app.inject({ method: 'GET', url, headers: key ? { 'x-integration-key': key } : {} }).then((r) => ({ status: r.statusCode, body: r.json() }));
+
+describe('part 7.3 combo error codes over HTTP', () => {
+  it('COMBO_NOT_FOUND has code and message only', async () => {
+    const res = await combos('/api/integration/combos/nao-existe');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ success: false, error: { code: 'COMBO_NOT_FOUND', message: errorCatalogue.COMBO_NOT_FOUND.message } });
+  });
+
+  it('AUTH_ERROR for a missing key, a wrong key and a key without the permission', async () => {
+    for (const key of [null, 'not-a-key', box.keys.checkin]) {
+      const res = await combos('/v1/integration/combos', key);
+      expect([res.status, res.body.error.code]).toEqual([401, 'AUTH_ERROR']);
+    }
+  });
+
+  it('QUERY_ERROR when the data cannot be read, INTERNAL_ERROR elsewhere, never a stack', async () => {
+    const local = await createTestBox();
+    seedCombos(local, [makeCombo(1)]);
+    local.db.sqlite.exec('drop table combo_items');
+    const res = await local.app
+      .inject({ method: 'GET', url: '/api/integration/combos', headers: { 'x-integration-key': local.keys.combos } })
+      .then((r) => ({ status: r.statusCode, body: r.json() }));
+    await local.close();
+    expect(res).toEqual({ status: 500, body: { success: false, error: { code: 'QUERY_ERROR', message: errorCatalogue.QUERY_ERROR.message } } });
+  });
+
+  it('RATE_LIMITED past 100 GETs a minute for one key', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 101; i++) statuses.push((await combos('/api/integration/combos', box.keys.all)).status);
+    expect(statuses.slice(0, 100).every((s) => s === 200)).toBe(true);
+    const limited = await combos('/api/integration/combos', box.keys.all);
+    expect([limited.status, limited.body.error.code]).toEqual([429, 'RATE_LIMITED']);
   });
 });
 
