@@ -1,8 +1,10 @@
+import type { Writable } from 'node:stream';
 import pino from 'pino';
 import { assembleBox } from './box.js';
 import { createClock } from './clock.js';
 import { loadConfig, type Config } from './config.js';
 import { migrateToLatest, openDatabase } from './db/open.js';
+import { isEmptyBox, printDemoBanner, seedDemo } from './demo/demo.js';
 
 export interface RunningBox {
   url: string;
@@ -10,7 +12,7 @@ export interface RunningBox {
 }
 
 /** Composition root: config → logger → db + migrate → services → app → listen. */
-export async function main(config: Config = loadConfig()): Promise<RunningBox> {
+export async function main(config: Config = loadConfig(), out: Writable = process.stdout): Promise<RunningBox> {
   const logger = pino({
     level: config.logLevel,
     ...(process.stdout.isTTY ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:standard' } } } : {}),
@@ -18,13 +20,27 @@ export async function main(config: Config = loadConfig()): Promise<RunningBox> {
   const db = openDatabase(config.databaseFile);
   await migrateToLatest(db);
   const clock = createClock(config.timeZone);
+  // A fresh box with no park configured starts as the demo park, so `npm start` shows something.
+  const demo = config.tenant === undefined && isEmptyBox(db.sqlite, db.kysely) ? seedDemo({ sqlite: db.sqlite, kysely: db.kysely, clock }) : undefined;
   const { app } = await assembleBox({ db, clock, logger });
-  const url = await app.listen({ host: config.host, port: config.port });
+  let url: string;
+  try {
+    url = await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await app.close();
+    db.close();
+    throw error;
+  }
   logger.info({ url, data: config.databaseFile, timeZone: config.timeZone }, 'gate appliance listening');
+  // Straight to stdout, not the logger: no log line ever carries a key.
+  if (demo) printDemoBanner(out, { url, keys: demo.keys, sampleQr: demo.sampleQr });
   return {
     url,
     async close() {
+      // In-flight requests get a grace period; sockets that never sent a request must not hold the stop.
+      const force = setTimeout(() => app.server.closeAllConnections(), 2000);
       await app.close();
+      clearTimeout(force);
       db.close();
     },
   };

@@ -19,7 +19,8 @@ export class ComboDataError extends Error {
   }
 }
 
-const itemKey = (i: { tipo_ingresso_nome: string; lote_nome: string }) =>
+/** How an availability item is matched to a combo item: same ticket type and lot names. */
+export const itemKey = (i: { tipo_ingresso_nome: string; lote_nome: string }) =>
   `${i.tipo_ingresso_nome.normalize('NFC').trim().toLowerCase()}|${i.lote_nome.normalize('NFC').trim().toLowerCase()}`;
 const itemsSignature = (items: { tipo_ingresso_id: string; categoria_lote_id: string; tipo_ingresso_nome: string; lote_nome: string }[]) =>
   items.map((i) => `${i.tipo_ingresso_id}|${i.categoria_lote_id}|${itemKey(i)}`).join('\n');

@@ -1,0 +1,89 @@
+import { ConfigError } from './config.js';
+import { migrateToLatest, openDatabase } from './db/open.js';
+import { printDemoBanner, seedDemo } from './demo/demo.js';
+import { configOf, EXIT, parse, printHelp, say, UsageError, withDb, type CliIo } from './cli/common.js';
+import { importCommand } from './cli/import.js';
+import { keysCommand } from './cli/keys.js';
+import { serveCommand } from './cli/serve.js';
+import { USAGE } from './cli/usage.js';
+
+export type { CliIo } from './cli/common.js';
+
+/** The `gate` command. Returns the exit code; tests call it in-process with their own streams. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...args] = argv;
+  try {
+    switch (command) {
+      case 'help':
+      case '--help':
+      case '-h':
+        io.stdout.write(USAGE);
+        return EXIT.ok;
+      case 'serve':
+        return await serveCommand(args, io);
+      case 'migrate':
+        return await migrateCommand(args, io);
+      case 'import':
+        return await importCommand(args, io);
+      case 'keys':
+        return await keysCommand(args, io);
+      case 'demo':
+        return await demoCommand(args, io);
+      case undefined:
+        io.stderr.write(USAGE);
+        return EXIT.usage;
+      default:
+        say(io.stderr, `gate: comando desconhecido: ${command}\n`);
+        io.stderr.write(USAGE);
+        return EXIT.usage;
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      say(io.stderr, `gate ${command}: ${error.message}`);
+      say(io.stderr, 'veja: gate help');
+      return EXIT.usage;
+    }
+    if (error instanceof ConfigError) {
+      say(io.stderr, error.message);
+      return EXIT.usage;
+    }
+    say(io.stderr, `gate ${command}: erro: ${error instanceof Error ? error.message : String(error)}`);
+    return EXIT.failure;
+  }
+}
+
+async function migrateCommand(args: string[], io: CliIo): Promise<number> {
+  if (parse(args, {}, { min: 0, max: 0, names: '' }).help) return printHelp(io, 'migrate');
+  const config = configOf(io);
+  // Not withDb: that migrates silently, and this command is about saying what it applied.
+  const db = openDatabase(config.databaseFile);
+  try {
+    const applied = await migrateToLatest(db);
+    if (applied.length === 0) say(io.stdout, `banco ${config.databaseFile} já está atualizado`);
+    else for (const name of applied) say(io.stdout, `aplicada: ${name}`);
+    return EXIT.ok;
+  } finally {
+    db.close();
+  }
+}
+
+async function demoCommand(args: string[], io: CliIo): Promise<number> {
+  if (parse(args, {}, { min: 0, max: 0, names: '' }).help) return printHelp(io, 'demo');
+  const config = configOf(io);
+  return withDb(config, ({ db, clock }) => {
+    const seed = seedDemo({ sqlite: db.sqlite, kysely: db.kysely, clock });
+    printDemoBanner(io.stdout, { url: `http://localhost:${config.port || 8080}`, keys: seed.keys, sampleQr: seed.sampleQr });
+    return EXIT.ok;
+  });
+}
+
+/** The entry of bin/gate.js: the real process's streams and environment. */
+export async function runFromProcess(): Promise<number> {
+  return runCli(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    stdoutIsTTY: process.stdout.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
+  });
+}

@@ -1,0 +1,88 @@
+import type { Writable } from 'node:stream';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { createClock, type Clock } from '../clock.js';
+import { loadConfig, type Config } from '../config.js';
+import { migrateToLatest, openDatabase, type Db } from '../db/open.js';
+import { commandUsage, type CommandName } from './usage.js';
+
+export interface CliIo {
+  stdout: Writable;
+  stderr: Writable;
+  env: NodeJS.ProcessEnv;
+  stdoutIsTTY?: boolean;
+  stderrIsTTY?: boolean;
+}
+
+/** A mistake in how the command was called: usage on stderr, exit code 2. */
+export class UsageError extends Error {}
+
+export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** util.parseArgs with its errors turned into UsageErrors in Portuguese. */
+export function parse<O extends Options>(args: string[], options: O, positionals: { min: number; max: number; names: string }) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(translateParseError(error as NodeJS.ErrnoException));
+  }
+  const help = (parsed.values as { help?: boolean }).help === true;
+  if (!help) {
+    const n = parsed.positionals.length;
+    if (n < positionals.min) throw new UsageError(`falta ${positionals.names}`);
+    if (n > positionals.max) throw new UsageError(`argumento inesperado: ${parsed.positionals[positionals.max]}`);
+  }
+  return { values: parsed.values as { [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : string }, positionals: parsed.positionals, help };
+}
+
+function translateParseError(error: NodeJS.ErrnoException): string {
+  const name = /'([^']+)'/.exec(error.message)?.[1] ?? '';
+  switch (error.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `opção desconhecida: ${name}`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return `a opção ${name.split(' ')[0]} precisa de um valor`;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `argumento inesperado: ${name}`;
+    default:
+      return error.message;
+  }
+}
+
+const SLUG = /^[a-z0-9][a-z0-9-]*$/;
+
+/** The tenant named by --tenant, else GATE_TENANT; a usage error when neither is given. */
+export function tenantSlug(flag: string | undefined, config: Config): string {
+  const slug = flag ?? config.tenant;
+  if (!slug) throw new UsageError('informe --tenant SLUG (ou defina GATE_TENANT)');
+  if (!SLUG.test(slug)) throw new UsageError(`tenant inválido: "${slug}" (use letras minúsculas, dígitos e hífens)`);
+  return slug;
+}
+
+export interface Session {
+  config: Config;
+  db: Db;
+  clock: Clock;
+}
+
+/** Opens the box's database (migrated, so a fresh data dir just works) for the length of `fn`. */
+export async function withDb<T>(config: Config, fn: (s: Session) => Promise<T> | T): Promise<T> {
+  const db = openDatabase(config.databaseFile);
+  try {
+    await migrateToLatest(db);
+    return await fn({ config, db, clock: createClock(config.timeZone) });
+  } finally {
+    db.close();
+  }
+}
+
+export const say = (out: Writable, text = '') => out.write(`${text}\n`);
+
+export function printHelp(io: CliIo, name: CommandName): number {
+  io.stdout.write(commandUsage(name));
+  return EXIT.ok;
+}
+
+export const configOf = (io: CliIo): Config => loadConfig(io.env);

@@ -1,0 +1,44 @@
+import { main } from '../main.js';
+import { configOf, EXIT, parse, printHelp, say, type CliIo } from './common.js';
+
+const CLOSE_TIMEOUT_MS = 10_000;
+
+/** Runs the box until SIGINT or SIGTERM, then closes it: in-flight requests finish, the db closes. */
+export async function serveCommand(args: string[], io: CliIo): Promise<number> {
+  const { help } = parse(args, {}, { min: 0, max: 0, names: '' });
+  if (help) return printHelp(io, 'serve');
+  const config = configOf(io);
+  let box;
+  try {
+    box = await main(config);
+  } catch (error) {
+    say(io.stderr, `gate serve: não foi possível iniciar: ${error instanceof Error ? error.message : String(error)}`);
+    // main() leaves the database (and its checkpoint thread) open when listening fails, which would
+    // keep this process alive doing nothing.
+    process.exit(EXIT.failure);
+  }
+
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+  // A second signal means "now": do not wait for the graceful close.
+  const force = () => process.exit(EXIT.failure);
+  process.once('SIGINT', force);
+  process.once('SIGTERM', force);
+
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(true), CLOSE_TIMEOUT_MS);
+    timer.unref();
+  });
+  const closed = box.close().then(() => false);
+  const late = await Promise.race([closed, timedOut]);
+  clearTimeout(timer);
+  if (late) {
+    say(io.stderr, `gate serve: ${signal} recebido, mas o encerramento passou de ${CLOSE_TIMEOUT_MS / 1000} s; saindo assim mesmo`);
+    // A client holding a connection open would otherwise keep the process alive until it lets go.
+    process.exit(EXIT.failure);
+  }
+  return EXIT.ok;
+}

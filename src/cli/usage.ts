@@ -1,0 +1,42 @@
+import { PERMISSIONS } from '../auth/api-keys.js';
+
+export const COMMAND_USAGE = {
+  serve: 'gate serve',
+  migrate: 'gate migrate',
+  import: 'gate import --tenant SLUG ARQUIVO.json',
+  'keys create': 'gate keys create --tenant SLUG --permissions P1,P2 [--name NOME] [--expires DATA]',
+  'keys list': 'gate keys list [--tenant SLUG]',
+  'keys revoke': 'gate keys revoke KEY_ID',
+  demo: 'gate demo',
+} as const;
+export type CommandName = keyof typeof COMMAND_USAGE;
+
+export const USAGE = `uso: gate <comando> [opções]
+
+Comandos:
+  serve                    inicia o servidor da API de integração (Ctrl+C encerra)
+  migrate                  aplica as migrações pendentes do banco
+  import --tenant SLUG ARQUIVO.json
+                           importa pedidos, combos, disponibilidade e clientes (o tenant
+                           é criado se não existir); valida tudo antes de gravar
+  keys create --tenant SLUG --permissions P1,P2 [--name NOME] [--expires DATA]
+                           cria uma chave de API e imprime só a chave na saída padrão
+  keys list [--tenant SLUG]
+                           lista as chaves (nunca a chave em si)
+  keys revoke KEY_ID       revoga uma chave (o id de 12 hex da lista, ou a chave inteira)
+  demo                     cria ou renova o tenant de demonstração e imprime suas chaves
+  help                     mostra esta ajuda
+
+Permissões: ${PERMISSIONS.join(', ')}
+
+Ambiente:
+  GATE_DATA_DIR   diretório dos dados (padrão ./data; banco em GATE_DATA_DIR/gate.db)
+  GATE_TIMEZONE   fuso horário IANA do parque (padrão America/Sao_Paulo)
+  GATE_TENANT     tenant padrão, quando --tenant não é informado
+  GATE_HOST, GATE_PORT, GATE_LOG_LEVEL   endereço, porta e nível de log do serve
+
+Saída: 0 sucesso, 1 falha, 2 uso incorreto ou configuração inválida.
+Mais em docs/cli.md.
+`;
+
+export const commandUsage = (name: CommandName) => `uso: ${COMMAND_USAGE[name]}\n`;

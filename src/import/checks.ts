@@ -1,0 +1,146 @@
+import type { Kysely } from 'kysely';
+import type { Combo, ComboAvailability } from '../combos/combo.schemas.js';
+import { itemKey } from '../combos/combos.repo.js';
+import { all, first, type Sqlite } from '../db/open.js';
+import type { DB } from '../db/schema.js';
+import type { Pedido } from '../orders/order.schemas.js';
+
+export type Report = (line: string) => void;
+
+
+interface PendingAvailability {
+  index: number;
+  comboId: string;
+  dates: { index: number; items: { index: number; key: string; label: string }[] }[];
+}
+
+/**
+ * Rules that span records: what the file repeats, and what clashes with the tenant's data already in
+ * the database. Remembers only keys (QRs, order numbers, ids), never whole records.
+ */
+export class CrossChecks {
+  private readonly numeros = new Map<string, number>();
+  private readonly qrs = new Map<string, number>();
+  private readonly additionalQrs = new Map<string, string>();
+  private readonly comboIds = new Map<string, number>();
+  private readonly comboSlugs = new Map<string, number>();
+  private readonly comboItemKeys = new Map<string, string[]>();
+  private readonly availability = new Map<string, number>();
+  private readonly pending: PendingAvailability[] = [];
+  private readonly clientIds = new Map<string, number>();
+
+  constructor(
+    private readonly sqlite: Sqlite,
+    private readonly k: Kysely<DB>,
+    /** Undefined when the tenant does not exist yet: nothing in the database can clash. */
+    private readonly tenantId: number | undefined,
+    private readonly report: Report,
+  ) {}
+
+  pedido(p: Pedido, i: number): void {
+    const at = `pedidos[${i}]`;
+    const previous = this.numeros.get(p.numero_pedido);
+    if (previous !== undefined) {
+      this.report(`${at}.numero_pedido: pedido ${p.numero_pedido} repetido no arquivo (já em pedidos[${previous}])`);
+      return;
+    }
+    this.numeros.set(p.numero_pedido, i);
+    p.lotes.forEach((l, li) =>
+      l.dados.forEach((d, di) => {
+        const path = `${at}.lotes[${li}].dados[${di}].qr_code`;
+        const seen = this.qrs.get(d.qr_code);
+        if (seen !== undefined && seen !== i) this.report(`${path}: qr_code ${d.qr_code} repetido no arquivo (já em pedidos[${seen}])`);
+        else this.qrs.set(d.qr_code, i);
+        const owner = this.personQrOwner(d.qr_code);
+        if (owner !== undefined && owner !== p.numero_pedido) this.report(`${path}: qr_code ${d.qr_code} já pertence ao pedido ${owner}`);
+      }),
+    );
+    (p.adicionais ?? []).forEach((a, ai) => {
+      if (!a.adicional_qr_code) return;
+      const path = `${at}.adicionais[${ai}].adicional_qr_code`;
+      const seen = this.additionalQrs.get(a.adicional_qr_code);
+      if (seen !== undefined) this.report(`${path}: adicional_qr_code ${a.adicional_qr_code} repetido no arquivo (já em ${seen})`);
+      else this.additionalQrs.set(a.adicional_qr_code, `${at}.adicionais[${ai}]`);
+      const owner = this.additionalQrOwner(a.adicional_qr_code);
+      if (owner !== undefined && owner !== p.numero_pedido) this.report(`${path}: adicional_qr_code ${a.adicional_qr_code} já pertence ao pedido ${owner}`);
+    });
+  }
+
+  combo(c: Combo, i: number): void {
+    const at = `combos[${i}]`;
+    const sameId = this.comboIds.get(c.id);
+    if (sameId !== undefined) return this.report(`${at}.id: combo ${c.id} repetido no arquivo (já em combos[${sameId}])`);
+    this.comboIds.set(c.id, i);
+    const sameSlug = this.comboSlugs.get(c.slug);
+    if (sameSlug !== undefined) this.report(`${at}.slug: slug ${c.slug} repetido no arquivo (já em combos[${sameSlug}])`);
+    else this.comboSlugs.set(c.slug, i);
+    this.comboItemKeys.set(c.id, c.itens.map(itemKey));
+  }
+
+  disponibilidade(a: ComboAvailability, i: number): void {
+    const previous = this.availability.get(a.combo_id);
+    if (previous !== undefined)
+      return this.report(`disponibilidade[${i}].combo_id: disponibilidade do combo ${a.combo_id} repetida no arquivo (já em disponibilidade[${previous}])`);
+    this.availability.set(a.combo_id, i);
+    // Resolved at the end: the combos may come after the availability in the file.
+    this.pending.push({
+      index: i,
+      comboId: a.combo_id,
+      dates: a.dates.map((d, di) => ({
+        index: di,
+        items: d.items_availability.map((e, ei) => ({ index: ei, key: itemKey(e), label: `${e.tipo_ingresso_nome} / ${e.lote_nome}` })),
+      })),
+    });
+  }
+
+  cliente(id: string, i: number): void {
+    const previous = this.clientIds.get(id);
+    if (previous !== undefined) this.report(`clientes[${i}]: cliente ${id} repetido no arquivo (já em clientes[${previous}])`);
+    else this.clientIds.set(id, i);
+  }
+
+  /** Rules that need the whole file: availability of combos that may come later in it. */
+  finish(): void {
+    for (const p of this.pending) {
+      const keys = this.comboItemKeys.get(p.comboId) ?? this.storedComboItems(p.comboId);
+      if (!keys) {
+        this.report(`disponibilidade[${p.index}].combo_id: combo ${p.comboId} desconhecido (não está no arquivo nem no banco)`);
+        continue;
+      }
+      for (const d of p.dates) {
+        const taken = new Set<number>();
+        for (const e of d.items) {
+          const position = keys.findIndex((key, pos) => key === e.key && !taken.has(pos));
+          if (position < 0)
+            this.report(`disponibilidade[${p.index}].dates[${d.index}].items_availability[${e.index}]: item ${e.label} não faz parte do combo ${p.comboId} (ou está repetido nesta data)`);
+          else taken.add(position);
+        }
+      }
+    }
+  }
+
+  private personQrOwner(qr: string): string | undefined {
+    if (this.tenantId === undefined) return undefined;
+    return first(
+      this.sqlite,
+      this.k.selectFrom('people').innerJoin('orders', 'orders.id', 'people.order_id').select('orders.numero_pedido')
+        .where('people.tenant_id', '=', this.tenantId).where('people.qr_code', '=', qr),
+    )?.numero_pedido;
+  }
+
+  private additionalQrOwner(qr: string): string | undefined {
+    if (this.tenantId === undefined) return undefined;
+    return first(
+      this.sqlite,
+      this.k.selectFrom('additionals').innerJoin('orders', 'orders.id', 'additionals.order_id').select('orders.numero_pedido')
+        .where('additionals.tenant_id', '=', this.tenantId).where('additionals.adicional_qr_code', '=', qr),
+    )?.numero_pedido;
+  }
+
+  private storedComboItems(comboId: string): string[] | undefined {
+    if (this.tenantId === undefined) return undefined;
+    const combo = first(this.sqlite, this.k.selectFrom('combos').select('id').where('tenant_id', '=', this.tenantId).where('combo_id', '=', comboId));
+    if (!combo) return undefined;
+    return all(this.sqlite, this.k.selectFrom('combo_items').select(['tipo_ingresso_nome', 'lote_nome']).where('combo_pk', '=', combo.id).orderBy('position')).map(itemKey);
+  }
+}

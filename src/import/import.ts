@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/open.js';
+import { ensureTenant, findTenant } from '../tenants/tenants.repo.js';
+import { describeSyntaxError, isSyntaxError, locateSyntaxError } from './locate.js';
+import { silentProgress, type Progress } from './progress.js';
+import { ImportFileError } from './records.js';
+import { validateFile, type IssueList } from './validate.js';
+import { planReads, writeFile, type WriteCounts } from './write.js';
+
+export type Phase = 'validando' | 'gravando';
+
+export interface ImportOptions {
+  file: string;
+  tenantSlug: string;
+  /** Name of the tenant when the import creates it. */
+  tenantNome?: string;
+  db: Db;
+  clock: Clock;
+  progress?: (phase: Phase, totalBytes: number) => Progress;
+  batchSize?: number;
+}
+
+export type ImportResult =
+  | { ok: true; tenantCreated: boolean; counts: WriteCounts; records: number; bytes: number; ms: number }
+  | { ok: false; issues: IssueList; records: number };
+
+/**
+ * Imports a file of cloud data into one tenant, in two passes over the file: the first validates
+ * everything and writes nothing, the second writes in short transactions so that a server running on
+ * the same database keeps answering check-ins. Throws ImportFileError when the file cannot be read
+ * as an import file at all.
+ */
+export async function importFile(opts: ImportOptions): Promise<ImportResult> {
+  const { db, clock } = opts;
+  const started = Date.now();
+  const size = fileSize(opts.file);
+  const progress = opts.progress ?? (() => silentProgress);
+  const existing = findTenant(db.sqlite, db.kysely, opts.tenantSlug);
+
+  const validation = await readable(opts.file, () =>
+    validateFile(opts.file, { sqlite: db.sqlite, kysely: db.kysely, tenantId: existing?.id }, progress('validando', size)),
+  );
+  const records = Object.values(validation.counts).reduce((a, b) => a + b, 0);
+  if (validation.issues.count > 0) return { ok: false, issues: validation.issues, records };
+
+  const nowIso = clock.nowIso();
+  const tenantId = existing?.id ?? ensureTenant(db.sqlite, db.kysely, opts.tenantSlug, nowIso, opts.tenantNome ?? opts.tenantSlug);
+  const plan = planReads(validation.keyOrder);
+  const ctx = { sqlite: db.sqlite, kysely: db.kysely, tenantId, nowIso, ...(opts.batchSize ? { batchSize: opts.batchSize } : {}) };
+  const counts = await readable(opts.file, () => writeFile(opts.file, plan, ctx, progress('gravando', size * plan.length)));
+  return { ok: true, tenantCreated: !existing, counts, records, bytes: size, ms: Date.now() - started };
+}
+
+function fileSize(file: string): number {
+  try {
+    const stat = fs.statSync(file);
+    if (!stat.isFile()) throw new ImportFileError(`${file} não é um arquivo`);
+    return stat.size;
+  } catch (error) {
+    if (error instanceof ImportFileError) throw error;
+    throw new ImportFileError(`não foi possível ler ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'arquivo não encontrado' : (error as Error).message}`);
+  }
+}
+
+/** Runs a pass and turns a JSON syntax error into one that says where it is. */
+async function readable<T>(file: string, pass: () => Promise<T>): Promise<T> {
+  try {
+    return await pass();
+  } catch (error) {
+    if (!isSyntaxError(error)) throw error;
+    const at = await locateSyntaxError(file).catch(() => null);
+    if (at && at.byte >= fs.statSync(file).size)
+      throw new ImportFileError(`JSON incompleto: o arquivo acaba na linha ${at.line}, coluna ${at.column} (byte ${at.byte}) sem fechar o JSON`);
+    const where = at ? ` na linha ${at.line}, coluna ${at.column} (byte ${at.byte})` : '';
+    throw new ImportFileError(`JSON malformado${where}: ${describeSyntaxError(error.message)}`);
+  }
+}

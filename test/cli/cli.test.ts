@@ -1,0 +1,151 @@
+import fs from 'node:fs';
+import { Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { verifyApiKey } from '../../src/auth/api-keys.js';
+import { assembleBox } from '../../src/box.js';
+import { createFixedClock } from '../../src/clock.js';
+import { loadConfig } from '../../src/config.js';
+import { main } from '../../src/main.js';
+import { tempDir, TZ } from '../support/box.js';
+import { count, gate, openData } from './run.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = tempDir('gate-cli-');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('gate usage', () => {
+  it('help prints the commands on stdout', async () => {
+    for (const argv of [['help'], ['--help']]) {
+      const res = await gate(dir, argv);
+      expect(res.code).toBe(0);
+      for (const command of ['serve', 'migrate', 'import --tenant', 'keys create', 'keys list', 'keys revoke', 'demo']) expect(res.stdout).toContain(command);
+    }
+    const sub = await gate(dir, ['import', '--help']);
+    expect(sub.code).toBe(0);
+    expect(sub.stdout).toBe('uso: gate import --tenant SLUG ARQUIVO.json\n');
+  });
+
+  it('an unknown or missing command prints the usage on stderr and exits 2', async () => {
+    for (const argv of [['lançar'], []]) {
+      const res = await gate(dir, argv);
+      expect(res.code).toBe(2);
+      expect(res.stdout).toBe('');
+      expect(res.stderr).toContain('uso: gate <comando>');
+    }
+  });
+
+  it('bad arguments exit 2 with a message saying what is wrong', async () => {
+    const cases: [string[], string][] = [
+      [['import', '--tenant', 'parque'], 'falta o ARQUIVO'],
+      [['import', '--tenant', 'parque', 'a.json', 'b.json'], 'argumento inesperado: b.json'],
+      [['import', '--tenat', 'parque', 'a.json'], 'opção desconhecida: --tenat'],
+      [['import', 'a.json', '--tenant'], 'a opção --tenant precisa de um valor'],
+      [['import', '--tenant', 'Parque Central', 'a.json'], 'tenant inválido'],
+      [['import', 'a.json'], 'informe --tenant SLUG'],
+      [['keys'], 'falta o subcomando'],
+      [['keys', 'delete', 'x'], 'subcomando desconhecido: keys delete'],
+      [['keys', 'revoke'], 'falta KEY_ID'],
+      [['migrate', 'agora'], 'argumento inesperado: agora'],
+    ];
+    for (const [argv, message] of cases) {
+      const res = await gate(dir, argv);
+      expect({ argv, code: res.code }).toEqual({ argv, code: 2 });
+      expect(res.stderr).toContain(message);
+    }
+  });
+
+  it('an invalid environment is a usage error that names the variable', async () => {
+    const res = await gate(dir, ['migrate'], { env: { GATE_TIMEZONE: 'America/Atlantida' } });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('GATE_TIMEZONE: fuso horário IANA desconhecido');
+  });
+});
+
+describe('gate migrate', () => {
+  it('creates the database in GATE_DATA_DIR and says what it applied, then that it is up to date', async () => {
+    const first = await gate(dir, ['migrate']);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe('aplicada: 0001_core\n');
+    expect(fs.existsSync(`${dir}/gate.db`)).toBe(true);
+
+    const second = await gate(dir, ['migrate']);
+    expect(second.stdout).toContain('já está atualizado');
+  });
+});
+
+describe('gate demo', () => {
+  it('seeds the demo park and prints working keys and a ready-to-paste check-in', async () => {
+    const res = await gate(dir, ['demo']);
+    expect(res.code).toBe(0);
+    const keys = [...res.stdout.matchAll(/gk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}/g)].map((m) => m[0]);
+    const checkinKey = keys[0]!;
+    const curl = res.stdout.split('\n').find((l) => l.includes('curl -s -X POST'))!;
+    expect(curl).toContain(`-H 'X-API-Key: ${checkinKey}'`);
+    const body = JSON.parse(/-d '([^']+)'/.exec(curl)![1]!) as { qr_code: string; terminal: string };
+
+    // The curl, as the box would answer it on the day the demo was seeded.
+    const db = openData(dir);
+    try {
+      const today = (db.sqlite.prepare('select min(data_uso) as d from lots').get() as { d: string }).d;
+      const { app } = await assembleBox({ db, clock: createFixedClock(TZ, `${today}T15:00:00.000Z`), logger: false });
+      const checkin = await app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': checkinKey, 'content-type': 'application/json' }, payload: body });
+      expect(checkin.statusCode).toBe(200);
+      const combos = await app.inject({ method: 'GET', url: '/api/integration/combos', headers: { 'x-integration-key': keys.find((k) => k !== checkinKey)! } });
+      expect(combos.statusCode).toBe(200);
+      await app.close();
+    } finally {
+      db.close();
+    }
+  });
+
+  it('seeding twice refreshes the same park: same orders, new keys that work, old ones too', async () => {
+    const first = await gate(dir, ['demo']);
+    const second = await gate(dir, ['demo']);
+    expect(second.code).toBe(0);
+    const keyOf = (out: string) => /gk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}/.exec(out)![0];
+    expect(keyOf(second.stdout)).not.toBe(keyOf(first.stdout));
+
+    const db = openData(dir);
+    try {
+      expect([count(db, 'tenants'), count(db, 'orders'), count(db, 'combos'), count(db, 'clients'), count(db, 'api_keys')]).toEqual([1, 5, 1, 3, 4]);
+      const statuses = db.sqlite.prepare('select status, count(*) as n from orders group by status order by status').all();
+      expect(statuses).toEqual([{ status: 'cancelado', n: 1 }, { status: 'pago', n: 4 }]);
+      for (const out of [first.stdout, second.stdout]) expect(verifyApiKey(db.sqlite, db.kysely, keyOf(out), new Date().toISOString())?.tenantSlug).toBe('demo');
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('first start', () => {
+  const sink = () => {
+    let text = '';
+    const out = new Writable({ write: (c, _e, done) => ((text += c.toString()), done()) });
+    return { out, text: () => text };
+  };
+  const start = (env: NodeJS.ProcessEnv, out: Writable) =>
+    main(loadConfig({ GATE_DATA_DIR: dir, GATE_PORT: '0', GATE_HOST: '127.0.0.1', GATE_LOG_LEVEL: 'silent', ...env }), out);
+
+  it('seeds the demo park on an empty box and prints the banner, once', async () => {
+    const printed = sink();
+    const box = await start({}, printed.out);
+    await box.close();
+    expect(printed.text()).toContain('Modo demonstração');
+    expect(printed.text()).toContain(`curl -s -X POST ${box.url}/api/v1/api-qrcode-checkin`);
+
+    const again = sink();
+    await (await start({}, again.out)).close();
+    expect(again.text()).toBe('');
+  });
+
+  it('does not seed the demo when a tenant is configured', async () => {
+    const printed = sink();
+    await (await start({ GATE_TENANT: 'parque' }, printed.out)).close();
+    expect(printed.text()).toBe('');
+    const db = openData(dir);
+    expect(count(db, 'tenants')).toBe(0);
+    db.close();
+  });
+});

@@ -1,0 +1,117 @@
+import fs from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { verifyApiKey } from '../../src/auth/api-keys.js';
+import { gate, openData } from './run.js';
+import { tempDir } from '../support/box.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = tempDir('gate-keys-');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const create = (...extra: string[]) => gate(dir, ['keys', 'create', '--tenant', 'parque', '--permissions', 'vouchers:checkin,vouchers:read', ...extra]);
+
+function verify(key: string) {
+  const db = openData(dir);
+  try {
+    return verifyApiKey(db.sqlite, db.kysely, key, new Date().toISOString());
+  } finally {
+    db.close();
+  }
+}
+
+describe('gate keys', () => {
+  it('create prints only the new key on stdout, and the key works for its tenant', async () => {
+    const res = await create('--name', 'catraca-norte');
+
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^gk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}\n$/);
+    expect(res.stderr).toContain('tenant parque criado');
+    expect(res.stderr).not.toContain(res.stdout.trim());
+    expect(verify(res.stdout.trim())).toMatchObject({ tenantSlug: 'parque', keyName: 'catraca-norte', permissions: ['vouchers:checkin', 'vouchers:read'] });
+  });
+
+  it('create takes the tenant from GATE_TENANT when --tenant is absent', async () => {
+    const res = await gate(dir, ['keys', 'create', '--permissions', 'all'], { env: { GATE_TENANT: 'lagoa' } });
+    expect(res.code).toBe(0);
+    expect(verify(res.stdout.trim())?.tenantSlug).toBe('lagoa');
+  });
+
+  it('create with --expires gives a key that stops working at that time', async () => {
+    const res = await create('--expires', '2999-01-01T00:00:00Z');
+    expect(res.code).toBe(0);
+    const db = openData(dir);
+    try {
+      const key = res.stdout.trim();
+      expect(verifyApiKey(db.sqlite, db.kysely, key, '2998-12-31T23:59:59.000Z')).not.toBeNull();
+      expect(verifyApiKey(db.sqlite, db.kysely, key, '2999-01-01T00:00:00.000Z')).toBeNull();
+    } finally {
+      db.close();
+    }
+  });
+
+  it('create refuses unknown permissions, a past expiry and a missing tenant, with exit code 2 and no key', async () => {
+    const unknown = await gate(dir, ['keys', 'create', '--tenant', 'parque', '--permissions', 'vouchers:checkin,admin']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('permissões desconhecidas: admin');
+    expect(unknown.stdout).toBe('');
+
+    const past = await create('--expires', '2020-01-01');
+    expect(past.code).toBe(2);
+    expect(past.stderr).toContain('--expires já passou');
+
+    const noTenant = await gate(dir, ['keys', 'create', '--permissions', 'all']);
+    expect(noTenant.code).toBe(2);
+    expect(noTenant.stderr).toContain('informe --tenant SLUG');
+  });
+
+  it('list shows id, tenant, name, permissions and dates, but never a key or its hash', async () => {
+    const a = (await create('--name', 'catraca-1')).stdout.trim();
+    const b = (await gate(dir, ['keys', 'create', '--tenant', 'outro', '--permissions', 'integration:combos:read', '--name', 'loja'])).stdout.trim();
+
+    const all = await gate(dir, ['keys', 'list']);
+    expect(all.code).toBe(0);
+    const [header, ...rows] = all.stdout.trim().split('\n');
+    expect(header).toMatch(/^ID\s+TENANT\s+NOME\s+PERMISSÕES\s+CRIADA\s+EXPIRA\s+REVOGADA$/);
+    expect(rows).toHaveLength(2);
+    expect(rows.find((r) => r.includes('catraca-1'))).toMatch(new RegExp(`^${a.slice(3, 15)}\\s+parque\\s+catraca-1\\s+vouchers:checkin,vouchers:read\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}\\s+-\\s+-$`));
+    for (const key of [a, b]) {
+      expect(all.stdout).not.toContain(key);
+      expect(all.stdout).not.toContain(key.slice(16, 30));
+    }
+
+    const one = await gate(dir, ['keys', 'list', '--tenant', 'outro']);
+    expect(one.stdout).toContain('loja');
+    expect(one.stdout).not.toContain('catraca-1');
+  });
+
+  it('revoke by id makes the key rejected and the list shows when', async () => {
+    const key = (await create()).stdout.trim();
+    const keyId = key.slice(3, 15);
+    expect(verify(key)).not.toBeNull();
+
+    const res = await gate(dir, ['keys', 'revoke', keyId]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain(`chave ${keyId} (tenant parque) revogada`);
+    expect(verify(key)).toBeNull();
+    expect((await gate(dir, ['keys', 'list'])).stdout).toMatch(new RegExp(`^${keyId}.*\\d{2}:\\d{2}$`, 'm'));
+
+    const again = await gate(dir, ['keys', 'revoke', keyId]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('já estava revogada');
+  });
+
+  it('revoke accepts the whole key, and an unknown id is an error', async () => {
+    const key = (await create()).stdout.trim();
+    expect((await gate(dir, ['keys', 'revoke', key])).code).toBe(0);
+    expect(verify(key)).toBeNull();
+
+    const unknown = await gate(dir, ['keys', 'revoke', '0123456789ab']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('chave 0123456789ab não encontrada');
+
+    const malformed = await gate(dir, ['keys', 'revoke', 'nao-e-um-id']);
+    expect(malformed.code).toBe(2);
+  });
+});
