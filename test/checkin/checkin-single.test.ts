@@ -153,6 +153,12 @@ describe('request errors', () => {
     expect(denied.body.error.code).toBe('PERMISSION_DENIED');
   });
 
+  it('stores keys only as hashes', () => {
+    const rows = box.db.sqlite.prepare('select * from api_keys').all();
+    const dump = JSON.stringify(rows, (_k, v) => (Buffer.isBuffer(v) ? v.toString('hex') : v));
+    for (const key of Object.values(box.keys)) expect(dump).not.toContain(key.split('_')[2]);
+  });
+
   it('rejects revoked and expired keys', async () => {
     box.db.sqlite.prepare("update api_keys set revoked_at = '2026-11-01T00:00:00Z' where name = 'catraca-1'").run();
     expect((await checkin(box, { qr_code: 'A' })).body.error.code).toBe('INVALID_API_KEY');
