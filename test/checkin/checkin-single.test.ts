@@ -176,6 +176,13 @@ describe('request errors', () => {
     expect(box.db.sqlite.prepare("select checkin_em from people where qr_code = 'BOOM-1'").get()).toEqual({ checkin_em: null });
   });
 
+  it('answers a body that is not JSON with 415 and an oversized body with 413', async () => {
+    const form = await box.app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': box.keys.checkin, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'qr_code=A' });
+    expect([form.statusCode, form.json().error.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    const big = await checkin(box, { qr_code: 'A', terminal: 'x'.repeat(1_100_000) });
+    expect([big.status, big.body.error.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+  });
+
   it('answers unknown routes in the envelope', async () => {
     const res = await box.app.inject({ method: 'GET', url: '/api/v1/nada' });
     expect(res.statusCode).toBe(404);
