@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { first, run, type Sqlite } from '../db/open.js';
+import { prepareQuery, run, type Sqlite } from '../db/open.js';
 import type { DB } from '../db/schema.js';
 
-export const PERMISSIONS = ['vouchers:checkin', 'checkin', 'vouchers:read', 'clientes:read', 'integration:combos:read', 'all'] as const;
+export const PERMISSIONS = ['vouchers:checkin', 'checkin', 'vouchers:read', 'clientes:read', 'integration:combos:read', 'local:read', 'all'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 /** Who is calling: the key's tenant and name (for the event log) and its permissions. */
@@ -52,23 +52,27 @@ export function createApiKey(
   return { id: Number(res.lastInsertRowid), key, keyId };
 }
 
+const keyLookup = (sqlite: Sqlite, k: Kysely<DB>) =>
+  prepareQuery(sqlite, (p: { keyId: string }) =>
+    k.selectFrom('api_keys').innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
+      .select(['api_keys.id', 'api_keys.name', 'api_keys.key_hash', 'api_keys.permissions', 'api_keys.expires_at', 'api_keys.revoked_at', 'api_keys.tenant_id', 'tenants.slug'])
+      .where('api_keys.key_id', '=', p.keyId),
+  );
+/** The lookup, compiled once per connection: it runs on every authenticated request. */
+const lookups = new WeakMap<Sqlite, ReturnType<typeof keyLookup>>();
+
 /** The caller behind a presented key, or null when it is unknown, revoked or expired. */
 export function verifyApiKey(sqlite: Sqlite, k: Kysely<DB>, presented: string, nowIso: string): Caller | null {
   const match = KEY_SHAPE.exec(presented);
-  const row = match
-    ? first(
-        sqlite,
-        k.selectFrom('api_keys').innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
-          .select(['api_keys.id', 'api_keys.name', 'api_keys.key_hash', 'api_keys.permissions', 'api_keys.expires_at', 'api_keys.revoked_at', 'api_keys.tenant_id', 'tenants.slug'])
-          .where('api_keys.key_id', '=', match[1]!),
-      )
-    : undefined;
+  let lookup = lookups.get(sqlite);
+  if (!lookup) lookups.set(sqlite, (lookup = keyLookup(sqlite, k)));
+  const row = match ? lookup.get({ keyId: match[1]! }) : undefined;
   // Compare even when nothing matched, so a miss costs the same as a wrong secret.
   const equal = crypto.timingSafeEqual(hash(presented), row ? row.key_hash : DUMMY_HASH);
   if (!row || !equal || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= nowIso)) return null;
   return { apiKeyId: row.id, keyName: row.name, tenantId: row.tenant_id, tenantSlug: row.slug, permissions: JSON.parse(row.permissions) as string[] };
 }
 
-/** `all` is the superkey: it grants every permission. */
+/** `all` is the superkey: it grants every permission. `local:read` is the box's own: the /api/local endpoints. */
 export const hasAnyPermission = (caller: Caller, wanted: readonly string[]) =>
   caller.permissions.includes('all') || wanted.some((p) => caller.permissions.includes(p));

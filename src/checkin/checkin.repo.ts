@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
-import { all, first, run, type Sqlite } from '../db/open.js';
+import { prepareQuery, type Sqlite } from '../db/open.js';
 import type { DB } from '../db/schema.js';
 
 // Queries of the check-in and reversal flows; synchronous, run inside the write queue's transaction.
+// Each is built with kysely and compiled once, when the repo is created (the hot path only binds).
 
 const personColumns = [
   'people.id',
@@ -19,60 +20,75 @@ const personColumns = [
   'orders.numero_pedido',
 ] as const;
 
+type Actor = { at: string; terminal: string | null; operador: string | null };
+
 export function createCheckinRepo(sqlite: Sqlite, k: Kysely<DB>) {
   const peopleWithLot = () =>
     k.selectFrom('people').innerJoin('lots', 'lots.id', 'people.lot_id').innerJoin('orders', 'orders.id', 'people.order_id').select(personColumns);
 
+  const q = {
+    personByQr: prepareQuery(sqlite, (p: { tenantId: number; qr: string }) =>
+      peopleWithLot().where('people.tenant_id', '=', p.tenantId).where('people.qr_code', '=', p.qr)),
+    peopleOfOrder: prepareQuery(sqlite, (p: { orderId: number }) =>
+      peopleWithLot().where('people.order_id', '=', p.orderId).orderBy('lots.position').orderBy('people.position')),
+    orderByNumero: prepareQuery(sqlite, (p: { tenantId: number; numero: string }) =>
+      k.selectFrom('orders').select(['id', 'numero_pedido', 'status']).where('tenant_id', '=', p.tenantId).where('numero_pedido', '=', p.numero)),
+    personElsewhere: prepareQuery(sqlite, (p: { tenantId: number; code: string }) =>
+      k.selectFrom('people').select('id').where('qr_code', '=', p.code).where('tenant_id', '!=', p.tenantId).limit(1)),
+    orderElsewhere: prepareQuery(sqlite, (p: { tenantId: number; code: string }) =>
+      k.selectFrom('orders').select('id').where('numero_pedido', '=', p.code).where('tenant_id', '!=', p.tenantId).limit(1)),
+    additionalElsewhere: prepareQuery(sqlite, (p: { tenantId: number; code: string }) =>
+      k.selectFrom('additionals').select('id').where('adicional_qr_code', '=', p.code).where('tenant_id', '!=', p.tenantId).limit(1)),
+    additionalByQr: prepareQuery(sqlite, (p: { tenantId: number; qr: string }) =>
+      k.selectFrom('additionals').innerJoin('orders', 'orders.id', 'additionals.order_id')
+        .select(['additionals.id', 'additionals.order_id', 'additionals.nome', 'additionals.quantidade', 'additionals.adicional_qr_code', 'orders.status', 'orders.numero_pedido'])
+        .where('additionals.tenant_id', '=', p.tenantId).where('additionals.adicional_qr_code', '=', p.qr)),
+    redemptions: prepareQuery(sqlite, (p: { additionalId: number }) =>
+      k.selectFrom('additional_redemptions').selectAll().where('additional_id', '=', p.additionalId).orderBy('id')),
+    redeemUnit: prepareQuery(sqlite, (p: { additionalId: number } & Actor) =>
+      k.insertInto('additional_redemptions').values({ additional_id: p.additionalId, redeemed_at: p.at, terminal: p.terminal, operador: p.operador, reversed_at: null, reversal_terminal: null, reversal_operador: null })),
+    reverseUnit: prepareQuery(sqlite, (p: { redemptionId: number } & Actor) =>
+      k.updateTable('additional_redemptions').set({ reversed_at: p.at, reversal_terminal: p.terminal, reversal_operador: p.operador }).where('id', '=', p.redemptionId).where('reversed_at', 'is', null)),
+    markCheckedIn: prepareQuery(sqlite, (p: { personId: number } & Actor) =>
+      k.updateTable('people')
+        .set({ checkin_em: p.at, checkin_dispositivo: p.terminal, checkin_operador: p.operador, estornado_em: null, estorno_dispositivo: null, estorno_operador: null })
+        .where('id', '=', p.personId).where('checkin_em', 'is', null)),
+    markReversed: prepareQuery(sqlite, (p: { personId: number; checkinEm: string } & Actor) =>
+      k.updateTable('people')
+        .set({ checkin_em: null, checkin_dispositivo: null, checkin_operador: null, estornado_em: p.at, estorno_dispositivo: p.terminal, estorno_operador: p.operador })
+        .where('id', '=', p.personId).where('checkin_em', '=', p.checkinEm)),
+  };
+
   return {
-    personByQr: (tenantId: number, qr: string) => first(sqlite, peopleWithLot().where('people.tenant_id', '=', tenantId).where('people.qr_code', '=', qr)),
+    personByQr: (tenantId: number, qr: string) => q.personByQr.get({ tenantId, qr }),
 
-    peopleOfOrder: (orderId: number) => all(sqlite, peopleWithLot().where('people.order_id', '=', orderId).orderBy('lots.position').orderBy('people.position')),
+    peopleOfOrder: (orderId: number) => q.peopleOfOrder.all({ orderId }),
 
-    orderByNumero: (tenantId: number, numero: string) =>
-      first(sqlite, k.selectFrom('orders').select(['id', 'numero_pedido', 'status']).where('tenant_id', '=', tenantId).where('numero_pedido', '=', numero)),
+    orderByNumero: (tenantId: number, numero: string) => q.orderByNumero.get({ tenantId, numero }),
 
     /** Whether a QR or order number exists under another tenant (reversal answers TENANT_MISMATCH). */
     existsElsewhere(tenantId: number, code: string): boolean {
-      const person = first(sqlite, k.selectFrom('people').select('id').where('qr_code', '=', code).where('tenant_id', '!=', tenantId).limit(1));
-      if (person) return true;
-      const order = first(sqlite, k.selectFrom('orders').select('id').where('numero_pedido', '=', code).where('tenant_id', '!=', tenantId).limit(1));
-      if (order) return true;
-      return !!first(sqlite, k.selectFrom('additionals').select('id').where('adicional_qr_code', '=', code).where('tenant_id', '!=', tenantId).limit(1));
+      if (q.personElsewhere.get({ tenantId, code })) return true;
+      if (q.orderElsewhere.get({ tenantId, code })) return true;
+      return !!q.additionalElsewhere.get({ tenantId, code });
     },
 
-    additionalByQr: (tenantId: number, qr: string) =>
-      first(
-        sqlite,
-        k.selectFrom('additionals').innerJoin('orders', 'orders.id', 'additionals.order_id')
-          .select(['additionals.id', 'additionals.order_id', 'additionals.nome', 'additionals.quantidade', 'additionals.adicional_qr_code', 'orders.status', 'orders.numero_pedido'])
-          .where('additionals.tenant_id', '=', tenantId).where('additionals.adicional_qr_code', '=', qr),
-      ),
+    additionalByQr: (tenantId: number, qr: string) => q.additionalByQr.get({ tenantId, qr }),
 
-    redemptions: (additionalId: number) =>
-      all(sqlite, k.selectFrom('additional_redemptions').selectAll().where('additional_id', '=', additionalId).orderBy('id')),
+    redemptions: (additionalId: number) => q.redemptions.all({ additionalId }),
 
     redeemUnit: (additionalId: number, at: string, terminal: string | null, operador: string | null) =>
-      run(sqlite, k.insertInto('additional_redemptions').values({ additional_id: additionalId, redeemed_at: at, terminal, operador, reversed_at: null, reversal_terminal: null, reversal_operador: null })),
+      q.redeemUnit.run({ additionalId, at, terminal, operador }),
 
     reverseUnit: (redemptionId: number, at: string, terminal: string | null, operador: string | null) =>
-      run(sqlite, k.updateTable('additional_redemptions').set({ reversed_at: at, reversal_terminal: terminal, reversal_operador: operador }).where('id', '=', redemptionId).where('reversed_at', 'is', null)).changes === 1,
+      q.reverseUnit.run({ redemptionId, at, terminal, operador }).changes === 1,
 
     /** The conditional update that makes exactly one of two simultaneous scans win. */
     markCheckedIn: (personId: number, at: string, terminal: string | null, operador: string | null) =>
-      run(
-        sqlite,
-        k.updateTable('people')
-          .set({ checkin_em: at, checkin_dispositivo: terminal, checkin_operador: operador, estornado_em: null, estorno_dispositivo: null, estorno_operador: null })
-          .where('id', '=', personId).where('checkin_em', 'is', null),
-      ).changes === 1,
+      q.markCheckedIn.run({ personId, at, terminal, operador }).changes === 1,
 
     markReversed: (personId: number, checkinEm: string, at: string, terminal: string | null, operador: string | null) =>
-      run(
-        sqlite,
-        k.updateTable('people')
-          .set({ checkin_em: null, checkin_dispositivo: null, checkin_operador: null, estornado_em: at, estorno_dispositivo: terminal, estorno_operador: operador })
-          .where('id', '=', personId).where('checkin_em', '=', checkinEm),
-      ).changes === 1,
+      q.markReversed.run({ personId, checkinEm, at, terminal, operador }).changes === 1,
   };
 }
 

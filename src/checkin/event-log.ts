@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { run, type Sqlite } from '../db/open.js';
+import { prepareQuery, type Sqlite } from '../db/open.js';
 import type { DB, EventsTable } from '../db/schema.js';
 
 /** Who asked, through which door: carried into every event. */
@@ -25,26 +25,48 @@ export interface EventInput {
   details?: Record<string, unknown>;
 }
 
-/** Appends one immutable event; must run in the transaction of the change it records. */
-export function appendEvent(sqlite: Sqlite, k: Kysely<DB>, actor: Actor, at: string, e: EventInput): void {
-  run(
-    sqlite,
+const insertEvent = (sqlite: Sqlite, k: Kysely<DB>) =>
+  prepareQuery(sqlite, (p: Omit<EventsTable, 'id'>) =>
     k.insertInto('events').values({
-      tenant_id: actor.tenantId,
-      occurred_at: at,
-      action: e.action,
-      mode: e.mode,
-      code: e.code,
-      qr_code: e.qrCode ?? null,
-      numero_pedido: e.numeroPedido ?? null,
-      person_id: e.personId ?? null,
-      additional_id: e.additionalId ?? null,
-      result: e.result,
-      key_name: actor.keyName,
-      terminal: actor.terminal,
-      operador: actor.operador,
-      source: actor.source,
-      details: e.details ? JSON.stringify(e.details) : null,
+      tenant_id: p.tenant_id,
+      occurred_at: p.occurred_at,
+      action: p.action,
+      mode: p.mode,
+      code: p.code,
+      qr_code: p.qr_code,
+      numero_pedido: p.numero_pedido,
+      person_id: p.person_id,
+      additional_id: p.additional_id,
+      result: p.result,
+      key_name: p.key_name,
+      terminal: p.terminal,
+      operador: p.operador,
+      source: p.source,
+      details: p.details,
     }),
   );
+/** The insert, compiled once per connection. */
+const inserts = new WeakMap<Sqlite, ReturnType<typeof insertEvent>>();
+
+/** Appends one immutable event; must run in the transaction of the change it records. */
+export function appendEvent(sqlite: Sqlite, k: Kysely<DB>, actor: Actor, at: string, e: EventInput): void {
+  let insert = inserts.get(sqlite);
+  if (!insert) inserts.set(sqlite, (insert = insertEvent(sqlite, k)));
+  insert.run({
+    tenant_id: actor.tenantId,
+    occurred_at: at,
+    action: e.action,
+    mode: e.mode,
+    code: e.code,
+    qr_code: e.qrCode ?? null,
+    numero_pedido: e.numeroPedido ?? null,
+    person_id: e.personId ?? null,
+    additional_id: e.additionalId ?? null,
+    result: e.result,
+    key_name: actor.keyName,
+    terminal: actor.terminal,
+    operador: actor.operador,
+    source: actor.source,
+    details: e.details ? JSON.stringify(e.details) : null,
+  });
 }

@@ -1,4 +1,4 @@
-import type { Sqlite } from '../db/open.js';
+import { checkpointInBackground, type Sqlite } from '../db/open.js';
 
 export interface WriteQueue {
   /**
@@ -8,6 +8,8 @@ export interface WriteQueue {
    */
   run<T>(work: () => T): Promise<T>;
 }
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 interface Pending {
   work: () => unknown;
@@ -20,29 +22,33 @@ export function createWriteQueue(sqlite: Sqlite, maxBatch = 512): WriteQueue {
   let scheduled = false;
   // Nested better-sqlite3 transactions are savepoints.
   const inSavepoint = sqlite.transaction((work: () => unknown) => work());
+  // WAL checkpoints run in a background thread, not inside the commits of this queue.
+  const committed = checkpointInBackground(sqlite);
+
+  // One write transaction per batch, each item in its own savepoint; an item's failure is its outcome.
+  const runBatch = sqlite.transaction((batch: Pending[], outcomes: Outcome[]) => {
+    for (const item of batch) {
+      try {
+        outcomes.push({ ok: true, value: inSavepoint(item.work) });
+      } catch (error) {
+        outcomes.push({ ok: false, error });
+      }
+    }
+  }).immediate;
 
   const flush = () => {
     scheduled = false;
     const batch = pending.splice(0, maxBatch);
     if (pending.length > 0) schedule();
-    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    const outcomes: Outcome[] = [];
     try {
-      sqlite
-        .transaction(() => {
-          for (const item of batch) {
-            try {
-              outcomes.push({ ok: true, value: inSavepoint(item.work) });
-            } catch (error) {
-              outcomes.push({ ok: false, error });
-            }
-          }
-        })
-        .immediate();
+      runBatch(batch, outcomes);
     } catch (error) {
       // The commit itself failed: nothing of this batch is acknowledged.
       for (const item of batch) item.reject(error);
       return;
     }
+    committed();
     batch.forEach((item, i) => {
       const o = outcomes[i]!;
       if (o.ok) item.resolve(o.value);

@@ -1,12 +1,14 @@
 import { sql, type Kysely } from 'kysely';
-import { all, type Sqlite } from '../db/open.js';
+import { prepareQuery, type Sqlite } from '../db/open.js';
 import type { AdditionalsTable, DB, LotsTable, OrdersTable, PeopleTable } from '../db/schema.js';
 import { fromCents, paymentTotals, toCents, type PaymentAdjustment, type PromotionDiscount } from './money.js';
 
 type Row<T> = { [K in keyof T]: T[K] extends import('kysely').Generated<infer U> ? U : T[K] };
 export type OrderRow = Row<OrdersTable>;
 export type LotRow = Row<LotsTable>;
-export type PersonRow = Row<PeopleTable> & { sincronizado_em: string | null };
+export type PersonRow = Pick<Row<PeopleTable>, 'lot_id' | 'qr_code' | 'nome' | 'dados' | 'checkin_em' | 'checkin_dispositivo' | 'checkin_operador'> & {
+  sincronizado_em: string | null;
+};
 export type AdditionalRow = Row<AdditionalsTable>;
 
 /** One order with everything its payloads are built from, for one calling API key. */
@@ -16,24 +18,46 @@ export interface OrderRecord {
   additionals: AdditionalRow[];
 }
 
-const idList = (ids: readonly number[]) => sql<number>`(select value from json_each(${JSON.stringify(ids)}))`;
+const idList = (json: string) => sql<number>`(select value from json_each(${json}))`;
+
+/** The person columns the payloads read (the others are not fetched: 4+ rows per order, on every check-in). */
+const personColumns = ['people.lot_id', 'people.qr_code', 'people.nome', 'people.dados', 'people.checkin_em', 'people.checkin_dispositivo', 'people.checkin_operador'] as const;
+
+/**
+ * The four queries of loadOrders, compiled once per connection: for one order (`id = ?`, the check-in
+ * path) or for a JSON array of order ids (`ids`, the listings).
+ */
+function orderQueries(sqlite: Sqlite, k: Kysely<DB>, one: boolean) {
+  type P = { id: number; ids: string; apiKeyId: number };
+  const ofOrder = (p: P) => (one ? p.id : idList(p.ids));
+  return {
+    orders: prepareQuery(sqlite, (p: P) => k.selectFrom('orders').selectAll().where('id', one ? '=' : 'in', ofOrder(p))),
+    lots: prepareQuery(sqlite, (p: P) =>
+      k.selectFrom('lots').selectAll().where('order_id', one ? '=' : 'in', ofOrder(p)).orderBy('order_id').orderBy('position')),
+    people: prepareQuery(sqlite, (p: P) =>
+      k.selectFrom('people')
+        .leftJoin('voucher_marks', (j) => j.onRef('voucher_marks.person_id', '=', 'people.id').on('voucher_marks.api_key_id', '=', p.apiKeyId))
+        .select(personColumns)
+        .select('voucher_marks.sincronizado_em')
+        .where('people.order_id', one ? '=' : 'in', ofOrder(p))
+        .orderBy('people.order_id').orderBy('people.lot_id').orderBy('people.position')),
+    additionals: prepareQuery(sqlite, (p: P) =>
+      k.selectFrom('additionals').selectAll().where('order_id', one ? '=' : 'in', ofOrder(p)).orderBy('order_id').orderBy('position')),
+  };
+}
+const queriesByConnection = new WeakMap<Sqlite, { one: ReturnType<typeof orderQueries>; many: ReturnType<typeof orderQueries> }>();
 
 /** Loads orders (in the order of `orderIds`) with their lots, people, per-key marks and additionals. */
 export function loadOrders(sqlite: Sqlite, k: Kysely<DB>, orderIds: readonly number[], apiKeyId: number | null): OrderRecord[] {
   if (orderIds.length === 0) return [];
-  const ids = idList(orderIds);
-  const orders = all(sqlite, k.selectFrom('orders').selectAll().where('id', 'in', ids));
-  const lots = all(sqlite, k.selectFrom('lots').selectAll().where('order_id', 'in', ids).orderBy('order_id').orderBy('position'));
-  const people = all(
-    sqlite,
-    k.selectFrom('people')
-      .leftJoin('voucher_marks', (j) => j.onRef('voucher_marks.person_id', '=', 'people.id').on('voucher_marks.api_key_id', '=', apiKeyId ?? -1))
-      .selectAll('people')
-      .select('voucher_marks.sincronizado_em')
-      .where('people.order_id', 'in', ids)
-      .orderBy('people.order_id').orderBy('people.lot_id').orderBy('people.position'),
-  );
-  const additionals = all(sqlite, k.selectFrom('additionals').selectAll().where('order_id', 'in', ids).orderBy('order_id').orderBy('position'));
+  let queries = queriesByConnection.get(sqlite);
+  if (!queries) queriesByConnection.set(sqlite, (queries = { one: orderQueries(sqlite, k, true), many: orderQueries(sqlite, k, false) }));
+  const q = orderIds.length === 1 ? queries.one : queries.many;
+  const args = { id: orderIds[0]!, ids: orderIds.length === 1 ? '' : JSON.stringify(orderIds), apiKeyId: apiKeyId ?? -1 };
+  const orders = q.orders.all(args);
+  const lots = q.lots.all(args);
+  const people = q.people.all(args);
+  const additionals = q.additionals.all(args);
 
   const byId = new Map<number, OrderRecord>();
   for (const order of orders) byId.set(order.id, { order, lots: [], additionals: [] });
@@ -189,7 +213,7 @@ export function orderModePedido(r: OrderRecord) {
 }
 
 /** A person in a reversal response (4.2). */
-export const reversedPerson = (p: Pick<PersonRow, 'qr_code' | 'nome' | 'estornado_em' | 'estorno_dispositivo' | 'estorno_operador'>) => ({
+export const reversedPerson = (p: Pick<Row<PeopleTable>, 'qr_code' | 'nome' | 'estornado_em' | 'estorno_dispositivo' | 'estorno_operador'>) => ({
   qr_code: p.qr_code,
   nome: p.nome,
   estornado_em: p.estornado_em,

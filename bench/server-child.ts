@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import Fastify from 'fastify';
+import { assembleBox } from '../src/box.js';
+import { createClock } from '../src/clock.js';
+import { migrateToLatest, openDatabase } from '../src/db/open.js';
+import { observe, type Observed } from './observe.js';
+
+// Forked by checkin.bench.ts: `box <db file>` runs the real box (durable pragmas of openDatabase,
+// assembleBox, no logger); `baseline` runs a bare fastify 5 app with one POST JSON route.
+// Talks to the parent over IPC: {type:'ready', port}, then answers {type:'mem'}, {type:'observe'} /
+// {type:'observed'} (server-side latency, GC and event-loop delay between the two) and {type:'stop'}.
+
+export type ParentMessage = { type: 'mem' } | { type: 'observe' } | { type: 'observed' } | { type: 'stop' };
+export type ChildMessage =
+  | { type: 'ready'; port: number; pid: number }
+  | { type: 'mem'; rss: number; hwm: number; wal: number }
+  | { type: 'observing' }
+  | ({ type: 'observed' } & Observed)
+  | { type: 'stopped' }
+  | { type: 'error'; message: string };
+
+const send = (m: ChildMessage) => process.send!(m);
+
+/** Resident set now and its high-water mark since start (VmHWM), in bytes; and the WAL file's size. */
+function memory(): { rss: number; hwm: number; wal: number } {
+  const rss = process.memoryUsage().rss;
+  const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'));
+  const file = process.argv[3];
+  const wal = file && fs.existsSync(`${file}-wal`) ? fs.statSync(`${file}-wal`).size : 0;
+  return { rss, hwm: m ? Number(m[1]) * 1024 : rss, wal };
+}
+
+async function start(): Promise<{ port: number; server: import('node:http').Server; close: () => Promise<void> }> {
+  const [mode, file] = process.argv.slice(2);
+  if (mode === 'box') {
+    const db = openDatabase(file!);
+    await migrateToLatest(db); // as main.ts does; a no-op on the filled database
+    const { app } = await assembleBox({ db, clock: createClock('America/Sao_Paulo'), logger: false });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    return {
+      port: (app.server.address() as { port: number }).port,
+      server: app.server,
+      close: async () => {
+        await app.close();
+        db.close();
+      },
+    };
+  }
+  if (mode === 'baseline') {
+    const app = Fastify({ logger: false });
+    app.post('/echo', async (request) => {
+      const body = request.body as { qr_code?: string; terminal?: string };
+      return { success: true, data: { message: 'ok', qr_code: body.qr_code ?? null, terminal: body.terminal ?? null } };
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    return { port: (app.server.address() as { port: number }).port, server: app.server, close: () => app.close() };
+  }
+  throw new Error(`unknown mode ${mode ?? '(none)'}: use box <file> or baseline`);
+}
+
+try {
+  const server = await start();
+  let stopObserving: (() => Observed) | null = null;
+  process.on('message', (m: ParentMessage) => {
+    if (m.type === 'mem') send({ type: 'mem', ...memory() });
+    if (m.type === 'observe') {
+      stopObserving = observe(server.server);
+      send({ type: 'observing' });
+    }
+    if (m.type === 'observed' && stopObserving) {
+      send({ type: 'observed', ...stopObserving() });
+      stopObserving = null;
+    }
+    if (m.type === 'stop')
+      void server.close().then(() => {
+        send({ type: 'stopped' });
+        process.disconnect();
+      });
+  });
+  send({ type: 'ready', port: server.port, pid: process.pid });
+} catch (err) {
+  send({ type: 'error', message: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+  process.exitCode = 1;
+  process.disconnect();
+}
