@@ -9,15 +9,18 @@ import { comboRoutes } from './combos/combos.routes.js';
 import type { Db } from './db/open.js';
 import { healthRoutes } from './http/health.routes.js';
 import { voucherRoutes } from './orders/vouchers.routes.js';
+import { syncRoutes, type SyncInfo } from './sync/sync.routes.js';
 
 export interface BoxDeps {
   db: Db;
   clock: Clock;
   logger: FastifyBaseLogger | false;
+  /** The sync worker, when the cloud is configured: /api/local/sync shows its state. */
+  sync?: SyncInfo | undefined;
 }
 
 /** Services and HTTP app wired together: shared by main.ts and the tests, so both run the same box. */
-export async function assembleBox({ db, clock, logger }: BoxDeps): Promise<{ app: App; checkin: CheckinService }> {
+export async function assembleBox({ db, clock, logger, sync }: BoxDeps): Promise<{ app: App; checkin: CheckinService }> {
   const base = { sqlite: db.sqlite, kysely: db.kysely, clock };
   const auth = createAuth(base);
   const listing = { ...base, auth };
@@ -26,7 +29,7 @@ export async function assembleBox({ db, clock, logger }: BoxDeps): Promise<{ app
     logger,
     v1: [checkinRoutes({ auth, checkin }), voucherRoutes(listing), clientRoutes(listing)],
     integration: [comboRoutes(listing)],
-    local: [healthRoutes(base)],
+    local: [healthRoutes(base), syncRoutes({ ...listing, sync })],
   });
   return { app, checkin };
 }

@@ -1,16 +1,56 @@
 import path from 'node:path';
+import cron from 'node-cron';
 import { z } from 'zod';
 
 const timeZone = z.string().refine(isTimeZone, { message: 'fuso horário IANA desconhecido (ex.: America/Sao_Paulo)' });
+const cronExpression = z.string().refine((s) => cron.validate(s), { message: 'expressão cron inválida (ex.: */15 * * * *)' });
+const seconds = (fallback: number) => z.coerce.number().positive('deve ser maior que zero').max(86_400).default(fallback);
 
-const configSchema = z.object({
-  GATE_DATA_DIR: z.string().min(1).default('./data'),
-  GATE_HOST: z.string().min(1).default('0.0.0.0'),
-  GATE_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  GATE_TIMEZONE: timeZone.default('America/Sao_Paulo'),
-  GATE_TENANT: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'use letras minúsculas, dígitos e hífens').optional(),
-  GATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-});
+const configSchema = z
+  .object({
+    GATE_DATA_DIR: z.string().min(1).default('./data'),
+    GATE_HOST: z.string().min(1).default('0.0.0.0'),
+    GATE_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+    GATE_TIMEZONE: timeZone.default('America/Sao_Paulo'),
+    GATE_TENANT: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'use letras minúsculas, dígitos e hífens').optional(),
+    GATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // The cloud tenant (docs/sync.md). All optional: without GATE_CLOUD_URL the box runs stand-alone.
+    GATE_CLOUD_URL: z.url({ protocol: /^https?$/, message: 'use uma URL http(s)://...' }).optional(),
+    GATE_CLOUD_API_KEY: z.string().trim().min(1).optional(),
+    GATE_CLOUD_INTEGRATION_KEY: z.string().trim().min(1).optional(),
+    GATE_CLOUD_TIMEOUT_SECONDS: seconds(15),
+    GATE_SYNC_PULL_SECONDS: seconds(5),
+    GATE_SYNC_PUSH_SECONDS: seconds(1),
+    GATE_SYNC_REFRESH_CRON: cronExpression.default('*/15 * * * *'),
+    GATE_SYNC_FULL_CRON: cronExpression.default('30 3 * * *'),
+    GATE_SYNC_DAYS_AHEAD: z.coerce.number().int().min(0).max(60).default(3),
+  })
+  .superRefine((c, ctx) => {
+    const missing = (name: string, why: string) => ctx.addIssue({ code: 'custom', path: [name], message: why });
+    if (c.GATE_CLOUD_URL === undefined) {
+      for (const name of ['GATE_CLOUD_API_KEY', 'GATE_CLOUD_INTEGRATION_KEY'] as const)
+        if (c[name] !== undefined) missing(name, 'definida sem GATE_CLOUD_URL: informe a URL da nuvem ou remova a chave');
+      return;
+    }
+    if (c.GATE_CLOUD_API_KEY === undefined) missing('GATE_CLOUD_API_KEY', 'obrigatória com GATE_CLOUD_URL (chave X-API-Key da nuvem)');
+    if (c.GATE_CLOUD_INTEGRATION_KEY === undefined) missing('GATE_CLOUD_INTEGRATION_KEY', 'obrigatória com GATE_CLOUD_URL (chave X-Integration-Key da nuvem)');
+    if (c.GATE_TENANT === undefined) missing('GATE_TENANT', 'obrigatório com GATE_CLOUD_URL: os dados da nuvem são gravados neste tenant');
+  });
+
+/** How the box talks to the cloud tenant; present only when GATE_CLOUD_URL is set. */
+export interface CloudConfig {
+  readonly url: string;
+  readonly apiKey: string;
+  readonly integrationKey: string;
+  /** Tenant slug the cloud data lands in and whose events are pushed. */
+  readonly tenant: string;
+  readonly timeoutMs: number;
+  readonly pullSeconds: number;
+  readonly pushSeconds: number;
+  readonly refreshCron: string;
+  readonly fullRefreshCron: string;
+  readonly daysAhead: number;
+}
 
 export interface Config {
   readonly dataDir: string;
@@ -21,6 +61,8 @@ export interface Config {
   /** Slug of the default tenant; undefined when nothing is configured (demo mode may apply). */
   readonly tenant: string | undefined;
   readonly logLevel: string;
+  /** Undefined: stand-alone box, no sync worker. */
+  readonly cloud: CloudConfig | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -29,11 +71,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const relevant = Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('GATE_') && v !== ''));
   const parsed = configSchema.safeParse(relevant);
   if (!parsed.success) {
+    // Never echo a value: two of these variables are secrets.
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Configuração inválida:\n${lines.join('\n')}`);
   }
   const c = parsed.data;
   const dataDir = path.resolve(c.GATE_DATA_DIR);
+  const cloud: CloudConfig | undefined =
+    c.GATE_CLOUD_URL === undefined
+      ? undefined
+      : Object.freeze({
+          url: c.GATE_CLOUD_URL,
+          apiKey: c.GATE_CLOUD_API_KEY!,
+          integrationKey: c.GATE_CLOUD_INTEGRATION_KEY!,
+          tenant: c.GATE_TENANT!,
+          timeoutMs: c.GATE_CLOUD_TIMEOUT_SECONDS * 1000,
+          pullSeconds: c.GATE_SYNC_PULL_SECONDS,
+          pushSeconds: c.GATE_SYNC_PUSH_SECONDS,
+          refreshCron: c.GATE_SYNC_REFRESH_CRON,
+          fullRefreshCron: c.GATE_SYNC_FULL_CRON,
+          daysAhead: c.GATE_SYNC_DAYS_AHEAD,
+        });
   return Object.freeze({
     dataDir,
     databaseFile: path.join(dataDir, 'gate.db'),
@@ -42,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     timeZone: c.GATE_TIMEZONE,
     tenant: c.GATE_TENANT,
     logLevel: c.GATE_LOG_LEVEL,
+    cloud,
   });
 }
 

@@ -5,13 +5,14 @@ import { createClock } from './clock.js';
 import { loadConfig, type Config } from './config.js';
 import { migrateToLatest, openDatabase } from './db/open.js';
 import { isEmptyBox, printDemoBanner, seedDemo } from './demo/demo.js';
+import { createCloudSync } from './sync/cloud-sync.js';
 
 export interface RunningBox {
   url: string;
   close(): Promise<void>;
 }
 
-/** Composition root: config → logger → db + migrate → services → app → listen. */
+/** Composition root: config → logger → db + migrate → services → app → listen → sync. */
 export async function main(config: Config = loadConfig(), out: Writable = process.stdout): Promise<RunningBox> {
   const logger = pino({
     level: config.logLevel,
@@ -22,16 +23,20 @@ export async function main(config: Config = loadConfig(), out: Writable = proces
   const clock = createClock(config.timeZone);
   // A fresh box with no park configured starts as the demo park, so `npm start` shows something.
   const demo = config.tenant === undefined && isEmptyBox(db.sqlite, db.kysely) ? seedDemo({ sqlite: db.sqlite, kysely: db.kysely, clock }) : undefined;
-  const { app } = await assembleBox({ db, clock, logger });
+  // Only when the cloud is configured; it runs beside the check-in service, which never waits on it.
+  const sync = config.cloud ? createCloudSync({ db, clock, log: logger, cloud: config.cloud }) : undefined;
+  const { app } = await assembleBox({ db, clock, logger, sync: sync?.worker });
   let url: string;
   try {
     url = await app.listen({ host: config.host, port: config.port });
   } catch (error) {
+    await sync?.stop();
     await app.close();
     db.close();
     throw error;
   }
-  logger.info({ url, data: config.databaseFile, timeZone: config.timeZone }, 'gate appliance listening');
+  logger.info({ url, data: config.databaseFile, timeZone: config.timeZone, nuvem: config.cloud ? new URL(config.cloud.url).host : null }, 'gate appliance listening');
+  sync?.worker.start();
   // Straight to stdout, not the logger: no log line ever carries a key.
   if (demo) printDemoBanner(out, { url, keys: demo.keys, sampleQr: demo.sampleQr });
   return {
@@ -39,6 +44,7 @@ export async function main(config: Config = loadConfig(), out: Writable = proces
     async close() {
       // In-flight requests get a grace period; sockets that never sent a request must not hold the stop.
       const force = setTimeout(() => app.server.closeAllConnections(), 2000);
+      await sync?.stop();
       await app.close();
       clearTimeout(force);
       db.close();

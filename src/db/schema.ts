@@ -190,6 +190,54 @@ export interface EventsTable {
   details: string | null;
 }
 
+/** Outbox of the sync worker (migrations/0002_sync.ts): what the cloud said about each pushed event. */
+export type PushResult = 'aceito' | 'ja_utilizado_na_nuvem' | 'fora_do_prazo' | 'cancelado_na_nuvem' | 'outro';
+
+export interface SyncPushTable {
+  event_id: number;
+  tenant_id: number;
+  chave: string;
+  action: 'checkin' | 'estorno';
+  status: Generated<'pendente' | 'concluido'>;
+  attempts: Generated<number>;
+  next_attempt_at: string | null;
+  first_sent_at: string | null;
+  last_sent_at: string | null;
+  last_error: string | null;
+  resultado: PushResult | null;
+  cloud_code: string | null;
+  cloud_message: string | null;
+  /** The cloud's checkin_em (or estornado_em) for this item, when it said one. */
+  cloud_em: string | null;
+  settled_at: string | null;
+}
+
+export interface SyncStateTable {
+  tenant_id: number;
+  online: number | null;
+  last_contact_at: string | null;
+  last_pull_ok_at: string | null;
+  last_push_ok_at: string | null;
+  last_refresh_ok_at: string | null;
+  last_full_refresh_ok_at: string | null;
+  last_error: string | null;
+  last_error_at: string | null;
+}
+
+export interface SyncRejectsTable {
+  tenant_id: number;
+  kind: string;
+  ref: string;
+  reason: string;
+  at: string;
+}
+
+export interface EventMarksTable {
+  api_key_id: number;
+  event_id: number;
+  sincronizado_em: string;
+}
+
 export interface DB {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
@@ -205,4 +253,8 @@ export interface DB {
   clients: ClientsTable;
   client_marks: ClientMarksTable;
   events: EventsTable;
+  sync_push: SyncPushTable;
+  sync_state: SyncStateTable;
+  sync_rejects: SyncRejectsTable;
+  event_marks: EventMarksTable;
 }

@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
-import { all, first, run, type Sqlite } from '../db/open.js';
+import type { Sqlite } from '../db/open.js';
 import type { DB } from '../db/schema.js';
 import { toCents } from './money.js';
 import type { Pedido } from './order.schemas.js';
+import { orderQueries, type OrderQueries } from './orders.queries.js';
 
 export class OrderConflictError extends Error {
   constructor(
@@ -44,10 +45,8 @@ export interface UpsertResult {
  * (3.1). Must run inside a transaction.
  */
 export function upsertOrder(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, p: Pedido, nowIso: string): UpsertResult {
-  const existing = first(
-    sqlite,
-    k.selectFrom('orders').select(['id', 'status']).where('tenant_id', '=', tenantId).where('numero_pedido', '=', p.numero_pedido),
-  );
+  const q = orderQueries(sqlite, k);
+  const existing = q.order.get({ tenantId, numero: p.numero_pedido });
   const v = p.pagamento.valores;
   const columns = {
     status: p.status,
@@ -68,24 +67,21 @@ export function upsertOrder(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, p: 
   if (existing) {
     orderId = existing.id;
     statusChanged = existing.status !== p.status;
-    run(sqlite, k.updateTable('orders').set(columns).where('id', '=', orderId));
+    q.updateOrder.run({ ...columns, id: orderId });
   } else {
-    const res = run(
-      sqlite,
-      k.insertInto('orders').values({ ...columns, tenant_id: tenantId, numero_pedido: p.numero_pedido, created_at: p.created_at ?? nowIso }),
-    );
-    orderId = Number(res.lastInsertRowid);
+    orderId = Number(q.insertOrder.run({ ...columns, tenant_id: tenantId, numero_pedido: p.numero_pedido, created_at: p.created_at ?? nowIso }).lastInsertRowid);
   }
 
-  syncLotsAndPeople(sqlite, k, tenantId, orderId, p);
-  syncAdditionals(sqlite, k, tenantId, orderId, p);
-  if (statusChanged) run(sqlite, k.deleteFrom('voucher_marks').where('person_id', 'in', k.selectFrom('people').select('id').where('order_id', '=', orderId)));
+  // A new order has no lots, people or additionals yet: nothing to match against.
+  syncLotsAndPeople(q, tenantId, orderId, p, !existing);
+  syncAdditionals(q, tenantId, orderId, p, !existing);
+  if (statusChanged) q.unmarkOrder.run({ orderId });
   return { orderId, created: !existing, statusChanged };
 }
 
-function syncLotsAndPeople(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, orderId: number, p: Pedido) {
-  const lots = new Map(all(sqlite, k.selectFrom('lots').select(['id', 'ingresso_id', 'lote_mestre_id', 'data_uso']).where('order_id', '=', orderId)).map((l) => [lotKey(l), l.id]));
-  const people = new Map(all(sqlite, k.selectFrom('people').select(['id', 'qr_code', 'checkin_em', 'estornado_em']).where('order_id', '=', orderId)).map((r) => [r.qr_code, r]));
+function syncLotsAndPeople(q: OrderQueries, tenantId: number, orderId: number, p: Pedido, isNew: boolean) {
+  const lots = new Map(isNew ? [] : q.lots.all({ orderId }).map((l) => [lotKey(l), l.id]));
+  const people = new Map(isNew ? [] : q.people.all({ orderId }).map((r) => [r.qr_code, r]));
   const keptLots = new Set<number>();
   const keptPeople = new Set<number>();
 
@@ -100,10 +96,10 @@ function syncLotsAndPeople(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, orde
     };
     let lotId = lots.get(lotKey(lote));
     if (lotId !== undefined && !keptLots.has(lotId)) {
-      run(sqlite, k.updateTable('lots').set(lotColumns).where('id', '=', lotId));
+      q.updateLot.run({ ...lotColumns, id: lotId });
     } else {
       const ids = { ingresso_id: lote.ingresso_id, lote_mestre_id: lote.lote_mestre_id, data_uso: lote.data_uso };
-      lotId = Number(run(sqlite, k.insertInto('lots').values({ ...lotColumns, ...ids, order_id: orderId })).lastInsertRowid);
+      lotId = Number(q.insertLot.run({ ...lotColumns, ...ids, order_id: orderId }).lastInsertRowid);
     }
     keptLots.add(lotId);
     // A lot the cloud reports as fully checked in marks its people, so the gate refuses a second entry.
@@ -115,30 +111,23 @@ function syncLotsAndPeople(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, orde
       const current = people.get(person.qr_code);
       if (current) {
         keptPeople.add(current.id);
-        run(sqlite, k.updateTable('people').set(personColumns).where('id', '=', current.id));
-        if (cloudCheckin && !current.checkin_em)
-          run(sqlite, k.updateTable('people').set({ checkin_em: cloudCheckin }).where('id', '=', current.id).where('checkin_em', 'is', null));
+        q.updatePerson.run({ ...personColumns, id: current.id });
+        if (cloudCheckin && !current.checkin_em) q.cloudCheckin.run({ id: current.id, at: cloudCheckin });
         return;
       }
-      const clash = first(
-        sqlite,
-        k.selectFrom('people').innerJoin('orders', 'orders.id', 'people.order_id').select('orders.numero_pedido').where('people.tenant_id', '=', tenantId).where('people.qr_code', '=', person.qr_code),
-      );
+      const clash = q.personClash.get({ tenantId, qr: person.qr_code });
       if (clash) throw new OrderConflictError(`qr_code ${person.qr_code} já pertence ao pedido ${clash.numero_pedido}`, ['lotes', li, 'dados', pi, 'qr_code']);
-      const res = run(
-        sqlite,
-        k.insertInto('people').values({ ...personColumns, tenant_id: tenantId, order_id: orderId, qr_code: person.qr_code, checkin_em: cloudCheckin }),
-      );
+      const res = q.insertPerson.run({ ...personColumns, tenant_id: tenantId, order_id: orderId, qr_code: person.qr_code, checkin_em: cloudCheckin });
       keptPeople.add(Number(res.lastInsertRowid));
     });
   });
 
-  for (const r of people.values()) if (!keptPeople.has(r.id)) run(sqlite, k.deleteFrom('people').where('id', '=', r.id));
-  for (const id of lots.values()) if (!keptLots.has(id)) run(sqlite, k.deleteFrom('lots').where('id', '=', id));
+  for (const r of people.values()) if (!keptPeople.has(r.id)) q.deletePerson.run({ id: r.id });
+  for (const id of lots.values()) if (!keptLots.has(id)) q.deleteLot.run({ id });
 }
 
-function syncAdditionals(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, orderId: number, p: Pedido) {
-  const existing = all(sqlite, k.selectFrom('additionals').select(['id', 'position']).where('order_id', '=', orderId).orderBy('position'));
+function syncAdditionals(q: OrderQueries, tenantId: number, orderId: number, p: Pedido, isNew: boolean) {
+  const existing = isNew ? [] : q.additionals.all({ orderId });
   const items = p.adicionais ?? [];
   items.forEach((a, i) => {
     const columns = {
@@ -156,17 +145,13 @@ function syncAdditionals(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, orderI
       adicional_qr_code: a.adicional_qr_code,
     };
     if (a.adicional_qr_code) {
-      const clash = first(
-        sqlite,
-        k.selectFrom('additionals').innerJoin('orders', 'orders.id', 'additionals.order_id').select(['orders.numero_pedido', 'additionals.order_id'])
-          .where('additionals.tenant_id', '=', tenantId).where('additionals.adicional_qr_code', '=', a.adicional_qr_code),
-      );
+      const clash = q.additionalClash.get({ tenantId, qr: a.adicional_qr_code });
       if (clash && clash.order_id !== orderId)
         throw new OrderConflictError(`adicional_qr_code ${a.adicional_qr_code} já pertence ao pedido ${clash.numero_pedido}`, ['adicionais', i, 'adicional_qr_code']);
     }
     const row = existing[i];
-    if (row) run(sqlite, k.updateTable('additionals').set(columns).where('id', '=', row.id));
-    else run(sqlite, k.insertInto('additionals').values({ ...columns, tenant_id: tenantId, order_id: orderId }));
+    if (row) q.updateAdditional.run({ ...columns, id: row.id });
+    else q.insertAdditional.run({ ...columns, tenant_id: tenantId, order_id: orderId });
   });
-  for (const row of existing.slice(items.length)) run(sqlite, k.deleteFrom('additionals').where('id', '=', row.id));
+  for (const row of existing.slice(items.length)) q.deleteAdditional.run({ id: row.id });
 }

@@ -1,0 +1,154 @@
+import { Pool } from 'undici';
+import { clienteRecordSchema, type ClienteRecord } from '../clients/client.schemas.js';
+import { availabilitySchema, comboSchema, type Combo, type ComboAvailability } from '../combos/combo.schemas.js';
+import { describeIssues, pedidoSchema, type Pedido } from '../orders/order.schemas.js';
+import {
+  CloudUnavailableError,
+  checkinResults,
+  fieldOf,
+  listItems,
+  parseEach,
+  parseJson,
+  successData,
+  type ItemResult,
+  type Rejected,
+} from './cloud-envelopes.js';
+
+export { CloudUnavailableError, type ItemResult, type Rejected, type TransientKind } from './cloud-envelopes.js';
+
+export interface CloudClientOptions {
+  /** {base_url} of the spec: an origin, optionally with a path prefix. */
+  url: string;
+  apiKey: string;
+  integrationKey: string;
+  /** Connect, headers and body timeouts (each), in ms. */
+  timeoutMs: number;
+  connections?: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Items of the page that did not fit the import schema. */
+  rejected: Rejected[];
+  /** How many items the cloud returned (valid or not): paging goes by this. */
+  received: number;
+}
+
+export interface VoucherQuery {
+  sincronizado?: boolean;
+  marcar: boolean;
+  data_uso?: string;
+  limit: number;
+  offset: number;
+}
+
+export interface ClientQuery {
+  sincronizado?: boolean;
+  marcar: boolean;
+  limit: number;
+  offset: number;
+}
+
+export interface CheckinActor {
+  terminal: string | null;
+  operador: string | null;
+}
+
+export interface CloudClient {
+  listVouchers(q: VoucherQuery, signal?: AbortSignal): Promise<Page<Pedido>>;
+  listClients(q: ClientQuery, signal?: AbortSignal): Promise<Page<ClienteRecord>>;
+  listCombos(q: { limit: number; offset: number }, signal?: AbortSignal): Promise<Page<Combo>>;
+  comboAvailability(comboId: string, from: string, to: string, signal?: AbortSignal): Promise<ComboAvailability>;
+  /** POST (check-in) or PATCH (reversal) api-qrcode-checkin with distinct comma-separated codes: one result per code. */
+  send(action: 'checkin' | 'estorno', codes: readonly string[], actor: CheckinActor, signal?: AbortSignal): Promise<ItemResult[]>;
+  close(): Promise<void>;
+}
+
+type Auth = 'api' | 'integration';
+
+/** The box as a client of the cloud's integration API, over one keep-alive pool. Never retries: the worker decides. */
+export function createCloudClient(opts: CloudClientOptions): CloudClient {
+  const base = new URL(opts.url);
+  const prefix = base.pathname.replace(/\/+$/, '');
+  const pool = new Pool(base.origin, {
+    connections: opts.connections ?? 4,
+    connectTimeout: opts.timeoutMs,
+    headersTimeout: opts.timeoutMs,
+    bodyTimeout: opts.timeoutMs,
+    keepAliveTimeout: 10_000,
+  });
+  const headersFor = (auth: Auth, json: boolean) => ({
+    accept: 'application/json',
+    'user-agent': 'gate-appliance-sync',
+    ...(auth === 'api' ? { 'x-api-key': opts.apiKey } : { 'x-integration-key': opts.integrationKey }),
+    ...(json ? { 'content-type': 'application/json' } : {}),
+  });
+
+  async function call(method: 'GET' | 'POST' | 'PATCH', path: string, auth: Auth, body: unknown, signal: AbortSignal | undefined) {
+    const signals = [AbortSignal.timeout(opts.timeoutMs * 3), ...(signal ? [signal] : [])];
+    try {
+      const res = await pool.request({
+        method,
+        path: prefix + path,
+        headers: headersFor(auth, body !== undefined),
+        body: body === undefined ? null : JSON.stringify(body),
+        signal: AbortSignal.any(signals),
+      });
+      const text = await res.body.text();
+      return { status: res.statusCode, body: parseJson(text, res.statusCode) };
+    } catch (error) {
+      throw asUnavailable(error, signal);
+    }
+  }
+
+  const get = async (path: string, auth: Auth, signal?: AbortSignal) => {
+    const res = await call('GET', path, auth, undefined, signal);
+    return successData(res.body, res.status);
+  };
+
+  return {
+    async listVouchers(q, signal) {
+      const items = listItems(await get(`/api/v1/api-vouchers?${query({ ...q, marcar: undefined, marcar_sincronizado: q.marcar, order_by: 'created_at', order: 'asc' })}`, 'api', signal));
+      return parseEach(items, pedidoSchema, (raw, i) => fieldOf(raw, 'numero_pedido') ?? `#${q.offset + i}`);
+    },
+    async listClients(q, signal) {
+      const items = listItems(await get(`/api/v1/api-clientes?${query({ ...q, marcar: undefined, marcar_sincronizado: q.marcar, order_by: 'created_at', order: 'asc' })}`, 'api', signal));
+      return parseEach(items, clienteRecordSchema, (raw, i) => fieldOf(raw, 'id') ?? `#${q.offset + i}`);
+    },
+    async listCombos(q, signal) {
+      const items = listItems(await get(`/api/integration/combos?${query(q)}`, 'integration', signal));
+      return parseEach(items, comboSchema, (raw, i) => fieldOf(raw, 'id') ?? `#${q.offset + i}`);
+    },
+    async comboAvailability(comboId, from, to, signal) {
+      const data = await get(`/api/integration/combos/${encodeURIComponent(comboId)}/availability?${query({ date_from: from, date_to: to })}`, 'integration', signal);
+      const parsed = availabilitySchema.safeParse(data);
+      if (!parsed.success) throw new CloudUnavailableError('envelope', `disponibilidade do combo ${comboId}: ${describeIssues(parsed.error)[0]}`);
+      return parsed.data;
+    },
+    async send(action, codes, actor, signal) {
+      const body = { qr_code: codes.join(','), ...(actor.terminal ? { terminal: actor.terminal } : {}), ...(actor.operador ? { operador: actor.operador } : {}) };
+      const res = await call(action === 'checkin' ? 'POST' : 'PATCH', '/api/v1/api-qrcode-checkin', 'api', body, signal);
+      return checkinResults(codes, res.body, res.status);
+    },
+    close: () => pool.close(),
+  };
+}
+
+function query(params: Record<string, string | number | boolean | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, String(v));
+  return q.toString();
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+/** Every way a call can fail below HTTP, as one typed, retryable failure. */
+function asUnavailable(error: unknown, signal: AbortSignal | undefined): CloudUnavailableError {
+  if (error instanceof CloudUnavailableError) return error;
+  const e = error as { code?: string; name?: string; message?: string; cause?: { code?: string } };
+  const code = e.code ?? e.cause?.code ?? '';
+  if (signal?.aborted) return new CloudUnavailableError('aborted', 'parada do sincronizador');
+  if (code === 'ECONNREFUSED') return new CloudUnavailableError('refused', code);
+  if (TIMEOUT_CODES.has(code) || e.name === 'TimeoutError') return new CloudUnavailableError('timeout', code || 'tempo total da requisição');
+  return new CloudUnavailableError('network', code || e.message || String(error));
+}

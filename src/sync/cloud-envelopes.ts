@@ -1,0 +1,172 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { z } from 'zod';
+import { describeIssues } from '../orders/order.schemas.js';
+
+// The cloud's envelopes (spec part 1 and 7). The list envelopes are "not shown" in the spec, so a
+// list's `data` is accepted as the array itself or as an object holding it under one of the names
+// the box (and plausible cloud versions) use; docs/sync.md lists them.
+
+/** Why a call to the cloud did not produce an answer the box can use. All of these are retried. */
+export type TransientKind = 'refused' | 'timeout' | 'network' | 'server' | 'rate-limited' | 'auth' | 'malformed' | 'envelope' | 'aborted';
+
+const KIND_TEXT: Record<TransientKind, string> = {
+  refused: 'conexão recusada',
+  timeout: 'tempo esgotado',
+  network: 'falha de rede',
+  server: 'erro do servidor da nuvem',
+  'rate-limited': 'limite de requisições da nuvem',
+  auth: 'chave da nuvem recusada',
+  malformed: 'resposta que não é JSON',
+  envelope: 'resposta fora do formato esperado',
+  aborted: 'interrompido',
+};
+
+/** A failure of the call as a whole (the cloud may or may not have applied it); never a per-item result. */
+export class CloudUnavailableError extends Error {
+  constructor(
+    readonly kind: TransientKind,
+    detail: string,
+    readonly status?: number,
+  ) {
+    super(`${KIND_TEXT[kind]}: ${detail}`);
+  }
+}
+
+const errorBody = z.object({ code: z.string(), message: z.string().optional(), details: z.record(z.string(), z.unknown()).optional() });
+export type CloudErrorBody = z.output<typeof errorBody>;
+const errorEnvelope = z.object({ success: z.literal(false), error: errorBody });
+const okEnvelope = z.object({ success: z.literal(true), data: z.unknown() });
+
+/** Auth failures are about the box's keys, not about the item: the call is retried once they are fixed. */
+export const AUTH_CODES = new Set(['MISSING_API_KEY', 'INVALID_API_KEY', 'PERMISSION_DENIED', 'AUTH_ERROR']);
+
+/** Array keys a list's `data` object may use, in the order they are tried. */
+export const LIST_KEYS = ['pedidos', 'vouchers', 'clientes', 'combos', 'items', 'itens', 'data'] as const;
+
+export function parseJson(text: string, status: number): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new CloudUnavailableError('malformed', `HTTP ${status}, ${text.length} bytes`, status);
+  }
+}
+
+/** The `data` of a successful call; an error envelope becomes the right failure. */
+export function successData(body: unknown, status: number): unknown {
+  if (status >= 500) throw new CloudUnavailableError('server', `HTTP ${status}`, status);
+  if (status === 429) throw new CloudUnavailableError('rate-limited', 'HTTP 429', status);
+  const failed = errorEnvelope.safeParse(body);
+  if (failed.success) {
+    const code = failed.data.error.code;
+    if (AUTH_CODES.has(code) || status === 401) throw new CloudUnavailableError('auth', `${code} (HTTP ${status})`, status);
+    throw new CloudUnavailableError('envelope', `${code} (HTTP ${status})`, status);
+  }
+  const ok = okEnvelope.safeParse(body);
+  if (!ok.success || status !== 200) throw new CloudUnavailableError('envelope', `HTTP ${status} sem { success: true, data }`, status);
+  return ok.data.data;
+}
+
+/** The array of a list response: `data` itself, or the first array under LIST_KEYS; an empty page may carry only `mensagem`. */
+export function listItems(data: unknown): unknown[] {
+  if (Array.isArray(data)) return data;
+  if (data && typeof data === 'object') {
+    const record = data as Record<string, unknown>;
+    for (const key of LIST_KEYS) if (Array.isArray(record[key])) return record[key];
+    if (typeof record.mensagem === 'string' && !Object.values(record).some((v) => Array.isArray(v))) return [];
+  }
+  throw new CloudUnavailableError('envelope', 'data não contém a lista');
+}
+
+export interface Rejected {
+  ref: string;
+  reason: string;
+}
+
+/** Items validated between two yields to the event loop: a page of 1000 orders takes ~50 ms to validate. */
+const PARSE_SLICE = 100;
+
+/**
+ * Parses each item with the import schema; an item that does not fit is set aside, never the whole
+ * page. Yields to the event loop between slices, so check-ins are not held up by a big page.
+ */
+export async function parseEach<T>(items: unknown[], schema: z.ZodType<T, any>, refOf: (raw: unknown, index: number) => string) {
+  const ok: T[] = [];
+  const rejected: Rejected[] = [];
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0 && i % PARSE_SLICE === 0) await yieldToLoop();
+    const parsed = schema.safeParse(items[i]);
+    if (parsed.success) ok.push(parsed.data);
+    else rejected.push({ ref: refOf(items[i], i), reason: describeIssues(parsed.error).slice(0, 3).join('; ') });
+  }
+  return { items: ok, rejected, received: items.length };
+}
+
+export const fieldOf = (raw: unknown, field: string): string | undefined => {
+  const v = raw && typeof raw === 'object' ? (raw as Record<string, unknown>)[field] : undefined;
+  return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
+};
+
+// Check-in and reversal answers (4.1, 4.2). Only what the outbox needs is read; the order inside
+// is not re-validated, it is the cloud's business.
+const batchItem = z.object({
+  qr_code: z.string(),
+  success: z.boolean(),
+  status: z.number().optional(),
+  error: errorBody.optional(),
+  checkin_em: z.string().nullish(),
+  pedido: z.unknown().optional(),
+});
+const batchData = z.object({ resultados: z.array(batchItem) });
+
+/** What the cloud said about one code of a check-in or reversal call. */
+export interface ItemResult {
+  code: string;
+  ok: boolean;
+  status: number;
+  error?: CloudErrorBody;
+  /** checkin_em (check-in) or estornado_em (reversal) as the cloud reported it. */
+  at: string | null;
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : null);
+const pessoaEstornadoEm = (data: unknown) => {
+  const pedido = (data as { pedido?: { pessoa?: { estornado_em?: unknown } } } | undefined)?.pedido;
+  return str(pedido?.pessoa?.estornado_em);
+};
+const detailsAt = (error: CloudErrorBody | undefined) => str(error?.details?.checkin_em) ?? str(error?.details?.estornado_em);
+
+function itemFromData(code: string, data: unknown): ItemResult {
+  const d = (data ?? {}) as Record<string, unknown>;
+  return { code, ok: true, status: 200, at: str(d.checkin_em) ?? pessoaEstornadoEm(d) };
+}
+
+/**
+ * One result per code sent. A single code gets the single-code answer (its own HTTP status); two or
+ * more get the batch answer (HTTP 200, `resultados[]`). A code missing from the answer makes the
+ * whole answer unusable: it is retried.
+ */
+export function checkinResults(codes: readonly string[], body: unknown, status: number): ItemResult[] {
+  if (status >= 500) throw new CloudUnavailableError('server', `HTTP ${status}`, status);
+  if (status === 429) throw new CloudUnavailableError('rate-limited', 'HTTP 429', status);
+  const failed = errorEnvelope.safeParse(body);
+  if (failed.success) {
+    const error = failed.data.error;
+    if (AUTH_CODES.has(error.code) || status === 401) throw new CloudUnavailableError('auth', `${error.code} (HTTP ${status})`, status);
+    // A refusal of the whole call is the answer for each of its codes (for one code it is the single-code answer).
+    return codes.map((code) => ({ code, ok: false, status, error, at: detailsAt(error) }));
+  }
+  const ok = okEnvelope.safeParse(body);
+  if (!ok.success || status !== 200) throw new CloudUnavailableError('envelope', `HTTP ${status} sem { success: true, data }`, status);
+  const batch = batchData.safeParse(ok.data.data);
+  if (!batch.success) {
+    if (codes.length === 1) return [itemFromData(codes[0]!, ok.data.data)];
+    throw new CloudUnavailableError('envelope', 'lote sem resultados[]');
+  }
+  const byCode = new Map(batch.data.resultados.map((r) => [r.qr_code.trim(), r]));
+  return codes.map((code) => {
+    const r = byCode.get(code);
+    if (!r) throw new CloudUnavailableError('envelope', `resultados[] sem o código enviado na posição ${codes.indexOf(code)}`);
+    if (r.success) return { ...itemFromData(code, r), status: r.status ?? 200 };
+    return { code, ok: false, status: r.status ?? 0, ...(r.error ? { error: r.error } : {}), at: detailsAt(r.error) };
+  });
+}

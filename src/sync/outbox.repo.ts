@@ -1,0 +1,103 @@
+import { sql, type Kysely } from 'kysely';
+import { all, first, run, type Sqlite } from '../db/open.js';
+import type { DB, PushResult } from '../db/schema.js';
+import type { Classified } from './push.classify.js';
+
+// The outbox (sync_push) next to the append-only event log. Synchronous, short transactions only:
+// never one held across a call to the cloud.
+
+export interface PendingRow {
+  event_id: number;
+  chave: string;
+  action: 'checkin' | 'estorno';
+  attempts: number;
+  next_attempt_at: string | null;
+  first_sent_at: string | null;
+  terminal: string | null;
+  operador: string | null;
+}
+
+const ids = (eventIds: readonly number[]) => sql<number>`(select value from json_each(${JSON.stringify(eventIds)}))`;
+
+export function createOutboxRepo(sqlite: Sqlite, k: Kysely<DB>, tenantId: number) {
+  // The newest event id already looked at: a poll with no new event costs one index read, no write.
+  let seen = -1;
+  const newestEvent = () => first(sqlite, k.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).where('tenant_id', '=', tenantId))?.id ?? 0;
+  return {
+    /**
+     * Copies the check-ins and reversals the gate made ('ok') since the last call into the outbox.
+     * Event ids only grow, so the newest id already queued is the cursor.
+     */
+    enqueue(): number {
+      const newest = newestEvent();
+      if (newest === seen) return 0;
+      seen = newest;
+      const cursor = sql<number>`(select coalesce(max(event_id), 0) from sync_push where tenant_id = ${tenantId})`;
+      return run(
+        sqlite,
+        k.insertInto('sync_push').columns(['event_id', 'tenant_id', 'chave', 'action']).expression(
+          k.selectFrom('events')
+            .select(['id', 'tenant_id', sql<string>`coalesce(qr_code, code)`.as('chave'), 'action'])
+            .where('tenant_id', '=', tenantId).where('result', '=', 'ok').where('id', '>', cursor).orderBy('id'),
+        ),
+      ).changes;
+    },
+
+    /** The oldest pending rows, in event order, with what the cloud call needs. */
+    pending(limit: number): PendingRow[] {
+      return all(
+        sqlite,
+        k.selectFrom('sync_push as p').innerJoin('events as e', 'e.id', 'p.event_id')
+          .select(['p.event_id', 'p.chave', 'p.action', 'p.attempts', 'p.next_attempt_at', 'p.first_sent_at', 'e.terminal', 'e.operador'])
+          .where('p.tenant_id', '=', tenantId).where('p.status', '=', 'pendente').orderBy('p.event_id').limit(limit),
+      );
+    },
+
+    /** The latest earlier check-in of the same QR, for a reversal about to be sent. */
+    previousCheckin(chave: string, beforeEventId: number): { status: string; resultado: PushResult | null } | undefined {
+      return first(
+        sqlite,
+        k.selectFrom('sync_push').select(['status', 'resultado'])
+          .where('tenant_id', '=', tenantId).where('chave', '=', chave).where('event_id', '<', beforeEventId).where('action', '=', 'checkin')
+          .orderBy('event_id', 'desc').limit(1),
+      );
+    },
+
+    /** Recorded before the call, so that after a crash the box knows the cloud may have applied it. */
+    markSending(eventIds: readonly number[], nowIso: string): void {
+      run(
+        sqlite,
+        k.updateTable('sync_push')
+          .set({ attempts: sql`attempts + 1`, first_sent_at: sql`coalesce(first_sent_at, ${nowIso})`, last_sent_at: nowIso })
+          .where('event_id', 'in', ids(eventIds)),
+      );
+    },
+
+    /** Final answer for one event. Its marks on /api/local/eventos go, so the central office sees the result. */
+    settle(eventId: number, c: Classified, nowIso: string): void {
+      run(
+        sqlite,
+        k.updateTable('sync_push')
+          .set({ status: 'concluido', resultado: c.resultado, cloud_code: c.code, cloud_message: c.message, cloud_em: c.at, settled_at: nowIso, next_attempt_at: null, last_error: null })
+          .where('event_id', '=', eventId).where('status', '=', 'pendente'),
+      );
+      run(sqlite, k.deleteFrom('event_marks').where('event_id', '=', eventId));
+    },
+
+    /** The call failed as a whole: try these again later. */
+    retryLater(eventIds: readonly number[], nextAttemptAt: string | null, error: string): void {
+      run(sqlite, k.updateTable('sync_push').set({ next_attempt_at: nextAttemptAt, last_error: error.slice(0, 500) }).where('event_id', 'in', ids(eventIds)));
+    },
+
+    counts(): { pending: number; nextAttemptAt: string | null } {
+      const row = first(
+        sqlite,
+        k.selectFrom('sync_push').select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('next_attempt_at').as('next')])
+          .where('tenant_id', '=', tenantId).where('status', '=', 'pendente'),
+      );
+      return { pending: row?.n ?? 0, nextAttemptAt: (row?.next as string | null | undefined) ?? null };
+    },
+  };
+}
+
+export type OutboxRepo = ReturnType<typeof createOutboxRepo>;

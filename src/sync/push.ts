@@ -1,0 +1,181 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/open.js';
+import { backoffDelay, type BackoffOptions } from './backoff.js';
+import { CloudUnavailableError, type CloudClient } from './cloud-client.js';
+import { createOutboxRepo, type PendingRow } from './outbox.repo.js';
+import { classify, REVERSAL_NOT_SENT } from './push.classify.js';
+import type { SyncState } from './state.js';
+
+export interface PushTuning {
+  /** Codes per POST/PATCH. */
+  batchSize: number;
+  /** Pending rows looked at per round. */
+  window: number;
+  /** Batches in flight at once (they never share a person, so order per person holds). */
+  concurrency: number;
+  /** An event that failed this many calls goes alone, so that one event the cloud chokes on cannot hold back a whole batch. */
+  isolateAfter: number;
+  backoff: BackoffOptions;
+}
+
+export const DEFAULT_PUSH: PushTuning = { batchSize: 100, window: 2_000, concurrency: 2, isolateAfter: 3, backoff: { baseMs: 1_000, maxMs: 60_000 } };
+
+export interface PushDeps {
+  db: Db;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  client: CloudClient;
+  tenantId: number;
+  state: SyncState;
+  tuning: PushTuning;
+}
+
+export interface PushOutcome {
+  settled: number;
+  pending: number;
+  /** The earliest time a backed-off event may be sent again. */
+  nextAttemptAt: string | null;
+}
+
+interface Batch {
+  action: 'checkin' | 'estorno';
+  terminal: string | null;
+  operador: string | null;
+  rows: PendingRow[];
+}
+
+/**
+ * The outbox: every check-in and reversal the gate made reaches the cloud, in order per person (one
+ * event per QR in flight: the head of its line), batched per action, terminal and operador. Whatever
+ * happens between "sent" and "answer stored" is resolved by classify() on the retry.
+ */
+export function createPusher({ db, clock, log, client, tenantId, state, tuning }: PushDeps) {
+  const { sqlite, kysely } = db;
+  const repo = createOutboxRepo(sqlite, kysely, tenantId);
+  const tx = <T>(work: () => T): T => sqlite.transaction(work).immediate();
+
+  /** Heads of line that are due: a QR whose oldest pending event waits for a retry blocks its later events. */
+  function dueHeads(rows: PendingRow[], nowIso: string): PendingRow[] {
+    const seen = new Set<string>();
+    const due: PendingRow[] = [];
+    for (const r of rows) {
+      if (seen.has(r.chave)) continue;
+      seen.add(r.chave);
+      if (r.next_attempt_at === null || r.next_attempt_at <= nowIso) due.push(r);
+    }
+    return due;
+  }
+
+  /** Reversals whose check-in the cloud refused are settled here, unsent; the rest go out. */
+  function holdBackReversals(due: PendingRow[]): PendingRow[] {
+    const now = clock.nowIso();
+    const toSend: PendingRow[] = [];
+    tx(() => {
+      for (const r of due) {
+        const previous = r.action === 'estorno' ? repo.previousCheckin(r.chave, r.event_id) : undefined;
+        if (previous?.resultado && previous.resultado !== 'aceito') {
+          repo.settle(r.event_id, { resultado: 'outro', code: REVERSAL_NOT_SENT.code, message: REVERSAL_NOT_SENT.message(previous.resultado), at: null }, now);
+        } else toSend.push(r);
+      }
+    });
+    return toSend;
+  }
+
+  function batches(rows: PendingRow[]): Batch[] {
+    const groups = new Map<string, Batch[]>();
+    const out: Batch[] = [];
+    for (const r of rows) {
+      if (r.attempts >= tuning.isolateAfter) {
+        out.push({ action: r.action, terminal: r.terminal, operador: r.operador, rows: [r] });
+        continue;
+      }
+      const key = JSON.stringify([r.action, r.terminal, r.operador]);
+      let list = groups.get(key);
+      if (!list) groups.set(key, (list = []));
+      let current = list[list.length - 1];
+      if (!current || current.rows.length >= tuning.batchSize) {
+        list.push((current = { action: r.action, terminal: r.terminal, operador: r.operador, rows: [] }));
+        out.push(current);
+      }
+      current.rows.push(r);
+    }
+    return out;
+  }
+
+  async function send(b: Batch, signal: AbortSignal): Promise<number> {
+    const eventIds = b.rows.map((r) => r.event_id);
+    const sentAt = clock.nowIso();
+    tx(() => repo.markSending(eventIds, sentAt));
+    let results;
+    try {
+      results = await client.send(b.action, b.rows.map((r) => r.chave), { terminal: b.terminal, operador: b.operador }, signal);
+    } catch (error) {
+      if (!(error instanceof CloudUnavailableError)) throw error;
+      const attempts = Math.max(...b.rows.map((r) => r.attempts + 1));
+      // A stop is not a failure of the link: the events are due again as soon as the worker restarts.
+      const next = error.kind === 'aborted' ? null : new Date(clock.now().getTime() + backoffDelay(attempts, tuning.backoff)).toISOString();
+      tx(() => {
+        repo.retryLater(eventIds, next, error.message);
+        state.failed(error);
+      });
+      throw error;
+    }
+    const now = clock.nowIso();
+    tx(() => {
+      b.rows.forEach((r, i) => {
+        const c = classify({ action: r.action, priorAttempts: r.attempts, firstSentAt: r.first_sent_at ?? sentAt }, results[i]!);
+        repo.settle(r.event_id, c, now);
+      });
+      state.succeeded('push');
+    });
+    return b.rows.length;
+  }
+
+  /** Sends batches with bounded concurrency; the first failure stops new sends and is rethrown once the others finished. */
+  async function sendAll(list: Batch[], signal: AbortSignal): Promise<number> {
+    let next = 0;
+    let settled = 0;
+    let failure: unknown;
+    const lane = async () => {
+      while (failure === undefined && next < list.length && !signal.aborted) {
+        const b = list[next++]!;
+        try {
+          const n = await send(b, signal);
+          settled += n;
+        } catch (error) {
+          failure ??= error;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(tuning.concurrency, list.length) }, lane));
+    if (failure !== undefined) throw failure;
+    return settled;
+  }
+
+  return {
+    /** Queues new events, then sends rounds until nothing more is due. Throws CloudUnavailableError when the link fails. */
+    async pushOnce(signal: AbortSignal): Promise<PushOutcome> {
+      repo.enqueue();
+      let settled = 0;
+      for (;;) {
+        const due = dueHeads(repo.pending(tuning.window), clock.nowIso());
+        if (due.length === 0 || signal.aborted) break;
+        const held = due.length;
+        const toSend = holdBackReversals(due);
+        settled += held - toSend.length;
+        const sent = await sendAll(batches(toSend), signal);
+        settled += sent;
+      }
+      if (settled > 0) log.debug({ settled }, 'sync: eventos enviados à nuvem');
+      return { settled, ...pendingCounts() };
+    },
+  };
+
+  function pendingCounts() {
+    const c = repo.counts();
+    return { pending: c.pending, nextAttemptAt: c.nextAttemptAt };
+  }
+}
+
+export type Pusher = ReturnType<typeof createPusher>;

@@ -1,0 +1,23 @@
+import { sql, type Kysely } from 'kysely';
+import { run, type Sqlite } from '../db/open.js';
+import type { DB } from '../db/schema.js';
+import type { Rejected } from './cloud-envelopes.js';
+
+/**
+ * Keeps the list of cloud records the box could not store (shown on /api/local/sync): records that
+ * failed now are added or updated, records of `storedRefs` that failed before are cleared.
+ */
+export function recordRejects(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, kind: string, rejected: readonly Rejected[], storedRefs: readonly string[], nowIso: string): void {
+  if (storedRefs.length > 0)
+    run(
+      sqlite,
+      k.deleteFrom('sync_rejects').where('tenant_id', '=', tenantId).where('kind', '=', kind)
+        .where('ref', 'in', sql<string>`(select value from json_each(${JSON.stringify(storedRefs)}))`),
+    );
+  for (const r of rejected)
+    run(
+      sqlite,
+      k.insertInto('sync_rejects').values({ tenant_id: tenantId, kind, ref: r.ref, reason: r.reason.slice(0, 500), at: nowIso })
+        .onConflict((oc) => oc.columns(['tenant_id', 'kind', 'ref']).doUpdateSet({ reason: r.reason.slice(0, 500), at: nowIso })),
+    );
+}

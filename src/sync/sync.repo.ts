@@ -1,0 +1,114 @@
+import { sql, type Kysely } from 'kysely';
+import { all, first, type Sqlite } from '../db/open.js';
+import type { DB, PushResult } from '../db/schema.js';
+
+// Reads of the local API for the central office (sync.routes.ts).
+
+export const PUSH_RESULTS: readonly PushResult[] = ['aceito', 'ja_utilizado_na_nuvem', 'fora_do_prazo', 'cancelado_na_nuvem', 'outro'];
+export const CONFLICT_KINDS = PUSH_RESULTS.filter((r) => r !== 'aceito') as Exclude<PushResult, 'aceito'>[];
+
+export function syncSummary(sqlite: Sqlite, k: Kysely<DB>, tenantId: number) {
+  const state = first(sqlite, k.selectFrom('sync_state').selectAll().where('tenant_id', '=', tenantId));
+  const byResult = all(
+    sqlite,
+    k.selectFrom('sync_push').select(['resultado', (eb) => eb.fn.countAll<number>().as('n')]).where('tenant_id', '=', tenantId).where('status', '=', 'concluido').groupBy('resultado'),
+  );
+  const queue = first(
+    sqlite,
+    k.selectFrom('sync_push as p').innerJoin('events as e', 'e.id', 'p.event_id')
+      .select((eb) => [
+        eb.fn.countAll<number>().as('n'),
+        eb.fn.min('e.occurred_at').as('oldest'),
+        eb.fn.min('p.next_attempt_at').as('next'),
+        sql<number>`sum(case when p.attempts > 0 then 1 else 0 end)`.as('retrying'),
+      ])
+      .where('p.tenant_id', '=', tenantId).where('p.status', '=', 'pendente'),
+  );
+  // Events of the gate not yet copied into the outbox (it is filled on the worker's next cycle).
+  const notQueued = first(
+    sqlite,
+    k.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('tenant_id', '=', tenantId).where('result', '=', 'ok')
+      .where('id', '>', sql<number>`(select coalesce(max(event_id), 0) from sync_push where tenant_id = ${tenantId})`),
+  );
+  const rejects = all(sqlite, k.selectFrom('sync_rejects').select(['kind', 'ref', 'reason', 'at']).where('tenant_id', '=', tenantId).orderBy('at', 'desc').limit(20));
+  const rejectCount = first(sqlite, k.selectFrom('sync_rejects').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', tenantId))?.n ?? 0;
+  return { state, byResult, queue, notQueued: notQueued?.n ?? 0, rejects, rejectCount };
+}
+
+const eventColumns = [
+  'e.id',
+  'e.occurred_at',
+  'e.action',
+  'e.mode',
+  'e.code',
+  'e.qr_code',
+  'e.numero_pedido',
+  'e.result',
+  'e.key_name',
+  'e.terminal',
+  'e.operador',
+  'e.source',
+  'e.details',
+  'p.status as push_status',
+  'p.attempts',
+  'p.first_sent_at',
+  'p.settled_at',
+  'p.resultado',
+  'p.cloud_code',
+  'p.cloud_message',
+  'p.cloud_em',
+] as const;
+
+const withPush = (k: Kysely<DB>) => k.selectFrom('events as e').leftJoin('sync_push as p', 'p.event_id', 'e.id');
+
+export interface ConflictFilter {
+  tenantId: number;
+  /** UTC ISO bounds on occurred_at: [from, to). */
+  from?: string | undefined;
+  to?: string | undefined;
+  kind?: Exclude<PushResult, 'aceito'> | undefined;
+  limit: number;
+  offset: number;
+}
+
+/** Events the cloud did not accept, oldest first, and how many match in all. */
+export function findConflicts(sqlite: Sqlite, k: Kysely<DB>, f: ConflictFilter) {
+  let q = withPush(k).where('e.tenant_id', '=', f.tenantId).where('p.status', '=', 'concluido').where('p.resultado', '!=', 'aceito');
+  if (f.kind) q = q.where('p.resultado', '=', f.kind);
+  if (f.from) q = q.where('e.occurred_at', '>=', f.from);
+  if (f.to) q = q.where('e.occurred_at', '<', f.to);
+  const total = first(sqlite, q.select((eb) => eb.fn.countAll<number>().as('n')))?.n ?? 0;
+  const rows = all(sqlite, q.select(eventColumns).orderBy('e.id').limit(f.limit).offset(f.offset));
+  return { rows, total };
+}
+
+export type EventRow = Awaited<ReturnType<typeof findConflicts>>['rows'][number] & { sincronizado_em?: string | null };
+
+export interface EventFilter {
+  tenantId: number;
+  apiKeyId: number;
+  sincronizado?: boolean | undefined;
+  limit: number;
+  offset: number;
+}
+
+/** One page of the event log with its cloud result and this key's mark, in event order. */
+export function findEvents(sqlite: Sqlite, k: Kysely<DB>, f: EventFilter) {
+  let q = withPush(k)
+    .leftJoin('event_marks as m', (j) => j.onRef('m.event_id', '=', 'e.id').on('m.api_key_id', '=', f.apiKeyId))
+    .select(eventColumns)
+    .select('m.sincronizado_em')
+    .where('e.tenant_id', '=', f.tenantId);
+  if (f.sincronizado === true) q = q.where('m.sincronizado_em', 'is not', null);
+  if (f.sincronizado === false) q = q.where('m.sincronizado_em', 'is', null);
+  return all(sqlite, q.orderBy('e.id').limit(f.limit).offset(f.offset));
+}
+
+/** Marks events for one key; the first marking time is kept. Call in the transaction that read the page. */
+export function markEvents(sqlite: Sqlite, apiKeyId: number, eventIds: readonly number[], nowIso: string): void {
+  if (eventIds.length === 0) return;
+  sqlite
+    .prepare('insert or ignore into event_marks (api_key_id, event_id, sincronizado_em) select ?, value, ? from json_each(?)')
+    .run(apiKeyId, nowIso, JSON.stringify(eventIds));
+}
