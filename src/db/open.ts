@@ -210,14 +210,24 @@ export function checkpointInBackground(sqlite: Sqlite): () => void {
   };
   worker.on('message', (frames: number) => {
     running = false;
-    if (frames >= RESTART_FRAMES && sqlite.open && !sqlite.inTransaction) sqlite.pragma('wal_checkpoint(PASSIVE)');
+    if (frames >= RESTART_FRAMES && sqlite.open && !sqlite.inTransaction) {
+      try {
+        sqlite.pragma('wal_checkpoint(PASSIVE)');
+      } catch {
+        // the backstop will do it
+      }
+    }
     if (dirty) schedule();
   });
-  worker.on('error', () => {
-    // Without the worker, the connection checkpoints by itself again.
+  // Without the worker, the connection checkpoints by itself again.
+  const fallBack = () => {
+    if (stopped) return;
     stopped = true;
+    if (timer) clearTimeout(timer);
     if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000');
-  });
+  };
+  worker.on('error', fallBack);
+  worker.on('exit', fallBack);
   worker.unref(); // after the listeners: adding a 'message' listener refs the worker again
   const checkpointer: Checkpointer = {
     notify() {
