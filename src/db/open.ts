@@ -164,6 +164,8 @@ Promise.all([import('node:worker_threads'), import(DRIVER)]).then(([{ parentPort
   parentPort.on('message', (m) => {
     if (m === 'stop') {
       try { db.close(); } catch {}
+      Atomics.store(workerData.closed, 0, 1);
+      Atomics.notify(workerData.closed, 0);
       parentPort.close();
       return;
     }
@@ -189,7 +191,10 @@ export function checkpointInBackground(sqlite: Sqlite): () => void {
   if (existing) return existing.notify;
   if (sqlite.memory || sqlite.readonly) return () => undefined;
   const driver = pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href;
-  const worker = new Worker(CHECKPOINTER.replace('DRIVER', JSON.stringify(driver)), { eval: true, workerData: { file: sqlite.name } });
+  // Set by the worker once its connection is closed: stop() waits for it, so that after Db.close()
+  // returns nothing touches the database files any more.
+  const closed = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(CHECKPOINTER.replace('DRIVER', JSON.stringify(driver)), { eval: true, workerData: { file: sqlite.name, closed } });
   let dirty = false; // commits since the last pass started
   let running = false;
   let stopped = false;
@@ -239,6 +244,7 @@ export function checkpointInBackground(sqlite: Sqlite): () => void {
       stopped = true;
       if (timer) clearTimeout(timer);
       worker.postMessage('stop');
+      Atomics.wait(closed, 0, 0, 2000);
     },
   };
   checkpointers.set(sqlite, checkpointer);
