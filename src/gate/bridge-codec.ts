@@ -70,14 +70,18 @@ export function payloadLength(type: BridgeTypeName): number {
   return fieldsOf(type).reduce((n, [, w]) => n + w, 0);
 }
 
-export function crc16CcittFalse(data: Uint8Array): number {
-  let crc = 0xffff;
+/** CRC-16 with polynomial 0x1021, no reflection, no final xor; only the initial value differs by protocol. */
+export function crc16Ccitt(data: Uint8Array, init: number): number {
+  let crc = init;
   for (const byte of data) {
     crc ^= byte << 8;
     for (let b = 0; b < 8; b++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
   }
   return crc;
 }
+
+/** The bridge's CRC-16/CCITT-FALSE: init 0xFFFF. */
+export const crc16CcittFalse = (data: Uint8Array): number => crc16Ccitt(data, 0xffff);
 
 export function cobsEncode(input: Uint8Array): Uint8Array {
   const out = new Uint8Array(input.length + Math.ceil(input.length / 254) + 1);

@@ -1,6 +1,7 @@
 // OSDP (SIA Open Supervised Device Protocol) packet layer, the box acting as control panel (CP).
 // Codes checked against libosdp (src/osdp_common.h) and its pinned vectors (tests/unit-tests/test-cp-phy.c).
 // Secure channel (SCB, control flag 0x08) is not implemented: such packets are rejected, not guessed at.
+import { crc16Ccitt } from './bridge-codec.js';
 
 export const OSDP_MARK = 0xff;
 export const OSDP_SOM = 0x53;
@@ -39,14 +40,7 @@ export type OsdpRejectReason =
 export type OsdpDecodeResult = { ok: true; packet: OsdpPacket } | { ok: false; reason: OsdpRejectReason };
 
 /** OSDP's CRC-16: poly 0x1021, init 0x1D0F, no reflection, no final xor. */
-export function osdpCrc16(data: Uint8Array): number {
-  let crc = 0x1d0f;
-  for (const byte of data) {
-    crc ^= byte << 8;
-    for (let b = 0; b < 8; b++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc;
-}
+export const osdpCrc16 = (data: Uint8Array): number => crc16Ccitt(data, 0x1d0f);
 
 /** Two's complement of the low byte of the byte sum. */
 export function osdpChecksum(data: Uint8Array): number {

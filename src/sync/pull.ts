@@ -17,15 +17,17 @@ export interface PullTuning {
 
 export const DEFAULT_PULL: PullTuning = { pageSize: 1000, maxPages: 10_000 };
 
-export interface PullDeps {
+/** What the pull and the push both work with. */
+export interface SyncStepDeps {
   db: Db;
   clock: Clock;
   log: FastifyBaseLogger;
   client: CloudClient;
   tenantId: number;
   state: SyncState;
-  tuning: PullTuning;
 }
+
+export type PullDeps = SyncStepDeps & { tuning: PullTuning };
 
 export const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 

@@ -1,11 +1,8 @@
-import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../clock.js';
-import type { Db } from '../db/open.js';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
-import { CloudUnavailableError, type CloudClient } from './cloud-client.js';
+import { CloudUnavailableError } from './cloud-client.js';
 import { createOutboxRepo, type PendingRow } from './outbox.repo.js';
 import { classify, REVERSAL_NOT_SENT } from './push.classify.js';
-import type { SyncState } from './state.js';
+import type { SyncStepDeps } from './pull.js';
 
 export interface PushTuning {
   /** Codes per POST/PATCH. */
@@ -21,15 +18,7 @@ export interface PushTuning {
 
 export const DEFAULT_PUSH: PushTuning = { batchSize: 100, window: 2_000, concurrency: 2, isolateAfter: 3, backoff: { baseMs: 1_000, maxMs: 60_000 } };
 
-export interface PushDeps {
-  db: Db;
-  clock: Clock;
-  log: FastifyBaseLogger;
-  client: CloudClient;
-  tenantId: number;
-  state: SyncState;
-  tuning: PushTuning;
-}
+export type PushDeps = SyncStepDeps & { tuning: PushTuning };
 
 export interface PushOutcome {
   settled: number;
