@@ -32,6 +32,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     loggerInstance: opts.logger === false ? undefined : opts.logger,
     logger: opts.logger === false ? false : undefined,
     logController: new LogController({ disableRequestLogging: true }),
+    routerOptions: { ignoreTrailingSlash: true },
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
   } as never).withTypeProvider<ZodTypeProvider>() as unknown as App;

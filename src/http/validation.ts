@@ -1,9 +1,13 @@
 import { z } from 'zod';
 
 // Query-string helpers shared by the listings: booleans and numbers arrive as text.
-export const queryBoolean = z
-  .enum(['true', 'false', '1', '0'], { message: 'use true ou false' })
-  .transform((v) => v === 'true' || v === '1');
+// Case-insensitive: .NET sends `True`/`False`, other clients `TRUE`, `DESC`.
+const lower = (v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : v);
+
+export const queryBoolean = z.preprocess(
+  lower,
+  z.enum(['true', 'false', '1', '0'], { message: 'use true ou false' }).transform((v) => v === 'true' || v === '1'),
+);
 
 /** A page size: a non-negative integer, clamped to `max` (values above it are served as `max`). */
 export const pageLimit = (max: number, fallback: number) =>
@@ -11,4 +15,4 @@ export const pageLimit = (max: number, fallback: number) =>
 
 export const pageOffset = z.coerce.number({ message: 'deve ser um número' }).int('deve ser um número inteiro').min(0, 'não pode ser negativo').default(0);
 
-export const sortOrder = z.enum(['asc', 'desc'], { message: 'use asc ou desc' });
+export const sortOrder = z.preprocess(lower, z.enum(['asc', 'desc'], { message: 'use asc ou desc' }));

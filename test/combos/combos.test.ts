@@ -107,11 +107,13 @@ describe.each(comboPaths)('GET %s/combos/:id', (base) => {
   });
 
   it('rejects an empty or blank id with VALIDATION_ERROR', async () => {
-    for (const path of ['/combos/', '/combos/%20%20', '/combos/%20/availability']) {
+    for (const path of ['/combos/%20%20', '/combos/%20/availability']) {
       const res = await get(`${base}${path}`);
       expect(res.statusCode, path).toBe(400);
       expect(res.json().error.code, path).toBe('VALIDATION_ERROR');
     }
+    // A trailing slash is ignored: `/combos/` is the list.
+    expect((await get(`${base}/combos/`)).json().data.combos).toBeDefined();
   });
 });
 

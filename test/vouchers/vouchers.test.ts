@@ -80,6 +80,10 @@ describe('vouchers listing', () => {
     expect(await q('limit=2')).toEqual(['20261120-0040', '20261120-0041']);
     expect(await q('limit=2&offset=2')).toEqual(['20261120-0042']);
     expect(await q('order=desc')).toEqual(['20261120-0042', '20261120-0041', '20261120-0040']);
+    // What .NET and others send: True/False, DESC; and a trailing slash.
+    expect(await q('order=DESC&checkin_realizado=True')).toEqual(['20261120-0040']);
+    const slash = await box.app.inject({ method: 'GET', url: '/api/v1/api-vouchers/?marcar_sincronizado=FALSE', headers: { 'x-api-key': box.keys.vouchers } });
+    expect(slash.json().data.pedidos).toHaveLength(3);
     expect(await q('limit=5000')).toHaveLength(3);
   });
 
