@@ -1,0 +1,172 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { z } from 'zod';
+import { describeIssues } from '../orders/order.schemas.js';
+import { DEFAULT_MAX_CODE_LENGTH } from './scanner-lines.js';
+
+// The lanes file named by GATE_CONFIG (docs/lanes.md has a full example). Objects are strict so a
+// misspelt field is an error, not a silently ignored setting at a turnstile.
+
+const STABLE_PATH = /^\/dev\/serial\/by-(id|path)\//;
+const ms = (min: number, max: number) => z.number().int().min(min).max(max);
+
+const serialPath = z.string().trim().regex(/^\/dev\/\S+$/, 'use um caminho de dispositivo absoluto, de preferência /dev/serial/by-id/...');
+const baud = z.union([1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400].map((b) => z.literal(b)), {
+  error: 'velocidade (baud) não suportada: use 1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200 ou 230400',
+});
+const pulseMs = ms(50, 10_000).default(500);
+
+export const scannerSchema = z.strictObject({
+  path: serialPath,
+  baud: baud.default(9600),
+  suffix: z.enum(['cr', 'lf', 'crlf', 'none']).default('cr'),
+  interByteTimeoutMs: ms(0, 5_000).default(50),
+  stripAimId: z.boolean().default(false),
+  maxLength: z.number().int().min(8).max(4096).default(DEFAULT_MAX_CODE_LENGTH),
+}).refine((s) => s.suffix !== 'none' || s.interByteTimeoutMs > 0, {
+  path: ['interByteTimeoutMs'],
+  message: 'com suffix none o tempo entre bytes precisa ser maior que zero',
+});
+
+const bridgeRelay = z.strictObject({
+  driver: z.literal('bridge'),
+  path: serialPath,
+  baud: baud.default(115200),
+  pulseMs,
+  heartbeatTimeoutMs: ms(100, 60_000).default(3_000),
+});
+
+const lcusRelay = z.strictObject({
+  driver: z.literal('lcus'),
+  path: serialPath,
+  baud: baud.default(9600),
+  pulseMs,
+  channel: z.number().int().min(1).max(8).default(1),
+});
+
+const osdpRelay = z.strictObject({
+  driver: z.literal('osdp'),
+  path: serialPath,
+  baud: baud.default(9600),
+  pulseMs,
+  // 0x7F is the OSDP broadcast address: never a single lane's device.
+  address: z.number().int().min(0).max(126),
+  output: z.number().int().min(0).max(255).default(0),
+});
+
+export const relaySchema = z.discriminatedUnion('driver', [bridgeRelay, lcusRelay, osdpRelay], {
+  error: 'driver de relé desconhecido: use bridge, lcus ou osdp',
+});
+
+export const laneSchema = z.strictObject({
+    name: z.string().trim().min(1, 'informe o nome da pista (é o terminal no registro de eventos)').max(64),
+    direction: z.enum(['entrada', 'saida'], { error: 'use entrada ou saida' }),
+    operador: z.string().trim().min(1, 'informe o operador registrado nos check-ins da pista').max(64),
+    scanners: z.array(scannerSchema).min(1, 'a pista precisa de pelo menos um leitor'),
+    relay: relaySchema,
+    passage: z.strictObject({ timeoutMs: ms(1_000, 120_000) }).optional(),
+    debounceMs: ms(0, 60_000).default(2_000),
+    failMode: z.enum(['travada', 'livre'], { error: 'use travada ou livre' }).default('travada'),
+});
+
+export const laneConfigSchema = z.strictObject({
+  lanes: z.array(laneSchema).min(1, 'configure pelo menos uma pista'),
+});
+
+export type LaneConfigFile = z.infer<typeof laneConfigSchema>;
+export type LaneConfig = LaneConfigFile['lanes'][number];
+export type ScannerConfig = LaneConfig['scanners'][number];
+export type RelayConfig = LaneConfig['relay'];
+
+export class LaneConfigError extends Error {}
+
+export interface LoadedLaneConfig {
+  config: LaneConfigFile;
+  /** Not fatal, but worth a line in the log at startup (e.g. unstable serial paths). */
+  warnings: string[];
+}
+
+const ptErrors = z.locales.ptBR().localeError;
+
+export function loadLaneConfig(file: string): LoadedLaneConfig {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new LaneConfigError(`Configuração das pistas (${file}): não foi possível ler o arquivo: ${(err as Error).message}`);
+  }
+  return parseLaneConfig(text, file);
+}
+
+/** `name` is the file name: it chooses the format by extension and appears in every message. */
+export function parseLaneConfig(text: string, name: string): LoadedLaneConfig {
+  const fail = (lines: string[]) => new LaneConfigError(`Configuração das pistas inválida (${name}):\n${lines.map((l) => `  ${l}`).join('\n')}`);
+  let raw: unknown;
+  try {
+    raw = isJson(text, name) ? JSON.parse(text) : YAML.parse(text, { prettyErrors: true, uniqueKeys: true });
+  } catch (err) {
+    throw fail([`não é um ${isJson(text, name) ? 'JSON' : 'YAML'} válido: ${(err as Error).message}`]);
+  }
+  const parsed = laneConfigSchema.safeParse(raw, { error: ptErrors });
+  if (!parsed.success) throw fail(describeIssues(parsed.error));
+  const conflicts = pathConflicts(parsed.data);
+  if (conflicts.length > 0) throw fail(conflicts);
+  return { config: parsed.data, warnings: unstablePaths(parsed.data, name) };
+}
+
+function isJson(text: string, name: string): boolean {
+  const ext = path.extname(name).toLowerCase();
+  if (ext === '.json') return true;
+  if (ext === '.yaml' || ext === '.yml') return false;
+  return /^\s*[{[]/.test(text);
+}
+
+interface PortUse {
+  at: string;
+  lane: string;
+  osdpAddress: number | null;
+}
+
+/** Duplicate lane names; a serial port opened twice. Only OSDP relays share a bus, each at its own address. */
+function pathConflicts({ lanes }: LaneConfigFile): string[] {
+  const errors: string[] = [];
+  const names = new Map<string, number>();
+  lanes.forEach((lane, i) => {
+    const first = names.get(lane.name);
+    if (first !== undefined) errors.push(`lanes[${i}].name: pista "${lane.name}" repetida (já usada em lanes[${first}])`);
+    else names.set(lane.name, i);
+  });
+  const ports = new Map<string, PortUse[]>();
+  const use = (p: string, u: PortUse) => {
+    const uses = ports.get(p) ?? [];
+    for (const prev of uses) {
+      const sharedBus = u.osdpAddress !== null && prev.osdpAddress !== null && u.osdpAddress !== prev.osdpAddress;
+      if (sharedBus) continue;
+      const why = u.osdpAddress !== null && prev.osdpAddress !== null ? `mesmo endereço OSDP ${u.osdpAddress}` : 'uma porta serial só pode ser aberta por um dispositivo';
+      errors.push(`${u.at}: porta ${p} já usada em ${prev.at} (pista "${prev.lane}"): ${why}`);
+      break;
+    }
+    ports.set(p, [...uses, u]);
+  };
+  lanes.forEach((lane, i) => {
+    lane.scanners.forEach((s, j) => use(s.path, { at: `lanes[${i}].scanners[${j}].path`, lane: lane.name, osdpAddress: null }));
+    const r = lane.relay;
+    use(r.path, { at: `lanes[${i}].relay.path`, lane: lane.name, osdpAddress: r.driver === 'osdp' ? r.address : null });
+  });
+  return errors;
+}
+
+function unstablePaths({ lanes }: LaneConfigFile, name: string): string[] {
+  const warnings: string[] = [];
+  const check = (p: string, at: string) => {
+    if (!STABLE_PATH.test(p))
+      warnings.push(`${name}: ${at} = ${p} não é um caminho estável; após reinício ou troca de USB pode apontar para outro dispositivo. Use /dev/serial/by-id/... ou /dev/serial/by-path/...`);
+  };
+  lanes.forEach((lane, i) => {
+    lane.scanners.forEach((s, j) => check(s.path, `lanes[${i}].scanners[${j}].path`));
+    check(lane.relay.path, `lanes[${i}].relay.path`);
+    if (lane.relay.driver === 'lcus') warnings.push(`${name}: lanes[${i}].relay: relé LCUS não tem retorno nem modo de falha seguro (somente escrita)`);
+  });
+  return warnings;
+}

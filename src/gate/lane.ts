@@ -1,0 +1,273 @@
+import type { CheckinCaller, CheckinService } from '../checkin/checkin.service.js';
+import type { Clock } from '../clock.js';
+import { AppError } from '../http/errors.js';
+import { DenyPattern } from './bridge-codec.js';
+import type { LaneConfig, ScannerConfig } from './lane-config.js';
+import { createDebouncer, createScannerLineSplitter, type ScannerLineSplitter, type ScanRejectReason, type TimerFns } from './scanner-lines.js';
+
+// One lane's flow per scan: code → the shared check-in service → relay. No I/O of its own: the
+// relay driver (bridge, LCUS, OSDP) and the scanners are plugged in by whoever opens the ports.
+
+export type LaneDirection = LaneConfig['direction'];
+
+/** Bridge DENY patterns 1..5; 0 is the lane's "refused for another reason" (docs/lanes.md). */
+export const GENERIC_DENY_PATTERN = 0;
+export type DenyPatternCode = number;
+
+/** Refusals the lane decides before the check-in service (they never reach the event log). */
+export type LaneOwnReason = 'CODIGO_COM_VIRGULA' | `LEITURA_${Uppercase<ScanRejectReason>}`;
+
+// A code the lane cannot use shows as "not found": the person's next step is the same (scan again
+// or go to the counter).
+const PATTERNS: Partial<Record<string, DenyPatternCode>> = {
+  TICKET_ALREADY_USED: DenyPattern.ALREADY_USED,
+  TICKET_EXPIRED: DenyPattern.EXPIRED,
+  TICKET_NOT_VALID_YET: DenyPattern.NOT_YET_VALID,
+  TICKET_NOT_FOUND: DenyPattern.NOT_FOUND,
+  TICKET_CANCELLED: DenyPattern.CANCELLED,
+  CODIGO_COM_VIRGULA: DenyPattern.NOT_FOUND,
+  LEITURA_TOO_LONG: DenyPattern.NOT_FOUND,
+  LEITURA_NON_PRINTABLE: DenyPattern.NOT_FOUND,
+  LEITURA_STALE: DenyPattern.NOT_FOUND,
+} satisfies Record<LaneOwnReason, DenyPatternCode> & Record<string, DenyPatternCode>;
+
+export const denyPatternFor = (reason: string): DenyPatternCode => PATTERNS[reason] ?? GENERIC_DENY_PATTERN;
+
+/** What the relay drivers implement. */
+export interface LaneRelay {
+  grant(direction: LaneDirection, pulseMs: number): Promise<void> | void;
+  deny(pattern: DenyPatternCode): Promise<void> | void;
+  /** Drivers with a passage input call the listener once per person through; returns unsubscribe. */
+  onPassage?(listener: () => void): () => void;
+}
+
+export interface LaneLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** operador of the automatic reversal when nobody passed after a grant. */
+export const NOT_PASSED_OPERADOR = 'sistema: não passou';
+/** operador of the automatic reversal when the relay could not be pulsed. */
+export const RELAY_FAILED_OPERADOR = 'sistema: falha no relé';
+
+export type LaneEvent =
+  | { type: 'granted'; lane: string; at: string; code: string }
+  | { type: 'denied'; lane: string; at: string; code: string | null; reason: string; pattern: DenyPatternCode }
+  | { type: 'passed'; lane: string; at: string; code: string }
+  | { type: 'not_passed'; lane: string; at: string; code: string; cause: 'timeout' | 'relay_failed'; reversed: boolean }
+  | { type: 'tailgating'; lane: string; at: string };
+
+export type ScanResult =
+  | { kind: 'ignored'; code: string }
+  | { kind: 'granted'; code: string; data: Record<string, unknown> }
+  | { kind: 'denied'; code: string | null; reason: string; pattern: DenyPatternCode };
+
+export interface LaneStatus {
+  name: string;
+  direction: LaneDirection;
+  operador: string;
+  relayDriver: LaneConfig['relay']['driver'];
+  passageSensor: boolean;
+  /** LCUS boards are write-only: nothing detects a dead relay and nothing fails safe. */
+  failSafe: boolean;
+  lastScan: { code: string; at: string } | null;
+  lastResult: LaneEvent | null;
+  pendingGrants: number;
+  counters: { scans: number; ignored: number; granted: number; denied: number; passed: number; notPassed: number; tailgating: number; errors: number };
+}
+
+export interface Lane {
+  readonly name: string;
+  scan(code: string): Promise<ScanResult>;
+  /** A read the scanner splitter threw away: the person gets a deny and scans again. */
+  scanRejected(reason: ScanRejectReason): Promise<ScanResult>;
+  /** The passage sensor saw someone go through. */
+  passage(): void;
+  status(): LaneStatus;
+  onEvent(listener: (e: LaneEvent) => void): () => void;
+  /** Stops the passage timers; a pending grant is left as it is (the check-in stands). */
+  close(): void;
+}
+
+export interface LaneDeps {
+  config: LaneConfig;
+  checkin: CheckinService;
+  tenantId: number;
+  relay: LaneRelay;
+  clock: Clock;
+  log: LaneLog;
+  timers?: TimerFns;
+}
+
+interface PendingGrant {
+  code: string;
+  timer: unknown;
+}
+
+const realTimers: TimerFns = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+};
+
+export function createLane({ config, checkin, tenantId, relay, clock, log, timers = realTimers }: LaneDeps): Lane {
+  const name = config.name;
+  const caller: CheckinCaller = { tenantId, apiKeyId: null, keyName: null, source: 'lane' };
+  const debouncer = createDebouncer({ windowMs: config.debounceMs, now: () => clock.now().getTime() });
+  const listeners = new Set<(e: LaneEvent) => void>();
+  // FIFO: a turnstile lets people through in the order they were granted.
+  const pending: PendingGrant[] = [];
+  const counters: LaneStatus['counters'] = { scans: 0, ignored: 0, granted: 0, denied: 0, passed: 0, notPassed: 0, tailgating: 0, errors: 0 };
+  let lastScan: LaneStatus['lastScan'] = null;
+  let lastResult: LaneEvent | null = null;
+  let closed = false;
+
+  function emit(e: LaneEvent): void {
+    lastResult = e;
+    for (const l of listeners) {
+      try {
+        l(e);
+      } catch (err) {
+        log.error({ err, lane: name }, 'lane event listener failed');
+      }
+    }
+  }
+
+  async function deny(code: string | null, reason: string): Promise<ScanResult> {
+    const pattern = denyPatternFor(reason);
+    counters.denied++;
+    emit({ type: 'denied', lane: name, at: clock.nowIso(), code, reason, pattern });
+    try {
+      await relay.deny(pattern);
+    } catch (err) {
+      counters.errors++;
+      log.error({ err, lane: name, reason }, 'relay deny failed');
+    }
+    return { kind: 'denied', code, reason, pattern };
+  }
+
+  async function notPassed(code: string, cause: 'timeout' | 'relay_failed'): Promise<void> {
+    counters.notPassed++;
+    const operador = cause === 'timeout' ? NOT_PASSED_OPERADOR : RELAY_FAILED_OPERADOR;
+    let reversed = false;
+    try {
+      await checkin.reverse({ qr_code: code, terminal: name, operador }, caller);
+      reversed = true;
+    } catch (err) {
+      // E.g. staff already reversed it by hand, or the day turned: the check-in then stays.
+      if (!(err instanceof AppError)) counters.errors++;
+      log.warn({ err, lane: name, code }, 'automatic reversal failed');
+    }
+    log.info({ lane: name, code, cause, reversed }, 'granted but nobody passed');
+    emit({ type: 'not_passed', lane: name, at: clock.nowIso(), code, cause, reversed });
+  }
+
+  function expectPassage(code: string): void {
+    if (!config.passage || closed) return;
+    const entry: PendingGrant = { code, timer: undefined };
+    entry.timer = timers.setTimeout(() => {
+      const i = pending.indexOf(entry);
+      if (i < 0) return;
+      pending.splice(i, 1);
+      void notPassed(code, 'timeout');
+    }, config.passage.timeoutMs);
+    pending.push(entry);
+  }
+
+  async function scan(rawCode: string): Promise<ScanResult> {
+    const code = rawCode.trim();
+    counters.scans++;
+    lastScan = { code, at: clock.nowIso() };
+    if (!debouncer.accept(code)) {
+      counters.ignored++;
+      return { kind: 'ignored', code };
+    }
+    // The check-in service reads commas as a batch; one scan is one code, never a batch.
+    if (code.includes(',')) return deny(code, 'CODIGO_COM_VIRGULA' satisfies LaneOwnReason);
+    let data: Record<string, unknown>;
+    try {
+      data = await checkin.checkIn({ qr_code: code, terminal: name, operador: config.operador }, caller);
+    } catch (err) {
+      if (err instanceof AppError) return deny(code, err.code);
+      counters.errors++;
+      log.error({ err, lane: name, code }, 'check-in failed');
+      return deny(code, 'INTERNAL_ERROR');
+    }
+    counters.granted++;
+    emit({ type: 'granted', lane: name, at: clock.nowIso(), code });
+    try {
+      await relay.grant(config.direction, config.relay.pulseMs);
+    } catch (err) {
+      counters.errors++;
+      log.error({ err, lane: name, code }, 'relay grant failed');
+      await notPassed(code, 'relay_failed');
+      return { kind: 'granted', code, data };
+    }
+    expectPassage(code);
+    return { kind: 'granted', code, data };
+  }
+
+  function passage(): void {
+    const entry = pending.shift();
+    if (!entry) {
+      counters.tailgating++;
+      log.warn({ lane: name }, 'passage without a grant (tailgating)');
+      emit({ type: 'tailgating', lane: name, at: clock.nowIso() });
+      return;
+    }
+    timers.clearTimeout(entry.timer);
+    counters.passed++;
+    emit({ type: 'passed', lane: name, at: clock.nowIso(), code: entry.code });
+  }
+
+  const unsubscribePassage = relay.onPassage?.(passage);
+
+  return {
+    name,
+    scan,
+    scanRejected: (reason) => {
+      counters.scans++;
+      return deny(null, `LEITURA_${reason.toUpperCase() as Uppercase<ScanRejectReason>}` satisfies LaneOwnReason);
+    },
+    passage,
+    status: () => ({
+      name,
+      direction: config.direction,
+      operador: config.operador,
+      relayDriver: config.relay.driver,
+      passageSensor: config.passage !== undefined,
+      failSafe: config.relay.driver !== 'lcus',
+      lastScan,
+      lastResult,
+      pendingGrants: pending.length,
+      counters: { ...counters },
+    }),
+    onEvent(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close() {
+      closed = true;
+      for (const p of pending.splice(0)) timers.clearTimeout(p.timer);
+      unsubscribePassage?.();
+    },
+  };
+}
+
+/** Feeds one scanner's bytes into a lane: what the serial wiring calls on every `data` event. */
+export function attachScanner(lane: Lane, scanner: ScannerConfig, log: LaneLog, timers?: TimerFns): ScannerLineSplitter {
+  const report = (p: Promise<ScanResult>) => p.catch((err: unknown) => log.error({ err, lane: lane.name }, 'scan failed'));
+  return createScannerLineSplitter({
+    suffix: scanner.suffix,
+    interByteTimeoutMs: scanner.interByteTimeoutMs,
+    stripAimId: scanner.stripAimId,
+    maxLength: scanner.maxLength,
+    ...(timers ? { timers } : {}),
+    onCode: (code) => void report(lane.scan(code)),
+    onReject: (reason, sample) => {
+      log.warn({ lane: lane.name, scanner: scanner.path, reason, sample }, 'scanner read rejected');
+      void report(lane.scanRejected(reason));
+    },
+  });
+}

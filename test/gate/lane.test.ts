@@ -1,0 +1,272 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCheckinService, type CheckinService } from '../../src/checkin/checkin.service.js';
+import { DenyPattern } from '../../src/gate/bridge-codec.js';
+import { laneSchema, type LaneConfig } from '../../src/gate/lane-config.js';
+import { attachScanner, createLane, GENERIC_DENY_PATTERN, NOT_PASSED_OPERADOR, RELAY_FAILED_OPERADOR, type Lane, type LaneEvent, type LaneLog, type LaneRelay } from '../../src/gate/lane.js';
+import type { TimerFns } from '../../src/gate/scanner-lines.js';
+import { createTestBox, type TestBox } from '../support/box.js';
+import { makeOrder } from '../support/fixtures.js';
+import { events } from '../support/http.js';
+
+// The production logger must fit the lane's log interface.
+const pinoFits: (l: FastifyBaseLogger) => LaneLog = (l) => l;
+void pinoFits;
+
+let box: TestBox;
+const lanes: Lane[] = [];
+afterEach(async () => {
+  for (const l of lanes.splice(0)) l.close();
+  await box.close();
+});
+
+/** Timers that fire when the test moves time; they move the box clock along. */
+function manualTimers(clock: TestBox['clock']) {
+  const due = new Set<{ at: number; fn: () => void }>();
+  const timers: TimerFns = {
+    setTimeout: (fn, ms) => {
+      const t = { at: clock.now().getTime() + ms, fn };
+      due.add(t);
+      return t;
+    },
+    clearTimeout: (h) => void due.delete(h as { at: number; fn: () => void }),
+  };
+  return {
+    timers,
+    advance(ms: number) {
+      clock.advance(ms);
+      for (const t of [...due].sort((a, b) => a.at - b.at))
+        if (t.at <= clock.now().getTime()) {
+          due.delete(t);
+          t.fn();
+        }
+    },
+  };
+}
+
+function fakeRelay(opts: { failGrant?: boolean } = {}) {
+  const calls: string[] = [];
+  let passageListener: (() => void) | undefined;
+  const relay: LaneRelay = {
+    grant(direction, pulseMs) {
+      calls.push(`grant:${direction}:${pulseMs}`);
+      if (opts.failGrant) throw new Error('port gone');
+    },
+    deny: (pattern) => void calls.push(`deny:${pattern}`),
+    onPassage(listener) {
+      passageListener = listener;
+      return () => (passageListener = undefined);
+    },
+  };
+  return { relay, calls, sensor: () => passageListener?.() };
+}
+
+function fakeLog() {
+  const lines: string[] = [];
+  const log: LaneLog = {
+    info: (_o, msg) => void lines.push(`info:${msg}`),
+    warn: (_o, msg) => void lines.push(`warn:${msg}`),
+    error: (_o, msg) => void lines.push(`error:${msg}`),
+  };
+  return { log, lines };
+}
+
+const config = (over: Record<string, unknown> = {}): LaneConfig =>
+  laneSchema.parse({
+    name: 'entrada-1',
+    direction: 'entrada',
+    operador: 'Catraca Norte',
+    scanners: [{ path: '/dev/serial/by-id/scanner-1' }],
+    relay: { driver: 'bridge', path: '/dev/serial/by-id/bridge-1', pulseMs: 600 },
+    ...over,
+  });
+
+async function setup(over: Record<string, unknown> = {}, opts: { checkin?: CheckinService; failGrant?: boolean } = {}) {
+  const checkin = opts.checkin ?? createCheckinService({ db: box.db, clock: box.clock });
+  const time = manualTimers(box.clock);
+  const relay = fakeRelay(opts);
+  const { log, lines } = fakeLog();
+  const lane = createLane({ config: config(over), checkin, tenantId: box.tenantId, relay: relay.relay, clock: box.clock, log, timers: time.timers });
+  lanes.push(lane);
+  const seen: LaneEvent[] = [];
+  lane.onEvent((e) => seen.push(e));
+  const next = (type: LaneEvent['type']) => new Promise<LaneEvent>((resolve) => {
+    const off = lane.onEvent((e) => e.type === type && (off(), resolve(e)));
+  });
+  return { lane, checkin, time, calls: relay.calls, sensor: relay.sensor, lines, seen, next };
+}
+
+describe('lane flow', () => {
+  it('grants through the check-in service, pulses the relay once and logs terminal/operador/source', async () => {
+    box = await createTestBox();
+    box.importOrders([makeOrder({ prefix: 'OK', people: 1 })]);
+    const { lane, calls, seen } = await setup({ direction: 'saida' });
+    const result = await lane.scan('OK-1');
+    expect(result).toMatchObject({ kind: 'granted', code: 'OK-1', data: { qr_code: 'OK-1', message: 'Check-in realizado com sucesso.' } });
+    expect(calls).toEqual(['grant:saida:600']);
+    expect(events(box)).toEqual([
+      { action: 'checkin', mode: 'qr', code: 'OK-1', qr_code: 'OK-1', result: 'ok', key_name: null, terminal: 'entrada-1', operador: 'Catraca Norte', source: 'lane' },
+    ]);
+    expect(seen).toEqual([{ type: 'granted', lane: 'entrada-1', at: '2026-11-21T13:00:00.000Z', code: 'OK-1' }]);
+    expect(lane.status()).toMatchObject({
+      name: 'entrada-1',
+      relayDriver: 'bridge',
+      failSafe: true,
+      passageSensor: false,
+      lastScan: { code: 'OK-1', at: '2026-11-21T13:00:00.000Z' },
+      lastResult: { type: 'granted', code: 'OK-1' },
+      pendingGrants: 0,
+      counters: { scans: 1, granted: 1, denied: 0, ignored: 0 },
+    });
+  });
+
+  it('gives each refusal reason its own deny pattern', async () => {
+    box = await createTestBox();
+    box.importOrders([
+      makeOrder({ prefix: 'USED', people: 1 }),
+      makeOrder({ prefix: 'OLD', people: 1, dataUso: '2026-11-20' }),
+      makeOrder({ prefix: 'SOON', people: 1, dataUso: '2026-11-22' }),
+      makeOrder({ prefix: 'GONE', people: 1, status: 'cancelado' }),
+    ]);
+    const { lane, calls } = await setup({ debounceMs: 0 });
+    await lane.scan('USED-1');
+    const results = [];
+    for (const code of ['USED-1', 'OLD-1', 'SOON-1', 'NOPE-1', 'GONE-1', 'A-1,B-1']) results.push(await lane.scan(code));
+    expect(results.map((r) => (r.kind === 'denied' ? `${r.reason}:${r.pattern}` : r.kind))).toEqual([
+      `TICKET_ALREADY_USED:${DenyPattern.ALREADY_USED}`,
+      `TICKET_EXPIRED:${DenyPattern.EXPIRED}`,
+      `TICKET_NOT_VALID_YET:${DenyPattern.NOT_YET_VALID}`,
+      `TICKET_NOT_FOUND:${DenyPattern.NOT_FOUND}`,
+      `TICKET_CANCELLED:${DenyPattern.CANCELLED}`,
+      `CODIGO_COM_VIRGULA:${DenyPattern.NOT_FOUND}`,
+    ]);
+    expect(new Set(results.slice(0, 5).map((r) => r.kind === 'denied' && r.pattern)).size).toBe(5);
+    expect(calls).toEqual(['grant:entrada:600', 'deny:1', 'deny:2', 'deny:3', 'deny:4', 'deny:5', 'deny:4']);
+    // The comma code never became a batch: no event for A-1 or B-1.
+    expect(events(box).map((e) => `${e.code}:${e.result}:${e.source}`)).toEqual([
+      'USED-1:ok:lane',
+      'USED-1:TICKET_ALREADY_USED:lane',
+      'OLD-1:TICKET_EXPIRED:lane',
+      'SOON-1:TICKET_NOT_VALID_YET:lane',
+      'NOPE-1:TICKET_NOT_FOUND:lane',
+      'GONE-1:TICKET_CANCELLED:lane',
+    ]);
+    expect(lane.status().counters).toMatchObject({ scans: 7, granted: 1, denied: 6 });
+  });
+
+  it('any other failure gets the generic pattern; a rejected read gets "not found"', async () => {
+    box = await createTestBox();
+    const broken: CheckinService = { checkIn: () => Promise.reject(new Error('disk on fire')), reverse: () => Promise.reject(new Error('unused')) };
+    const { lane, calls, lines } = await setup({}, { checkin: broken });
+    expect(await lane.scan('ANY')).toMatchObject({ kind: 'denied', reason: 'INTERNAL_ERROR', pattern: GENERIC_DENY_PATTERN });
+    expect(await lane.scanRejected('non_printable')).toMatchObject({ kind: 'denied', code: null, reason: 'LEITURA_NON_PRINTABLE', pattern: DenyPattern.NOT_FOUND });
+    expect(calls).toEqual([`deny:${GENERIC_DENY_PATTERN}`, `deny:${DenyPattern.NOT_FOUND}`]);
+    expect(lines).toEqual(['error:check-in failed']);
+    expect(lane.status().counters.errors).toBe(1);
+  });
+
+  it('ignores the same code within the debounce window, without touching the service or relay', async () => {
+    box = await createTestBox();
+    box.importOrders([makeOrder({ prefix: 'DEB', people: 1 })]);
+    const { lane, calls } = await setup({ debounceMs: 2000 });
+    expect((await lane.scan('DEB-1')).kind).toBe('granted');
+    box.clock.advance(1999);
+    expect((await lane.scan('DEB-1')).kind).toBe('ignored');
+    box.clock.advance(2000);
+    expect((await lane.scan('DEB-1')).kind).toBe('denied');
+    expect(calls).toEqual(['grant:entrada:600', 'deny:1']);
+    expect(events(box)).toHaveLength(2);
+  });
+
+  it('scanner bytes reach the lane through attachScanner: AIM prefix stripped, split CRLF, bad read denied', async () => {
+    box = await createTestBox();
+    box.importOrders([makeOrder({ prefix: 'SC', people: 1 })]);
+    const { lane, calls, next, time } = await setup({ scanners: [{ path: '/dev/serial/by-id/s', suffix: 'crlf', stripAimId: true }] });
+    const { log, lines } = fakeLog();
+    const port = attachScanner(lane, config({ scanners: [{ path: '/dev/serial/by-id/s', suffix: 'crlf', stripAimId: true }] }).scanners[0]!, log, time.timers);
+    const granted = next('granted');
+    port.push(']Q1S');
+    port.push('C-1\r');
+    port.push('\n');
+    expect(await granted).toMatchObject({ code: 'SC-1' });
+    const denied = next('denied');
+    port.push(Uint8Array.from([0x53, 0x07, 0x0d, 0x0a]));
+    expect(await denied).toMatchObject({ code: null, reason: 'LEITURA_NON_PRINTABLE', pattern: DenyPattern.NOT_FOUND });
+    expect(calls).toEqual(['grant:entrada:600', `deny:${DenyPattern.NOT_FOUND}`]);
+    expect(lines).toEqual(['warn:scanner read rejected']);
+  });
+
+  it('two lanes scanning the same QR at once: exactly one grant', async () => {
+    box = await createTestBox();
+    box.importOrders([makeOrder({ prefix: 'RACE', people: 1 })]);
+    const checkin = createCheckinService({ db: box.db, clock: box.clock });
+    const a = await setup({ name: 'entrada-1' }, { checkin });
+    const b = await setup({ name: 'entrada-2', relay: { driver: 'osdp', path: '/dev/serial/by-id/rs485', address: 2 } }, { checkin });
+    const results = await Promise.all([a.lane.scan('RACE-1'), b.lane.scan('RACE-1')]);
+    expect(results.map((r) => r.kind).sort()).toEqual(['denied', 'granted']);
+    expect([...a.calls, ...b.calls].sort()).toEqual(['deny:1', 'grant:entrada:600']);
+    expect(events(box).map((e) => e.result).sort()).toEqual(['TICKET_ALREADY_USED', 'ok']);
+  });
+});
+
+describe('lane with a passage sensor', () => {
+  it('reverses the check-in when nobody passes in time, and the person can check in again', async () => {
+    box = await createTestBox();
+    box.importOrders([makeOrder({ prefix: 'NP', people: 1 })]);
+    const { lane, time, calls, next, lines } = await setup({ passage: { timeoutMs: 8000 }, debounceMs: 1000 });
+    await lane.scan('NP-1');
+    expect(lane.status().pendingGrants).toBe(1);
+    time.advance(7999);
+    expect(lane.status().pendingGrants).toBe(1);
+    const notPassed = next('not_passed');
+    time.advance(1);
+    expect(await notPassed).toEqual({ type: 'not_passed', lane: 'entrada-1', at: '2026-11-21T13:00:08.000Z', code: 'NP-1', cause: 'timeout', reversed: true });
+    expect(events(box).map((e) => [e.action, e.result, e.terminal, e.operador, e.source])).toEqual([
+      ['checkin', 'ok', 'entrada-1', 'Catraca Norte', 'lane'],
+      ['estorno', 'ok', 'entrada-1', NOT_PASSED_OPERADOR, 'lane'],
+    ]);
+    expect(lines).toContain('info:granted but nobody passed');
+    expect(await lane.scan('NP-1')).toMatchObject({ kind: 'granted' });
+    expect(calls).toEqual(['grant:entrada:600', 'grant:entrada:600']);
+    expect(lane.status().counters).toMatchObject({ granted: 2, notPassed: 1, passed: 0 });
+  });
+
+  it('a passage in time keeps the check-in; grants are consumed in order', async () => {
+    box = await createTestBox();
+    box.importOrders([makeOrder({ prefix: 'P', people: 2 })]);
+    const { lane, time, sensor, seen } = await setup({ passage: { timeoutMs: 5000 } });
+    await lane.scan('P-1');
+    time.advance(1000);
+    await lane.scan('P-2');
+    expect(lane.status().pendingGrants).toBe(2);
+    sensor();
+    time.advance(4500); // P-1's window is over, but P-1 already passed
+    sensor();
+    time.advance(60_000);
+    expect(seen.filter((e) => e.type === 'passed').map((e) => e.type === 'passed' && e.code)).toEqual(['P-1', 'P-2']);
+    expect(seen.some((e) => e.type === 'not_passed')).toBe(false);
+    expect(events(box).map((e) => e.action)).toEqual(['checkin', 'checkin']);
+  });
+
+  it('a passage without a pending grant raises the tailgating alarm', async () => {
+    box = await createTestBox();
+    box.importOrders([makeOrder({ prefix: 'T', people: 1 })]);
+    const { lane, sensor, seen, lines } = await setup({ passage: { timeoutMs: 5000 } });
+    await lane.scan('T-1');
+    sensor();
+    sensor();
+    expect(seen.map((e) => e.type)).toEqual(['granted', 'passed', 'tailgating']);
+    expect(seen[2]).toEqual({ type: 'tailgating', lane: 'entrada-1', at: '2026-11-21T13:00:00.000Z' });
+    expect(lines).toEqual(['warn:passage without a grant (tailgating)']);
+    expect(lane.status()).toMatchObject({ lastResult: { type: 'tailgating' }, counters: { passed: 1, tailgating: 1 } });
+  });
+
+  it('a relay that cannot pulse undoes the check-in at once', async () => {
+    box = await createTestBox();
+    box.importOrders([makeOrder({ prefix: 'RF', people: 1 })]);
+    const { lane, seen } = await setup({}, { failGrant: true });
+    expect((await lane.scan('RF-1')).kind).toBe('granted');
+    expect(seen.at(-1)).toMatchObject({ type: 'not_passed', code: 'RF-1', cause: 'relay_failed', reversed: true });
+    expect(events(box).map((e) => `${e.action}:${e.operador}`)).toEqual(['checkin:Catraca Norte', `estorno:${RELAY_FAILED_OPERADOR}`]);
+  });
+});
