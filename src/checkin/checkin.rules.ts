@@ -7,10 +7,6 @@ export const ADDITIONAL_QR_LENGTH = 14;
 
 /** Comma-separated codes, trimmed, empties dropped, duplicates processed once in first-seen order. */
 export function splitCodes(raw: string): string[] {
-  if (!raw.includes(',')) {
-    const code = raw.trim(); // one code, the common case: same result without the intermediate arrays
-    return code === '' ? [] : [code];
-  }
   return [...new Set(raw.split(',').map((c) => c.trim()).filter((c) => c !== ''))];
 }
 
