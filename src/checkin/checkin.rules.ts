@@ -32,13 +32,16 @@ export interface RequestFields {
   numero_pedido?: string | undefined;
 }
 
-/** Exactly one of qr_code or numero_pedido (blank counts as absent). */
-export function requestTarget(req: RequestFields): { kind: 'codes'; codes: string[] } | { kind: 'order'; numero: string } {
+/**
+ * Exactly one of qr_code or numero_pedido (blank counts as absent). With `batch` false the qr_code is
+ * one code even if it holds a comma (a scanner read is never a batch).
+ */
+export function requestTarget(req: RequestFields, batch = true): { kind: 'codes'; codes: string[] } | { kind: 'order'; numero: string } {
   const qr = req.qr_code?.trim() ?? '';
   const numero = req.numero_pedido?.trim() ?? '';
   if (qr && numero) throw new AppError('AMBIGUOUS_INPUT');
   if (numero) return { kind: 'order', numero };
-  const codes = splitCodes(qr);
+  const codes = batch ? splitCodes(qr) : qr ? [qr] : [];
   if (codes.length === 0) throw new AppError('MISSING_FIELD');
   return { kind: 'codes', codes };
 }

@@ -24,11 +24,16 @@ export interface CheckinInput {
   operador?: string | null | undefined;
 }
 
+export interface CheckinOptions {
+  /** false: qr_code is one scanned code, never a comma-separated batch (lanes, console scans). */
+  batch?: boolean;
+}
+
 export interface CheckinService {
   /** POST check-in (4.1): resolves to the spec's `data`; throws AppError for a refused single code. */
-  checkIn(input: CheckinInput, caller: CheckinCaller): Promise<Record<string, unknown>>;
+  checkIn(input: CheckinInput, caller: CheckinCaller, options?: CheckinOptions): Promise<Record<string, unknown>>;
   /** PATCH reversal (4.2), same contract. */
-  reverse(input: CheckinInput, caller: CheckinCaller): Promise<Record<string, unknown>>;
+  reverse(input: CheckinInput, caller: CheckinCaller, options?: CheckinOptions): Promise<Record<string, unknown>>;
 }
 
 /** The one rule set for every door: HTTP routes, serial lanes and the console all call this. */
@@ -99,8 +104,8 @@ export function createCheckinService({ db, clock, log }: { db: Db; clock: Clock;
     };
   }
 
-  async function execute(input: CheckinInput, caller: CheckinCaller, action: 'checkin' | 'estorno'): Promise<Record<string, unknown>> {
-    const target = requestTarget({ qr_code: input.qr_code ?? undefined, numero_pedido: input.numero_pedido ?? undefined });
+  async function execute(input: CheckinInput, caller: CheckinCaller, action: 'checkin' | 'estorno', options: CheckinOptions = {}): Promise<Record<string, unknown>> {
+    const target = requestTarget({ qr_code: input.qr_code ?? undefined, numero_pedido: input.numero_pedido ?? undefined }, options.batch ?? true);
     const perCode = action === 'checkin' ? checkInCode : reverseCode;
     const outcome = await queue.run(() => {
       const f = flowFor(input, caller);
@@ -113,7 +118,7 @@ export function createCheckinService({ db, clock, log }: { db: Db; clock: Clock;
   }
 
   return {
-    checkIn: (input, caller) => execute(input, caller, 'checkin'),
-    reverse: (input, caller) => execute(input, caller, 'estorno'),
+    checkIn: (input, caller, options) => execute(input, caller, 'checkin', options),
+    reverse: (input, caller, options) => execute(input, caller, 'estorno', options),
   };
 }

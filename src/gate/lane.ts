@@ -15,7 +15,10 @@ export const GENERIC_DENY_PATTERN = 0;
 export type DenyPatternCode = number;
 
 /** Refusals the lane decides before the check-in service (they never reach the event log). */
-export type LaneOwnReason = 'CODIGO_COM_VIRGULA' | `LEITURA_${Uppercase<ScanRejectReason>}`;
+/** A scan is one code: a comma in it is part of the code (so it is not found), never a batch. */
+const ONE_CODE = { batch: false } as const;
+
+export type LaneOwnReason = `LEITURA_${Uppercase<ScanRejectReason>}`;
 
 // A code the lane cannot use shows as "not found": the person's next step is the same (scan again
 // or go to the counter).
@@ -25,7 +28,6 @@ const PATTERNS: Partial<Record<string, DenyPatternCode>> = {
   TICKET_NOT_VALID_YET: DenyPattern.NOT_YET_VALID,
   TICKET_NOT_FOUND: DenyPattern.NOT_FOUND,
   TICKET_CANCELLED: DenyPattern.CANCELLED,
-  CODIGO_COM_VIRGULA: DenyPattern.NOT_FOUND,
   LEITURA_TOO_LONG: DenyPattern.NOT_FOUND,
   LEITURA_NON_PRINTABLE: DenyPattern.NOT_FOUND,
   LEITURA_STALE: DenyPattern.NOT_FOUND,
@@ -152,7 +154,7 @@ export function createLane({ config, checkin, tenantId, relay, clock, log, timer
     const operador = cause === 'timeout' ? NOT_PASSED_OPERADOR : RELAY_FAILED_OPERADOR;
     let reversed = false;
     try {
-      await checkin.reverse({ qr_code: code, terminal: name, operador }, caller);
+      await checkin.reverse({ qr_code: code, terminal: name, operador }, caller, ONE_CODE);
       reversed = true;
     } catch (err) {
       // E.g. staff already reversed it by hand, or the day turned: the check-in then stays.
@@ -183,11 +185,9 @@ export function createLane({ config, checkin, tenantId, relay, clock, log, timer
       counters.ignored++;
       return { kind: 'ignored', code };
     }
-    // The check-in service reads commas as a batch; one scan is one code, never a batch.
-    if (code.includes(',')) return deny(code, 'CODIGO_COM_VIRGULA' satisfies LaneOwnReason);
     let data: Record<string, unknown>;
     try {
-      data = await checkin.checkIn({ qr_code: code, terminal: name, operador: config.operador }, caller);
+      data = await checkin.checkIn({ qr_code: code, terminal: name, operador: config.operador }, caller, ONE_CODE);
     } catch (err) {
       if (err instanceof AppError) return deny(code, err.code);
       counters.errors++;

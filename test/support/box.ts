@@ -40,7 +40,7 @@ export async function createTestBox(opts: { now?: string; timeZone?: string } = 
     none: key(['clientes:read'], 'sem-checkin'),
     otherTenant: key(['vouchers:checkin', 'vouchers:read', 'clientes:read', 'integration:combos:read'], 'outro', otherTenantId),
   };
-  const { app } = await assembleBox({ db, clock, logger: false });
+  const { app, checkin } = await assembleBox({ db, clock, logger: false });
   await app.ready();
 
   /** Loads orders as `gate import` would (same schema, same upsert). */
@@ -52,6 +52,8 @@ export async function createTestBox(opts: { now?: string; timeZone?: string } = 
     db,
     clock,
     app,
+    /** The box's one check-in service, the same the HTTP routes call. */
+    checkin,
     tenantId,
     otherTenantId,
     keys,
