@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { all, first, run, type Sqlite } from '../db/open.js';
+import { all, first, inList, run, type Sqlite } from '../db/open.js';
 import type { ClientsTable, DB } from '../db/schema.js';
 import type { ClienteRecord } from './client.schemas.js';
 
@@ -86,7 +86,10 @@ export function listClients(sqlite: Sqlite, k: Kysely<DB>, q: ClientQuery): Clie
 
 /** Marks clients as synchronised for one key; a key's first marking time is kept. Call in a transaction. */
 export function markClients(sqlite: Sqlite, k: Kysely<DB>, apiKeyId: number, clientPks: readonly number[], nowIso: string): void {
-  // One cached single-row statement, rather than a multi-row insert whose SQL changes with the page size.
-  for (const clientPk of clientPks)
-    run(sqlite, k.insertInto('client_marks').orIgnore().values({ api_key_id: apiKeyId, client_pk: clientPk, sincronizado_em: nowIso }));
+  if (clientPks.length === 0) return;
+  run(
+    sqlite,
+    k.insertInto('client_marks').orIgnore().columns(['api_key_id', 'client_pk', 'sincronizado_em'])
+      .expression(k.selectFrom('clients').select([sql<number>`${apiKeyId}`.as('k'), 'id', sql<string>`${nowIso}`.as('at')]).where('id', 'in', inList(clientPks))),
+  );
 }

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { all, first, run, type Sqlite } from '../db/open.js';
+import { all, first, inList, run, type Sqlite } from '../db/open.js';
 import type { ComboItemsTable, CombosTable, ComboStockTable, DB } from '../db/schema.js';
 import { toCents } from '../orders/money.js';
 import type { Combo, ComboAvailability } from './combo.schemas.js';
@@ -166,9 +166,7 @@ export function findCombo(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, idOrS
 export function comboItems(sqlite: Sqlite, k: Kysely<DB>, comboPks: readonly number[]): Map<number, ComboItemRow[]> {
   const byCombo = new Map<number, ComboItemRow[]>(comboPks.map((pk) => [pk, []]));
   if (comboPks.length === 0) return byCombo;
-  // One statement for any number of combos (a json list, not a growing IN list).
-  const ids = sql<number>`(select value from json_each(${JSON.stringify(comboPks)}))`;
-  for (const item of all(sqlite, k.selectFrom('combo_items').selectAll().where('combo_pk', 'in', ids).orderBy('combo_pk').orderBy('position')))
+  for (const item of all(sqlite, k.selectFrom('combo_items').selectAll().where('combo_pk', 'in', inList(comboPks)).orderBy('combo_pk').orderBy('position')))
     byCombo.get(item.combo_pk)?.push(item);
   return byCombo;
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { Kysely, Migrator, SqliteAdapter, SqliteDialect, type Compilable } from 'kysely';
+import { Kysely, Migrator, SqliteAdapter, SqliteDialect, sql, type Compilable } from 'kysely';
 import { migrations } from '../../migrations/index.js';
 import type { DB } from './schema.js';
 
@@ -83,6 +83,12 @@ export function first<Q extends Compilable<any>>(sqlite: Sqlite, query: Q): Row<
   const { sql, parameters } = query.compile();
   return statement(sqlite, sql).get(...params(parameters)) as Row<Q> | undefined;
 }
+
+/**
+ * A list of values as ONE bound parameter, `(select value from json_each(?))`, for `in` and
+ * `insert ... select`: the SQL, and so its cached statement, does not change with the list's length.
+ */
+export const inList = <T extends string | number>(values: readonly T[]) => sql<T>`(select value from json_each(${JSON.stringify(values)}))`;
 
 export function run(sqlite: Sqlite, query: Compilable<any>): Database.RunResult {
   const { sql, parameters } = query.compile();

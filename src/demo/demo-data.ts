@@ -1,4 +1,5 @@
 import type { ClienteRecordInput } from '../clients/client.schemas.js';
+import { addDays } from '../clock.js';
 import type { ComboAvailabilityInput, ComboInput } from '../combos/combo.schemas.js';
 import { fromCents, paymentTotals } from '../orders/money.js';
 import type { PedidoInput } from '../orders/order.schemas.js';
@@ -13,7 +14,6 @@ const ADULTO = { ...PASSAPORTE, lote_mestre_id: uuid(2), categoria: 'adulto' as 
 const INFANTIL = { ...PASSAPORTE, lote_mestre_id: uuid(3), categoria: 'infantil' as const, nome_lote: 'Infantil', valor_unitario: 59.9 };
 export const DEMO_COMBO_ID = uuid(100);
 
-export const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 const compact = (date: string) => date.replaceAll('-', '');
 
 interface Buyer {

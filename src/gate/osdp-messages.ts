@@ -108,6 +108,3 @@ export function parseKeypad(d: Uint8Array): { reader: number; keys: string } | n
   return { reader: d[0]!, keys: String.fromCharCode(...d.subarray(2)) };
 }
 
-export function parseNak(d: Uint8Array): number | null {
-  return d.length >= 1 ? d[0]! : null;
-}

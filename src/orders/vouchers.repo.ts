@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { all, type Sqlite } from '../db/open.js';
+import { all, inList, run, type Sqlite } from '../db/open.js';
 import type { DB } from '../db/schema.js';
 
 export interface VoucherFilters {
@@ -33,12 +33,11 @@ export function findOrderIds(sqlite: Sqlite, k: Kysely<DB>, f: VoucherFilters): 
 }
 
 /** Marks every voucher of these orders for the key; the first marking time is kept. */
-export function markVouchers(sqlite: Sqlite, apiKeyId: number, orderIds: readonly number[], nowIso: string): void {
+export function markVouchers(sqlite: Sqlite, k: Kysely<DB>, apiKeyId: number, orderIds: readonly number[], nowIso: string): void {
   if (orderIds.length === 0) return;
-  sqlite
-    .prepare(
-      `insert or ignore into voucher_marks (api_key_id, person_id, sincronizado_em)
-       select ?, p.id, ? from people p where p.order_id in (select value from json_each(?))`,
-    )
-    .run(apiKeyId, nowIso, JSON.stringify(orderIds));
+  run(
+    sqlite,
+    k.insertInto('voucher_marks').orIgnore().columns(['api_key_id', 'person_id', 'sincronizado_em'])
+      .expression(k.selectFrom('people').select([sql<number>`${apiKeyId}`.as('k'), 'id', sql<string>`${nowIso}`.as('at')]).where('order_id', 'in', inList(orderIds))),
+  );
 }

@@ -32,7 +32,7 @@ export const voucherRoutes = ({ sqlite, kysely, clock, auth }: { sqlite: Sqlite;
     // Select, mark and read in one transaction: the page shows the marks this call made (as clients do).
     const pedidos = sqlite.transaction(() => {
       const ids = findOrderIds(sqlite, kysely, { ...q, tenantId: caller.tenantId, apiKeyId: caller.apiKeyId });
-      if (q.marcar_sincronizado) markVouchers(sqlite, caller.apiKeyId, ids, clock.nowIso());
+      if (q.marcar_sincronizado) markVouchers(sqlite, kysely, caller.apiKeyId, ids, clock.nowIso());
       return loadOrders(sqlite, kysely, ids, caller.apiKeyId).map((r) => voucherPedido(r));
     }).immediate();
     const data: Record<string, unknown> = { pedidos, total: pedidos.length };

@@ -1,10 +1,10 @@
-import { sql } from 'kysely';
 import { upsertClient } from '../clients/clients.repo.js';
 import { ComboDataError, upsertAvailability, upsertCombo } from '../combos/combos.repo.js';
 import type { Combo } from '../combos/combo.schemas.js';
-import { run } from '../db/open.js';
+import { inList, run } from '../db/open.js';
 import type { Rejected } from './cloud-client.js';
-import { addDays, type PullDeps } from './pull.js';
+import { addDays } from '../clock.js';
+import type { PullDeps } from './pull.js';
 import { recordRejects } from './rejects.js';
 
 const COMBO_PAGE = 100; // the cloud's maximum (8)
@@ -32,11 +32,11 @@ export function createCatalogPuller({ db, clock, client, tenantId, state, tuning
       const now = clock.nowIso();
       tx(() => {
         for (const c of combos) upsertCombo(sqlite, k, tenantId, c, now);
-        const listed = JSON.stringify([...combos.map((c) => c.id), ...rejected.map((r) => r.ref)]);
+        const listed = [...combos.map((c) => c.id), ...rejected.map((r) => r.ref)];
         run(
           sqlite,
           k.updateTable('combos').set({ ativo: 0, updated_at: now })
-            .where('tenant_id', '=', tenantId).where('ativo', '=', 1).where('combo_id', 'not in', sql<string>`(select value from json_each(${listed}))`),
+            .where('tenant_id', '=', tenantId).where('ativo', '=', 1).where('combo_id', 'not in', inList(listed)),
         );
         recordRejects(sqlite, k, tenantId, 'combo', rejected, combos.map((c) => c.id), now);
       });

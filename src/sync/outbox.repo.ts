@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { all, first, run, type Sqlite } from '../db/open.js';
+import { all, first, inList, run, type Sqlite } from '../db/open.js';
 import type { DB, PushResult } from '../db/schema.js';
 import type { Classified } from './push.classify.js';
 
@@ -16,8 +16,6 @@ export interface PendingRow {
   terminal: string | null;
   operador: string | null;
 }
-
-const ids = (eventIds: readonly number[]) => sql<number>`(select value from json_each(${JSON.stringify(eventIds)}))`;
 
 export function createOutboxRepo(sqlite: Sqlite, k: Kysely<DB>, tenantId: number) {
   // The newest event id already looked at: a poll with no new event costs one index read, no write.
@@ -69,7 +67,7 @@ export function createOutboxRepo(sqlite: Sqlite, k: Kysely<DB>, tenantId: number
         sqlite,
         k.updateTable('sync_push')
           .set({ attempts: sql`attempts + 1`, first_sent_at: sql`coalesce(first_sent_at, ${nowIso})`, last_sent_at: nowIso })
-          .where('event_id', 'in', ids(eventIds)),
+          .where('event_id', 'in', inList(eventIds)),
       );
     },
 
@@ -86,7 +84,7 @@ export function createOutboxRepo(sqlite: Sqlite, k: Kysely<DB>, tenantId: number
 
     /** The call failed as a whole: try these again later. */
     retryLater(eventIds: readonly number[], nextAttemptAt: string | null, error: string): void {
-      run(sqlite, k.updateTable('sync_push').set({ next_attempt_at: nextAttemptAt, last_error: error.slice(0, 500) }).where('event_id', 'in', ids(eventIds)));
+      run(sqlite, k.updateTable('sync_push').set({ next_attempt_at: nextAttemptAt, last_error: error.slice(0, 500) }).where('event_id', 'in', inList(eventIds)));
     },
 
     counts(): { pending: number; nextAttemptAt: string | null } {

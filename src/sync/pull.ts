@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
-import type { Clock } from '../clock.js';
+import { addDays, type Clock } from '../clock.js';
 import { prepareQuery, type Db } from '../db/open.js';
 import type { Pedido } from '../orders/order.schemas.js';
 import { OrderConflictError, upsertOrder } from '../orders/orders.repo.js';
@@ -29,7 +29,6 @@ export interface SyncStepDeps {
 
 export type PullDeps = SyncStepDeps & { tuning: PullTuning };
 
-export const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 /**
  * Orders from the cloud. The incremental pull reads `sincronizado=false` with marking on, so the

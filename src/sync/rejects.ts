@@ -1,5 +1,5 @@
-import { sql, type Kysely } from 'kysely';
-import { run, type Sqlite } from '../db/open.js';
+import type { Kysely } from 'kysely';
+import { inList, run, type Sqlite } from '../db/open.js';
 import type { DB } from '../db/schema.js';
 import type { Rejected } from './cloud-envelopes.js';
 
@@ -12,7 +12,7 @@ export function recordRejects(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, k
     run(
       sqlite,
       k.deleteFrom('sync_rejects').where('tenant_id', '=', tenantId).where('kind', '=', kind)
-        .where('ref', 'in', sql<string>`(select value from json_each(${JSON.stringify(storedRefs)}))`),
+        .where('ref', 'in', inList(storedRefs)),
     );
   for (const r of rejected)
     run(

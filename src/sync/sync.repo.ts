@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { all, first, type Sqlite } from '../db/open.js';
+import { all, first, inList, run, type Sqlite } from '../db/open.js';
 import type { DB, PushResult } from '../db/schema.js';
 
 // Reads of the local API for the central office (sync.routes.ts).
@@ -106,9 +106,11 @@ export function findEvents(sqlite: Sqlite, k: Kysely<DB>, f: EventFilter) {
 }
 
 /** Marks events for one key; the first marking time is kept. Call in the transaction that read the page. */
-export function markEvents(sqlite: Sqlite, apiKeyId: number, eventIds: readonly number[], nowIso: string): void {
+export function markEvents(sqlite: Sqlite, k: Kysely<DB>, apiKeyId: number, eventIds: readonly number[], nowIso: string): void {
   if (eventIds.length === 0) return;
-  sqlite
-    .prepare('insert or ignore into event_marks (api_key_id, event_id, sincronizado_em) select ?, value, ? from json_each(?)')
-    .run(apiKeyId, nowIso, JSON.stringify(eventIds));
+  run(
+    sqlite,
+    k.insertInto('event_marks').orIgnore().columns(['api_key_id', 'event_id', 'sincronizado_em'])
+      .expression(k.selectFrom('events').select([sql<number>`${apiKeyId}`.as('k'), 'id', sql<string>`${nowIso}`.as('at')]).where('id', 'in', inList(eventIds))),
+  );
 }

@@ -3,12 +3,12 @@ import { z } from 'zod';
 import type { RouteRegistrar } from '../app.js';
 import type { Auth } from '../auth/auth.js';
 import { guard } from '../auth/guard.js';
+import { addDays } from '../clock.js';
 import type { ListingDeps } from '../combos/combos.routes.js';
 import { AppError } from '../http/errors.js';
 import { pageLimit, pageOffset, queryBoolean } from '../http/validation.js';
 import { dateString } from '../orders/order.schemas.js';
 import { toCsv } from './csv.js';
-import { addDays } from './pull.js';
 import type { SyncState } from './state.js';
 import { CONFLICT_KINDS, findConflicts, findEvents, markEvents, PUSH_RESULTS, syncSummary, type EventRow } from './sync.repo.js';
 
@@ -166,7 +166,7 @@ export const syncRoutes = (deps: ListingDeps & { auth: Auth; sync: SyncInfo | un
       const page = findEvents(sqlite, k, { tenantId: caller.tenantId, apiKeyId: caller.apiKeyId, sincronizado: q.sincronizado, limit: q.limit, offset: q.offset });
       if (!q.marcar_sincronizado) return page;
       const now = clock.nowIso();
-      markEvents(sqlite, caller.apiKeyId, page.filter((r) => r.sincronizado_em === null).map((r) => r.id), now);
+      markEvents(sqlite, k, caller.apiKeyId, page.filter((r) => r.sincronizado_em === null).map((r) => r.id), now);
       return page.map((r) => ({ ...r, sincronizado_em: r.sincronizado_em ?? now }));
     }).immediate();
     const eventos = rows.map((r) => ({ ...eventoPayload(r, synced), sincronizado: r.sincronizado_em !== null, sincronizado_em: r.sincronizado_em }));

@@ -119,6 +119,15 @@ describe('box endpoints', () => {
       expect(paths).toContain(p);
   });
 
+  it('answers /health with 503 in the envelope when the database is gone', async () => {
+    const local = await createTestBox();
+    local.db.sqlite.close();
+    const res = await local.app.inject({ method: 'GET', url: '/health' });
+    await local.close();
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toEqual({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'Banco de dados indisponível.' } });
+  });
+
   it('answers /health without a key', async () => {
     const res = await box.app.inject({ method: 'GET', url: '/health' });
     expect(res.statusCode).toBe(200);
