@@ -1,0 +1,30 @@
+import type { LaneRelay } from './lane.js';
+
+// What every relay driver (bridge, LCUS, OSDP) offers beyond the per-scan LaneRelay calls.
+
+export interface RelayStatus {
+  driver: 'bridge' | 'lcus' | 'osdp';
+  path: string;
+  /** Port open and, for drivers that can tell, the device answering. */
+  online: boolean;
+  /** LCUS boards are write-only: nothing detects a dead relay and nothing fails safe. */
+  failSafe: boolean;
+  freePassage: boolean;
+  /** ISO time of the last frame the device sent (null for write-only devices or never). */
+  lastSeenAt: string | null;
+  /** Last problem in plain words (Portuguese, shown on /api/local/gates), null when none. */
+  problem: string | null;
+  /** Driver specifics: firmware version and reset cause, OSDP address and PDID, LCUS channel. */
+  device: Record<string, string | number | boolean | null>;
+}
+
+export interface RelayDriver extends LaneRelay {
+  /** Fire alarm: hold the turnstile open (true) until released (false). */
+  setFreePassage(on: boolean): Promise<void>;
+  /** Drivers with a fire input report it (bridge STATUS/FIRE); the gate puts every lane in free passage. */
+  onFire?(listener: (active: boolean) => void): () => void;
+  /** Readers that also deliver codes (an OSDP reader's RAW card data). */
+  onScan?(listener: (code: string) => void): () => void;
+  status(): RelayStatus;
+  close(): Promise<void>;
+}
