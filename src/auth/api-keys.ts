@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type Database from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import { prepareQuery, run, type Sqlite } from '../db/open.js';
 import type { DB } from '../db/schema.js';
@@ -58,15 +59,45 @@ const keyLookup = (sqlite: Sqlite, k: Kysely<DB>) =>
       .select(['api_keys.id', 'api_keys.name', 'api_keys.key_hash', 'api_keys.permissions', 'api_keys.expires_at', 'api_keys.revoked_at', 'api_keys.tenant_id', 'tenants.slug'])
       .where('api_keys.key_id', '=', p.keyId),
   );
-/** The lookup, compiled once per connection: it runs on every authenticated request. */
-const lookups = new WeakMap<Sqlite, ReturnType<typeof keyLookup>>();
+interface KeyCache {
+  dataVersion: Database.Statement;
+  version: unknown;
+  rows: Map<string, NonNullable<ReturnType<ReturnType<typeof keyLookup>['get']>>>;
+  lookup: ReturnType<typeof keyLookup>;
+}
+/**
+ * Key rows by key id, per connection: the lookup would otherwise be a join on every request. Keys are
+ * issued and revoked by the CLI, another connection, whose commits change `PRAGMA data_version`: the
+ * cache is dropped then. A change made on this same connection does not change it; code that ever
+ * revokes keys in-process must call `forgetApiKeys`.
+ */
+const caches = new WeakMap<Sqlite, KeyCache>();
+
+function keyCache(sqlite: Sqlite, k: Kysely<DB>): KeyCache {
+  let cache = caches.get(sqlite);
+  if (!cache) {
+    const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+    caches.set(sqlite, (cache = { dataVersion, version: dataVersion.get(), rows: new Map(), lookup: keyLookup(sqlite, k) }));
+  }
+  const version = cache.dataVersion.get();
+  if (version !== cache.version) {
+    cache.version = version;
+    cache.rows.clear();
+  }
+  return cache;
+}
+
+export const forgetApiKeys = (sqlite: Sqlite) => caches.get(sqlite)?.rows.clear();
 
 /** The caller behind a presented key, or null when it is unknown, revoked or expired. */
 export function verifyApiKey(sqlite: Sqlite, k: Kysely<DB>, presented: string, nowIso: string): Caller | null {
   const match = KEY_SHAPE.exec(presented);
-  let lookup = lookups.get(sqlite);
-  if (!lookup) lookups.set(sqlite, (lookup = keyLookup(sqlite, k)));
-  const row = match ? lookup.get({ keyId: match[1]! }) : undefined;
+  const cache = keyCache(sqlite, k);
+  let row = match ? cache.rows.get(match[1]!) : undefined;
+  if (match && !row) {
+    row = cache.lookup.get({ keyId: match[1]! });
+    if (row) cache.rows.set(match[1]!, row);
+  }
   // Compare even when nothing matched, so a miss costs the same as a wrong secret.
   const equal = crypto.timingSafeEqual(hash(presented), row ? row.key_hash : DUMMY_HASH);
   if (!row || !equal || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= nowIso)) return null;

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
@@ -159,11 +160,19 @@ describe('request errors', () => {
     for (const key of Object.values(box.keys)) expect(dump).not.toContain(key.slice('gk_000000000000_'.length));
   });
 
-  it('rejects revoked and expired keys', async () => {
-    box.db.sqlite.prepare("update api_keys set revoked_at = '2026-11-01T00:00:00Z' where name = 'catraca-1'").run();
-    expect((await checkin(box, { qr_code: 'A' })).body.error.code).toBe('INVALID_API_KEY');
-    box.db.sqlite.prepare("update api_keys set expires_at = '2026-11-21T12:59:59Z' where name = 'catraca-2'").run();
-    expect((await checkin(box, { qr_code: 'A' }, box.keys.checkinPlain)).body.error.code).toBe('INVALID_API_KEY');
+  it('rejects a key revoked or expired by another connection (the CLI) right after it worked', async () => {
+    // The server keeps key rows in memory; a change committed elsewhere must reach the next request.
+    const cli = new Database(box.db.sqlite.name);
+    try {
+      expect((await checkin(box, { qr_code: 'NOPE' })).body.error.code).toBe('TICKET_NOT_FOUND');
+      cli.prepare("update api_keys set revoked_at = '2026-11-01T00:00:00Z' where name = 'catraca-1'").run();
+      expect((await checkin(box, { qr_code: 'A' })).body.error.code).toBe('INVALID_API_KEY');
+      expect((await checkin(box, { qr_code: 'NOPE' }, box.keys.checkinPlain)).body.error.code).toBe('TICKET_NOT_FOUND');
+      cli.prepare("update api_keys set expires_at = '2026-11-21T12:59:59Z' where name = 'catraca-2'").run();
+      expect((await checkin(box, { qr_code: 'A' }, box.keys.checkinPlain)).body.error.code).toBe('INVALID_API_KEY');
+    } finally {
+      cli.close();
+    }
   });
 
   it('answers an unexpected failure with INTERNAL_ERROR and no stack trace', async () => {

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkpointInBackground, migrateToLatest, openDatabase, prepareQuery, type Db } from '../../src/db/open.js';
+import { migrateToLatest, openDatabase, prepareQuery, type Db } from '../../src/db/open.js';
+import { checkpointInBackground } from '../../src/db/wal.js';
 import { tempDir } from '../support/box.js';
 
 let dir: string;

@@ -1,0 +1,143 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Sqlite } from './open.js';
+
+// The WAL's housekeeping for the connection that takes the check-ins: checkpoints in a background
+// thread, and fsyncs of the WAL on libuv's thread pool (see the write queue's group commit).
+
+// Background checkpoints. In WAL mode a commit appends to the WAL and fsyncs it: that is what makes it
+// durable. Copying WAL pages back into the database (the checkpoint) is housekeeping, but SQLite's
+// auto-checkpoint runs it inside the commit that crosses the threshold, on the event loop: a few
+// milliseconds of random writes and two fsyncs every ~1000 pages. A worker thread with its own
+// connection runs those checkpoints instead (PASSIVE: it never blocks the writer), at most one pass
+// every CHECKPOINT_INTERVAL_MS while there are commits (back-to-back passes compete with the commits'
+// own fsyncs). Under steady load the worker never quite catches up with the writer, and SQLite only
+// rewinds the WAL once a checkpoint has caught up: so when the WAL passes RESTART_FRAMES, the writer
+// copies the few frames committed during the worker's pass itself, right after it, and the WAL starts
+// over at its next commit. The writer's auto-checkpoint stays as a backstop, at a higher threshold.
+const CHECKPOINT_INTERVAL_MS = 200;
+const RESTART_FRAMES = 4096;
+const BACKSTOP_PAGES = 10_000;
+const CHECKPOINTER = `
+Promise.all([import('node:worker_threads'), import(DRIVER)]).then(([{ parentPort, workerData }, { default: Database }]) => {
+  const db = new Database(workerData.file, { fileMustExist: true });
+  db.pragma('synchronous = FULL');
+  db.pragma('busy_timeout = 5000');
+  parentPort.on('message', (m) => {
+    if (m === 'stop') {
+      try { db.close(); } catch {}
+      Atomics.store(workerData.closed, 0, 1);
+      Atomics.notify(workerData.closed, 0);
+      parentPort.close();
+      return;
+    }
+    let frames = 0;
+    try { frames = db.pragma('wal_checkpoint(PASSIVE)')[0].log; } catch {}
+    parentPort.postMessage(frames);
+  });
+});`;
+
+interface Checkpointer {
+  /** A commit happened: checkpoint soon. */
+  notify(): void;
+  stop(): void;
+}
+const checkpointers = new WeakMap<Sqlite, Checkpointer>();
+
+/**
+ * Moves this connection's WAL checkpoints to a background thread; returns the function to call after
+ * each commit. Durability is unchanged: commits still fsync the WAL (synchronous=FULL) before returning.
+ */
+export function checkpointInBackground(sqlite: Sqlite): () => void {
+  const existing = checkpointers.get(sqlite);
+  if (existing) return existing.notify;
+  if (sqlite.memory || sqlite.readonly) return () => undefined;
+  const driver = pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href;
+  // Set by the worker once its connection is closed: stop() waits for it, so that after Db.close()
+  // returns nothing touches the database files any more.
+  const closed = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(CHECKPOINTER.replace('DRIVER', JSON.stringify(driver)), { eval: true, workerData: { file: sqlite.name, closed } });
+  let dirty = false; // commits since the last pass started
+  let running = false;
+  let stopped = false;
+  let lastPass = 0;
+  let timer: NodeJS.Timeout | null = null;
+  const pass = () => {
+    timer = null;
+    if (stopped || running || !dirty) return;
+    dirty = false;
+    running = true;
+    lastPass = Date.now();
+    worker.postMessage('checkpoint');
+  };
+  const schedule = () => {
+    if (timer || running || stopped) return;
+    timer = setTimeout(pass, Math.max(0, lastPass + CHECKPOINT_INTERVAL_MS - Date.now()));
+    timer.unref();
+  };
+  worker.on('message', (frames: number) => {
+    running = false;
+    if (frames >= RESTART_FRAMES && sqlite.open && !sqlite.inTransaction) {
+      try {
+        sqlite.pragma('wal_checkpoint(PASSIVE)');
+      } catch {
+        // the backstop will do it
+      }
+    }
+    if (dirty) schedule();
+  });
+  // Without the worker, the connection checkpoints by itself again.
+  const fallBack = () => {
+    if (stopped) return;
+    stopped = true;
+    if (timer) clearTimeout(timer);
+    if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000');
+  };
+  worker.on('error', fallBack);
+  worker.on('exit', fallBack);
+  worker.unref(); // after the listeners: adding a 'message' listener refs the worker again
+  const checkpointer: Checkpointer = {
+    notify() {
+      dirty = true;
+      schedule();
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      worker.postMessage('stop');
+      Atomics.wait(closed, 0, 0, 2000);
+    },
+  };
+  checkpointers.set(sqlite, checkpointer);
+  sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+  return checkpointer.notify;
+}
+
+
+/**
+ * fsync of this connection's WAL file, off the event loop: after it resolves, every transaction
+ * committed before the call is on disk, exactly as if it had committed with synchronous=FULL. One
+ * file descriptor per connection, closed with it.
+ */
+export function walFsync(sqlite: Sqlite): () => Promise<void> {
+  if (sqlite.memory) return () => Promise.resolve();
+  let fd = walFds.get(sqlite);
+  return () =>
+    new Promise<void>((resolve, reject) => {
+      // Opened on first use: by then a commit has created the WAL file.
+      if (fd === undefined) walFds.set(sqlite, (fd = fs.openSync(`${sqlite.name}-wal`, 'r')));
+      fs.fsync(fd, (err) => (err ? reject(err) : resolve()));
+    });
+}
+const walFds = new WeakMap<Sqlite, number>();
+
+/** Called by Db.close(): stops the checkpoint worker and closes the WAL descriptor. */
+export function stopWalHelpers(sqlite: Sqlite): void {
+  checkpointers.get(sqlite)?.stop();
+  const fd = walFds.get(sqlite);
+  walFds.delete(sqlite);
+  if (fd !== undefined) fs.close(fd, () => undefined);
+}

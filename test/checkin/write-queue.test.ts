@@ -1,0 +1,70 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createWriteQueue } from '../../src/checkin/write-queue.js';
+import { openDatabase, type Db } from '../../src/db/open.js';
+
+// The group commit answers only after the WAL fsync that makes the batch durable.
+
+let dir: string;
+let db: Db;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-wq-'));
+  db = openDatabase(path.join(dir, 'q.db'));
+  db.sqlite.exec('create table t (v integer not null)');
+});
+afterEach(() => {
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function controlledFsync() {
+  const calls: { resolve: () => void; reject: (e: Error) => void }[] = [];
+  const fsyncWal = () => new Promise<void>((resolve, reject) => calls.push({ resolve, reject }));
+  return { calls, fsyncWal };
+}
+const insert = (v: number) => () => db.sqlite.prepare('insert into t (v) values (?)').run(v).changes;
+const settled = async <T>(p: Promise<T>) => Promise.race([p.then(() => 'resolved', () => 'rejected'), new Promise((r) => setTimeout(() => r('pending'), 30))]);
+
+it('resolves a write only after its fsync, and groups writes that arrive meanwhile into the next commit', async () => {
+  const { calls, fsyncWal } = controlledFsync();
+  const queue = createWriteQueue(db.sqlite, { fsyncWal });
+  const first = queue.run(insert(1));
+  await new Promise((r) => setImmediate(r));
+  expect(calls).toHaveLength(1);
+  // Committed (another connection would see it) but not acknowledged.
+  expect(db.sqlite.prepare('select count(*) from t').pluck().get()).toBe(1);
+  const second = queue.run(insert(2));
+  const third = queue.run(insert(3));
+  expect(await settled(first)).toBe('pending');
+  expect(calls).toHaveLength(1); // no commit while the fsync runs
+  calls[0]!.resolve();
+  expect(await first).toBe(1);
+  await new Promise((r) => setTimeout(r, 10));
+  expect(calls).toHaveLength(2); // second and third: one commit, one fsync
+  expect(await settled(second)).toBe('pending');
+  calls[1]!.resolve();
+  expect(await Promise.all([second, third])).toEqual([1, 1]);
+});
+
+it('rejects the whole batch when the fsync fails, and keeps FULL for other writes on the connection', async () => {
+  const { calls, fsyncWal } = controlledFsync();
+  const queue = createWriteQueue(db.sqlite, { fsyncWal });
+  const write = queue.run(insert(1));
+  await new Promise((r) => setImmediate(r));
+  expect(db.sqlite.pragma('synchronous', { simple: true })).toBe(2); // FULL outside the batch
+  calls[0]!.reject(new Error('EIO'));
+  await expect(write).rejects.toThrow('EIO');
+  // The queue goes on with the next batch.
+  const next = queue.run(insert(2));
+  await new Promise((r) => setTimeout(r, 10));
+  calls[1]!.resolve();
+  expect(await next).toBe(1);
+});
+
+it('fsyncs the real WAL file by default', async () => {
+  const queue = createWriteQueue(db.sqlite);
+  expect(await queue.run(insert(7))).toBe(1);
+  expect(fs.existsSync(`${db.sqlite.name}-wal`)).toBe(true);
+});
