@@ -9,6 +9,7 @@ static const bridge_type_info_t TYPES[] = {
 	{ BRIDGE_DENY, "DENY", 1, { { "pattern", 1 } } },
 	{ BRIDGE_LED, "LED", 2, { { "color", 1 }, { "durationMs", 2 } } },
 	{ BRIDGE_BUZ, "BUZ", 3, { { "onMs", 2 }, { "offMs", 2 }, { "count", 1 } } },
+	{ BRIDGE_FREE, "FREE", 1, { { "on", 1 } } },
 	{ BRIDGE_BOOT, "BOOT", 3, { { "fwMajor", 1 }, { "fwMinor", 1 }, { "resetCause", 1 } } },
 	{ BRIDGE_STATUS, "STATUS", 2, { { "inputs", 1 }, { "outputs", 1 } } },
 	{ BRIDGE_PASSAGE, "PASSAGE", 1, { { "direction", 1 } } },
@@ -214,5 +215,34 @@ const char *bridge_err_name(int err)
 	case BRIDGE_ERR_UNKNOWN_TYPE: return "unknown_type";
 	case BRIDGE_ERR_BAD_PAYLOAD: return "bad_payload";
 	default: return "buffer";
+	}
+}
+
+int bridge_command_values_ok(const bridge_frame_t *f)
+{
+	const uint8_t *p = f->payload;
+	uint16_t timeout;
+
+	switch (f->type) {
+	case BRIDGE_HELLO: return p[0] <= 1;
+	case BRIDGE_HEARTBEAT:
+		timeout = (uint16_t)(p[0] | (p[1] << 8));
+		return timeout >= BRIDGE_HEARTBEAT_MIN_MS && timeout <= BRIDGE_HEARTBEAT_MAX_MS;
+	case BRIDGE_GRANT: return p[0] <= 1;
+	case BRIDGE_DENY: return p[0] <= BRIDGE_DENY_PATTERN_MAX;
+	case BRIDGE_LED: return p[0] <= 3;
+	case BRIDGE_FREE: return p[0] <= 1;
+	default: return 1;
+	}
+}
+
+const char *bridge_nak_name(uint8_t reason)
+{
+	switch (reason) {
+	case BRIDGE_NAK_NOT_READY: return "not_ready";
+	case BRIDGE_NAK_BAD_PAYLOAD: return "bad_payload";
+	case BRIDGE_NAK_UNKNOWN_TYPE: return "unknown_type";
+	case BRIDGE_NAK_FIRE_ACTIVE: return "fire_active";
+	default: return "unknown";
 	}
 }

@@ -22,6 +22,7 @@ enum bridge_type {
 	BRIDGE_DENY = 0x04,
 	BRIDGE_LED = 0x05,
 	BRIDGE_BUZ = 0x06,
+	BRIDGE_FREE = 0x07,
 	BRIDGE_BOOT = 0x81,
 	BRIDGE_STATUS = 0x82,
 	BRIDGE_PASSAGE = 0x83,
@@ -29,6 +30,18 @@ enum bridge_type {
 	BRIDGE_ACK = 0x85,
 	BRIDGE_NAK = 0x86
 };
+
+/* NAK reasons (payload of a NAK). */
+enum bridge_nak {
+	BRIDGE_NAK_NOT_READY = 1,
+	BRIDGE_NAK_BAD_PAYLOAD = 2,
+	BRIDGE_NAK_UNKNOWN_TYPE = 3,
+	BRIDGE_NAK_FIRE_ACTIVE = 4
+};
+
+#define BRIDGE_DENY_PATTERN_MAX 5u
+#define BRIDGE_HEARTBEAT_MIN_MS 100u
+#define BRIDGE_HEARTBEAT_MAX_MS 60000u
 
 /* Checked in this order by bridge_frame_decode; the TS codec uses the same order and names. */
 enum bridge_err {
@@ -85,5 +98,8 @@ int bridge_frame_encode(const bridge_frame_t *f, uint8_t *out, size_t out_cap);
 /* Input is one whole wire frame including its trailing 0x00. Returns BRIDGE_OK or a BRIDGE_ERR_*. */
 int bridge_frame_decode(const uint8_t *wire, size_t len, bridge_frame_t *f);
 const char *bridge_err_name(int err);
+/* 1 when a decoded frame's field values are in range (PROTOCOL.md "Value ranges"); board events always pass. */
+int bridge_command_values_ok(const bridge_frame_t *f);
+const char *bridge_nak_name(uint8_t reason);
 
 #endif

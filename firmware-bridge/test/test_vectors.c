@@ -73,7 +73,8 @@ static void check_cobs(const mj_record_t *r, tally_t *t, const char *name)
 		return fail(t, "cobs", name, "decode differs");
 }
 
-static void check_valid(const mj_record_t *r, tally_t *t, const char *name)
+/* Valid and refused vectors are both well-formed; refused ones carry values the board NAKs (bad_payload). */
+static void check_wellformed(const mj_record_t *r, tally_t *t, const char *section, const char *name)
 {
 	const mj_kv_t *type = mj_find(r->msg, r->nmsg, "type");
 	const mj_kv_t *seq = mj_find(r->msg, r->nmsg, "seq");
@@ -86,7 +87,7 @@ static void check_valid(const mj_record_t *r, tally_t *t, const char *name)
 	unsigned i;
 
 	if (!info || !seq || !ack || r->nmsg != 3 + info->nfields)
-		return fail(t, "valid", name, "message does not match the type table");
+		return fail(t, section, name, "message does not match the type table");
 	memset(&f, 0, sizeof f);
 	f.version = BRIDGE_VERSION;
 	f.type = info->code;
@@ -96,7 +97,7 @@ static void check_valid(const mj_record_t *r, tally_t *t, const char *name)
 	for (i = 0; i < info->nfields; i++) {
 		const mj_kv_t *v = mj_find(r->msg, r->nmsg, info->fields[i].name);
 		if (!v || v->is_str)
-			return fail(t, "valid", name, "missing field");
+			return fail(t, section, name, "missing field");
 		bridge_field_set(&f, info, i, (uint16_t)v->num);
 	}
 	nw = unhex(top(r, "frame") ? top(r, "frame") : "x", want, sizeof want);
@@ -104,16 +105,25 @@ static void check_valid(const mj_record_t *r, tally_t *t, const char *name)
 	if (nw < 0 || n != nw || memcmp(got, want, (size_t)n) != 0) {
 		tohex(got, n > 0 ? (size_t)n : 0, hex);
 		fprintf(stderr, "  encoded %s\n", hex);
-		return fail(t, "valid", name, "encode differs");
+		return fail(t, section, name, "encode differs");
 	}
 	rc = bridge_frame_decode(want, (size_t)nw, &d);
 	if (rc != BRIDGE_OK)
-		return fail(t, "valid", name, bridge_err_name(rc));
+		return fail(t, section, name, bridge_err_name(rc));
 	if (d.type != f.type || d.seq != f.seq || d.ack != f.ack || d.len != f.len)
-		return fail(t, "valid", name, "decoded header differs");
+		return fail(t, section, name, "decoded header differs");
 	for (i = 0; i < info->nfields; i++)
 		if (bridge_field_get(&d, info, i) != bridge_field_get(&f, info, i))
-			return fail(t, "valid", name, "decoded field differs");
+			return fail(t, section, name, "decoded field differs");
+	if (strcmp(section, "valid") == 0 && !bridge_command_values_ok(&d))
+		return fail(t, section, name, "values refused");
+	if (strcmp(section, "refused") == 0) {
+		const char *nak = top(r, "nak");
+		if (bridge_command_values_ok(&d))
+			return fail(t, section, name, "values accepted");
+		if (!nak || strcmp(nak, bridge_nak_name(BRIDGE_NAK_BAD_PAYLOAD)) != 0)
+			return fail(t, section, name, "unexpected nak name");
+	}
 }
 
 static void check_invalid(const mj_record_t *r, tally_t *t, const char *name)
@@ -141,8 +151,8 @@ static void on_record(const char *section, const mj_record_t *r, void *ctx)
 		check_crc(r, t, name);
 	else if (strcmp(section, "cobs") == 0)
 		check_cobs(r, t, name);
-	else if (strcmp(section, "valid") == 0)
-		check_valid(r, t, name);
+	else if (strcmp(section, "valid") == 0 || strcmp(section, "refused") == 0)
+		check_wellformed(r, t, section, name);
 	else if (strcmp(section, "invalid") == 0)
 		check_invalid(r, t, name);
 	else

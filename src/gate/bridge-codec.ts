@@ -18,6 +18,7 @@ export const BRIDGE_TYPES = {
   DENY: { code: 0x04, fields: [['pattern', 1]] },
   LED: { code: 0x05, fields: [['color', 1], ['durationMs', 2]] },
   BUZ: { code: 0x06, fields: [['onMs', 2], ['offMs', 2], ['count', 1]] },
+  FREE: { code: 0x07, fields: [['on', 1]] },
   BOOT: { code: 0x81, fields: [['fwMajor', 1], ['fwMinor', 1], ['resetCause', 1]] },
   STATUS: { code: 0x82, fields: [['inputs', 1], ['outputs', 1]] },
   PASSAGE: { code: 0x83, fields: [['direction', 1]] },
@@ -40,10 +41,34 @@ export type BridgeMessageOf<T extends BridgeTypeName> = Extract<BridgeMessage, {
 
 export const Direction = { IN: 0, OUT: 1 } as const;
 export const FailMode = { LOCKED: 0, FREE: 1 } as const;
-export const DenyPattern = { ALREADY_USED: 1, EXPIRED: 2, NOT_YET_VALID: 3, NOT_FOUND: 4, CANCELLED: 5 } as const;
+export const DenyPattern = { GENERIC: 0, ALREADY_USED: 1, EXPIRED: 2, NOT_YET_VALID: 3, NOT_FOUND: 4, CANCELLED: 5 } as const;
 export const LedColor = { OFF: 0, RED: 1, GREEN: 2, AMBER: 3 } as const;
 export const ResetCause = { POWER_ON: 0, WATCHDOG: 1, BROWN_OUT: 2, EXTERNAL: 3, SOFTWARE: 4, UNKNOWN: 255 } as const;
 export const NakReason = { NOT_READY: 1, BAD_PAYLOAD: 2, UNKNOWN_TYPE: 3, FIRE_ACTIVE: 4 } as const;
+export const HEARTBEAT_TIMEOUT_MS = { min: 100, max: 60_000 } as const;
+
+/**
+ * Whether a well-formed frame's field values are in range (PROTOCOL.md, "Value ranges").
+ * The board NAKs a command that fails this with reason 2; board events have no ranges to check.
+ */
+export function commandValuesOk(message: BridgeMessage): boolean {
+  switch (message.type) {
+    case 'HELLO':
+      return message.failMode <= 1;
+    case 'HEARTBEAT':
+      return message.timeoutMs >= HEARTBEAT_TIMEOUT_MS.min && message.timeoutMs <= HEARTBEAT_TIMEOUT_MS.max;
+    case 'GRANT':
+      return message.direction <= 1;
+    case 'DENY':
+      return message.pattern <= 5;
+    case 'LED':
+      return message.color <= 3;
+    case 'FREE':
+      return message.on <= 1;
+    default:
+      return true;
+  }
+}
 
 // Checked in this order, same as bridge_frame_decode in C.
 export type BridgeRejectReason =

@@ -4,8 +4,10 @@ import {
   MAX_ENCODED,
   cobsDecode,
   cobsEncode,
+  commandValuesOk,
   crc16CcittFalse,
   decodeFrame,
+  DenyPattern,
   encodeFrame,
   type BridgeMessage,
 } from '../../src/gate/bridge-codec.js';
@@ -15,6 +17,7 @@ interface Vectors {
   cobs: { name: string; decoded: string; encoded: string }[];
   valid: { name: string; message: BridgeMessage; frame: string }[];
   invalid: { name: string; frame: string; reason: string }[];
+  refused: { name: string; message: BridgeMessage; frame: string; nak: string }[];
 }
 
 const vectors = JSON.parse(
@@ -46,6 +49,7 @@ describe('bridge codec against the shared vectors', () => {
     expect(vectors.crc.length).toBeGreaterThan(0);
     expect(vectors.cobs.length).toBeGreaterThan(0);
     expect(vectors.valid.length).toBeGreaterThan(0);
+    expect(vectors.refused.length).toBeGreaterThan(0);
     expect(new Set(vectors.invalid.map((v) => v.reason))).toEqual(
       new Set(['truncated', 'oversize', 'bad_cobs', 'bad_crc', 'bad_version', 'length_mismatch', 'unknown_type', 'bad_payload']),
     );
@@ -67,6 +71,22 @@ describe('bridge codec against the shared vectors', () => {
   it.each(vectors.valid)('encodes and decodes: $name', ({ message, frame }) => {
     expect(hex(encodeFrame(message))).toBe(frame);
     expect(decodeFrame(bytes(frame))).toEqual({ ok: true, message });
+    expect(commandValuesOk(message)).toBe(true);
+  });
+
+  it.each(vectors.refused)('decodes but refuses the values of $name', ({ message, frame, nak }) => {
+    expect(hex(encodeFrame(message))).toBe(frame);
+    expect(decodeFrame(bytes(frame))).toEqual({ ok: true, message });
+    expect(commandValuesOk(message)).toBe(false);
+    expect(nak).toBe('bad_payload');
+  });
+
+  it('covers the additions: DENY pattern 0 and FREE both ways', () => {
+    const types = vectors.valid.map((v) => v.message);
+    expect(types).toContainEqual(expect.objectContaining({ type: 'DENY', pattern: DenyPattern.GENERIC }));
+    expect(types).toContainEqual(expect.objectContaining({ type: 'FREE', on: 1 }));
+    expect(types).toContainEqual(expect.objectContaining({ type: 'FREE', on: 0 }));
+    expect(vectors.refused.map((v) => v.message.type)).toEqual(expect.arrayContaining(['DENY', 'FREE']));
   });
 
   it.each(vectors.invalid)('rejects $name as $reason', ({ frame, reason }) => {
