@@ -11,5 +11,11 @@ export interface ByteLink {
   /** 'up' after every (re)open, 'down' on every loss; drivers reset their protocol state on 'up'. */
   onState(listener: (state: LinkState) => void): () => void;
   isUp(): boolean;
+  /**
+   * For drivers whose peer stopped answering while the port looks fine (e.g. a bridge board that
+   * ignores 10 retransmissions): drop the port and reopen it with the link's backoff. Links that
+   * cannot reopen leave it out.
+   */
+  reconnect?(reason: string): void;
   close(): Promise<void>;
 }
