@@ -7,6 +7,7 @@ import { clientRoutes } from './clients/clients.routes.js';
 import type { Clock } from './clock.js';
 import { comboRoutes } from './combos/combos.routes.js';
 import type { Db } from './db/open.js';
+import { gatesRoutes, type GatesInfo } from './gate/gates.routes.js';
 import { healthRoutes } from './http/health.routes.js';
 import { voucherRoutes } from './orders/vouchers.routes.js';
 import { syncRoutes, type SyncInfo } from './sync/sync.routes.js';
@@ -17,19 +18,22 @@ export interface BoxDeps {
   logger: FastifyBaseLogger | false;
   /** The sync worker, when the cloud is configured: /api/local/sync shows its state. */
   sync?: SyncInfo | undefined;
+  /** Starts the gate lanes on the box's check-in service (GATE_CONFIG): /api/local/gates shows them. */
+  lanes?: ((checkin: CheckinService) => GatesInfo) | undefined;
 }
 
 /** Services and HTTP app wired together: shared by main.ts and the tests, so both run the same box. */
-export async function assembleBox({ db, clock, logger, sync }: BoxDeps): Promise<{ app: App; checkin: CheckinService }> {
+export async function assembleBox({ db, clock, logger, sync, lanes }: BoxDeps): Promise<{ app: App; checkin: CheckinService; gates: GatesInfo | undefined }> {
   const base = { sqlite: db.sqlite, kysely: db.kysely, clock };
   const auth = createAuth(base);
   const listing = { ...base, auth };
   const checkin = createCheckinService({ db, clock, ...(logger ? { log: logger } : {}) });
+  const gates = lanes?.(checkin);
   const app = await buildApp({
     logger,
     v1: [checkinRoutes({ auth, checkin }), voucherRoutes(listing), clientRoutes(listing)],
     integration: [comboRoutes(listing)],
-    local: [healthRoutes(base), syncRoutes({ ...listing, sync })],
+    local: [healthRoutes(base), syncRoutes({ ...listing, sync }), gatesRoutes({ auth, gates })],
   });
-  return { app, checkin };
+  return { app, checkin, gates };
 }

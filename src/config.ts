@@ -13,6 +13,8 @@ const configSchema = z
     GATE_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
     GATE_TIMEZONE: timeZone.default('America/Sao_Paulo'),
     GATE_TENANT: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'use letras minúsculas, dígitos e hífens').optional(),
+    // The gate lanes file (docs/lanes.md); without it the box serves the API only.
+    GATE_CONFIG: z.string().trim().min(1).optional(),
     GATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     // The cloud tenant (docs/sync.md). All optional: without GATE_CLOUD_URL the box runs stand-alone.
     GATE_CLOUD_URL: z.url({ protocol: /^https?$/, message: 'use uma URL http(s)://...' }).optional(),
@@ -63,6 +65,8 @@ export interface Config {
   readonly logLevel: string;
   /** Undefined: stand-alone box, no sync worker. */
   readonly cloud: CloudConfig | undefined;
+  /** The lanes file (GATE_CONFIG), absolute; undefined: no gate lanes. */
+  readonly laneConfigFile: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -101,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tenant: c.GATE_TENANT,
     logLevel: c.GATE_LOG_LEVEL,
     cloud,
+    laneConfigFile: c.GATE_CONFIG === undefined ? undefined : path.resolve(c.GATE_CONFIG),
   });
 }
 

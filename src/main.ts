@@ -6,18 +6,24 @@ import { loadConfig, type Config } from './config.js';
 import { migrateToLatest, openDatabase } from './db/open.js';
 import { isEmptyBox, printDemoBanner, seedDemo } from './demo/demo.js';
 import { createCloudSync } from './sync/cloud-sync.js';
+import type { CheckinService } from './checkin/checkin.service.js';
+import { loadLaneConfig } from './gate/lane-config.js';
+import { laneTenant, startLanes } from './gate/register.js';
 
 export interface RunningBox {
   url: string;
   close(): Promise<void>;
 }
 
-/** Composition root: config → logger → db + migrate → services → app → listen → sync. */
+/** Composition root: config → logger → lanes file → db + migrate → services → lanes → app → listen → sync. */
 export async function main(config: Config = loadConfig(), out: Writable = process.stdout): Promise<RunningBox> {
   const logger = pino({
     level: config.logLevel,
     ...(process.stdout.isTTY ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:standard' } } } : {}),
   });
+  // A bad lanes file stops the start before anything is opened, with every problem named.
+  const lanesFile = config.laneConfigFile === undefined ? undefined : loadLaneConfig(config.laneConfigFile);
+  for (const warning of lanesFile?.warnings ?? []) logger.warn(warning);
   const db = openDatabase(config.databaseFile);
   await migrateToLatest(db);
   const clock = createClock(config.timeZone);
@@ -25,17 +31,21 @@ export async function main(config: Config = loadConfig(), out: Writable = proces
   const demo = config.tenant === undefined && isEmptyBox(db.sqlite, db.kysely) ? seedDemo({ sqlite: db.sqlite, kysely: db.kysely, clock }) : undefined;
   // Only when the cloud is configured; it runs beside the check-in service, which never waits on it.
   const sync = config.cloud ? createCloudSync({ db, clock, log: logger, cloud: config.cloud }) : undefined;
-  const { app } = await assembleBox({ db, clock, logger, sync: sync?.worker });
+  const lanesTenant = lanesFile && laneTenant(db, config.tenant, clock.nowIso());
+  const lanes = lanesFile && ((checkin: CheckinService) =>
+    startLanes({ config: lanesFile.config, db, clock, checkin, tenantId: lanesTenant!, log: logger.child({ modulo: 'pistas' }) }));
+  const { app, gates } = await assembleBox({ db, clock, logger, sync: sync?.worker, lanes });
   let url: string;
   try {
     url = await app.listen({ host: config.host, port: config.port });
   } catch (error) {
+    await gates?.gates.close();
     await sync?.stop();
     await app.close();
     db.close();
     throw error;
   }
-  logger.info({ url, data: config.databaseFile, timeZone: config.timeZone, nuvem: config.cloud ? new URL(config.cloud.url).host : null }, 'gate appliance listening');
+  logger.info({ url, data: config.databaseFile, timeZone: config.timeZone, nuvem: config.cloud ? new URL(config.cloud.url).host : null, pistas: lanesFile?.config.lanes.length ?? 0 }, 'gate appliance listening');
   sync?.worker.start();
   // Straight to stdout, not the logger: no log line ever carries a key.
   if (demo) printDemoBanner(out, { url, keys: demo.keys, sampleQr: demo.sampleQr });
@@ -44,6 +54,7 @@ export async function main(config: Config = loadConfig(), out: Writable = proces
     async close() {
       // In-flight requests get a grace period; sockets that never sent a request must not hold the stop.
       const force = setTimeout(() => app.server.closeAllConnections(), 2000);
+      await gates?.gates.close();
       await sync?.stop();
       await app.close();
       clearTimeout(force);

@@ -190,6 +190,19 @@ export interface EventsTable {
   details: string | null;
 }
 
+export type LaneEventKind = 'liberada' | 'negada' | 'passagem' | 'nao_passou' | 'carona' | 'incendio_inicio' | 'incendio_fim' | 'dispositivo_offline' | 'dispositivo_online';
+
+/** Gate lane events (migrations/0003_lane_events.ts); `lane` is '*' for the whole box (fire alarm). */
+export interface LaneEventsTable {
+  id: Generated<number>;
+  tenant_id: number;
+  occurred_at: string;
+  lane: string;
+  kind: LaneEventKind;
+  code: string | null;
+  details: string | null;
+}
+
 /** Outbox of the sync worker (migrations/0002_sync.ts): what the cloud said about each pushed event. */
 export type PushResult = 'aceito' | 'ja_utilizado_na_nuvem' | 'fora_do_prazo' | 'cancelado_na_nuvem' | 'outro';
 
@@ -253,6 +266,7 @@ export interface DB {
   clients: ClientsTable;
   client_marks: ClientMarksTable;
   events: EventsTable;
+  lane_events: LaneEventsTable;
   sync_push: SyncPushTable;
   sync_state: SyncStateTable;
   sync_rejects: SyncRejectsTable;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
+import { ConfigError } from '../config.js';
 import { describeIssues } from '../orders/order.schemas.js';
 import { DEFAULT_MAX_CODE_LENGTH } from './scanner-lines.js';
 
@@ -11,7 +12,8 @@ import { DEFAULT_MAX_CODE_LENGTH } from './scanner-lines.js';
 const STABLE_PATH = /^\/dev\/serial\/by-(id|path)\//;
 const ms = (min: number, max: number) => z.number().int().min(min).max(max);
 
-const serialPath = z.string().trim().regex(/^\/dev\/\S+$/, 'use um caminho de dispositivo absoluto, de preferência /dev/serial/by-id/...');
+// Any absolute path (a pty from socat or ser2net is one too); unstable ones get a warning below.
+const serialPath = z.string().trim().regex(/^\/\S+$/, 'use um caminho de dispositivo absoluto, de preferência /dev/serial/by-id/...');
 const baud = z.union([1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400].map((b) => z.literal(b)), {
   error: 'velocidade (baud) não suportada: use 1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200 ou 230400',
 });
@@ -79,7 +81,8 @@ export type LaneConfig = LaneConfigFile['lanes'][number];
 export type ScannerConfig = LaneConfig['scanners'][number];
 export type RelayConfig = LaneConfig['relay'];
 
-export class LaneConfigError extends Error {}
+/** A ConfigError: `gate serve` prints it and exits with the usage code, like a bad variable. */
+export class LaneConfigError extends ConfigError {}
 
 export interface LoadedLaneConfig {
   config: LaneConfigFile;

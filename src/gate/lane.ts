@@ -10,8 +10,8 @@ import { createDebouncer, createScannerLineSplitter, type ScannerLineSplitter, t
 
 export type LaneDirection = LaneConfig['direction'];
 
-/** Bridge DENY patterns 1..5; 0 is the lane's "refused for another reason" (docs/lanes.md). */
-export const GENERIC_DENY_PATTERN = 0;
+/** Bridge DENY patterns (firmware-bridge/PROTOCOL.md): 0 is "refused for another reason". */
+export const GENERIC_DENY_PATTERN = DenyPattern.GENERIC;
 export type DenyPatternCode = number;
 
 /** Refusals the lane decides before the check-in service (they never reach the event log). */

@@ -15,7 +15,9 @@ const HEADER_LEN = 5; // SOM, address, length LSB, length MSB, control
 export const OSDP_MAX_PACKET = 1024;
 
 export const OsdpCommand = { POLL: 0x60, ID: 0x61, CAP: 0x62, OUT: 0x68, LED: 0x69, BUZ: 0x6a } as const;
-export const OsdpReply = { ACK: 0x40, NAK: 0x41, PDID: 0x45, PDCAP: 0x46, RAW: 0x50, KEYPAD: 0x53 } as const;
+export const OsdpReply = {
+  ACK: 0x40, NAK: 0x41, PDID: 0x45, PDCAP: 0x46, OSTATR: 0x4a, RAW: 0x50, FMT: 0x51, KEYPAD: 0x53, BUSY: 0x79,
+} as const;
 
 export interface OsdpPacket {
   /** 0..0x7f; 0x7f is broadcast. The reply bit is carried separately in `reply`. */
@@ -117,4 +119,58 @@ export function decodeOsdp(input: Uint8Array): OsdpDecodeResult {
 /** Next sequence number for the CP: 1, 2, 3, 1, ... (0 is only sent to (re)start a session). */
 export function nextOsdpSequence(current: number): number {
   return (current % 3) + 1;
+}
+
+export interface OsdpStreamReader {
+  push(chunk: Uint8Array): void;
+  /** Drops any partial packet (the CP does this before each command, like libosdp's flush). */
+  reset(): void;
+}
+
+/**
+ * Splits a byte stream into packets: skips mark bytes and noise up to a SOM, waits for the length
+ * the header announces, then decodes. A packet that fails its check is reported and only its SOM
+ * is dropped, so a real packet hidden behind a false SOM in noise is still found.
+ */
+export function createOsdpStreamReader(
+  onPacket: (packet: OsdpPacket) => void,
+  onReject?: (reason: OsdpRejectReason, bytes: Uint8Array) => void,
+): OsdpStreamReader {
+  let buf: Uint8Array = new Uint8Array(0);
+  return {
+    push(chunk) {
+      const joined = new Uint8Array(buf.length + chunk.length);
+      joined.set(buf);
+      joined.set(chunk, buf.length);
+      buf = joined;
+      for (;;) {
+        const som = buf.indexOf(OSDP_SOM);
+        if (som < 0) {
+          buf = new Uint8Array(0);
+          return;
+        }
+        buf = buf.subarray(som);
+        if (buf.length < HEADER_LEN) return;
+        const length = buf[2]! | (buf[3]! << 8);
+        if (length > OSDP_MAX_PACKET || length < HEADER_LEN + 2) {
+          onReject?.(length > OSDP_MAX_PACKET ? 'oversize' : 'length_mismatch', buf.slice(0, HEADER_LEN));
+          buf = buf.subarray(1);
+          continue;
+        }
+        if (buf.length < length) return;
+        const result = decodeOsdp(buf.subarray(0, length));
+        if (result.ok) {
+          buf = buf.subarray(length);
+          onPacket(result.packet);
+        } else {
+          onReject?.(result.reason, buf.slice(0, length));
+          // A well-formed secure-channel packet is whole: skip all of it.
+          buf = buf.subarray(result.reason === 'secure_channel_unsupported' ? length : 1);
+        }
+      }
+    },
+    reset() {
+      buf = new Uint8Array(0);
+    },
+  };
 }

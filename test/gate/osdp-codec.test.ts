@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import {
   OsdpCommand,
   OsdpReply,
+  createOsdpStreamReader,
   decodeOsdp,
   encodeOsdp,
   nextOsdpSequence,
   osdpChecksum,
   osdpCrc16,
   type OsdpPacket,
+  type OsdpRejectReason,
 } from '../../src/gate/osdp-codec.js';
 
 const bytes = (hex: string) => Uint8Array.from(Buffer.from(hex.replace(/ /g, ''), 'hex'));
@@ -116,5 +118,65 @@ describe('OSDP encoder', () => {
 
   it('cycles the sequence 1, 2, 3, 1 after the initial 0', () => {
     expect([0, 1, 2, 3].map(nextOsdpSequence)).toEqual([1, 2, 3, 1]);
+  });
+});
+
+describe('OSDP stream reader', () => {
+  const collect = () => {
+    const packets: OsdpPacket[] = [];
+    const rejects: OsdpRejectReason[] = [];
+    const reader = createOsdpStreamReader((p) => packets.push(p), (r) => rejects.push(r));
+    return { packets, rejects, reader };
+  };
+  const ack = '53 e5 07 00 01 40 80';
+  const nak = '53 e5 08 00 01 41 01 7d';
+
+  it('finds packets split anywhere, back to back, after marks and noise', () => {
+    const { packets, rejects, reader } = collect();
+    const wire = bytes(`00 12 ff ${ack} ff ff ${nak} ff 53 65 08 00 04 60 60 90`);
+    for (const b of wire) reader.push(Uint8Array.of(b));
+    expect(packets.map((p) => p.code)).toEqual([OsdpReply.ACK, OsdpReply.NAK, OsdpCommand.POLL]);
+    expect(rejects).toEqual([]);
+  });
+
+  it('a corrupted packet is reported and the next good one still found', () => {
+    const { packets, rejects, reader } = collect();
+    reader.push(bytes(`53 e5 07 00 01 40 81 ${nak}`));
+    expect(rejects).toEqual(['bad_checksum']);
+    expect(packets.map((p) => p.code)).toEqual([OsdpReply.NAK]);
+  });
+
+  it('a false SOM whose length swallows a real packet only costs that SOM', () => {
+    const { packets, rejects, reader } = collect();
+    // `53 01 0c 00` claims 12 bytes: the ACK behind it is inside that span.
+    reader.push(bytes(`53 01 0c 00 ${ack}`));
+    expect(packets).toEqual([]);
+    reader.push(bytes('00'));
+    expect(rejects).toHaveLength(1);
+    expect(packets.map((p) => p.code)).toEqual([OsdpReply.ACK]);
+  });
+
+  it('an impossible length is dropped at once instead of waited for', () => {
+    const { packets, rejects, reader } = collect();
+    reader.push(bytes(`53 e5 ff ff 04 ${ack}`));
+    expect(rejects[0]).toBe('oversize');
+    expect(packets.map((p) => p.code)).toEqual([OsdpReply.ACK]);
+  });
+
+  it('reset drops a partial packet', () => {
+    const { packets, reader } = collect();
+    reader.push(bytes('53 e5 07 00'));
+    reader.reset();
+    reader.push(bytes(`01 40 80 ${ack}`));
+    expect(packets).toHaveLength(1);
+  });
+
+  it('skips a whole secure-channel packet', () => {
+    const { packets, rejects, reader } = collect();
+    const body = bytes('53 e5 0a 00 0d 02 16 40');
+    const crc = osdpCrc16(body);
+    reader.push(Uint8Array.from([...body, crc & 0xff, crc >> 8, ...bytes(ack)]));
+    expect(rejects).toEqual(['secure_channel_unsupported']);
+    expect(packets.map((p) => p.code)).toEqual([OsdpReply.ACK]);
   });
 });

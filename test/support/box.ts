@@ -3,8 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { createApiKey } from '../../src/auth/api-keys.js';
 import { assembleBox } from '../../src/box.js';
+import type { CheckinService } from '../../src/checkin/checkin.service.js';
+import type { Clock } from '../../src/clock.js';
+import type { GatesInfo } from '../../src/gate/gates.routes.js';
 import { createFixedClock } from '../../src/clock.js';
-import { migrateToLatest, openDatabase } from '../../src/db/open.js';
+import { migrateToLatest, openDatabase, type Db } from '../../src/db/open.js';
 import { upsertOrder } from '../../src/orders/orders.repo.js';
 import { pedidoSchema, type PedidoInput } from '../../src/orders/order.schemas.js';
 import { ensureTenant } from '../../src/tenants/tenants.repo.js';
@@ -19,7 +22,14 @@ export function tempDir(prefix = 'gate-test-'): string {
  * A whole box on a real SQLite file in a temp dir, with a fixed clock (default: 2026-11-21 10:00 in
  * São Paulo), tenant `parque` and one key per permission set.
  */
-export async function createTestBox(opts: { now?: string; timeZone?: string } = {}) {
+export interface TestBoxOptions {
+  now?: string;
+  timeZone?: string;
+  /** Gate lanes on the box's check-in service (tenant `parque`), as main.ts starts them from GATE_CONFIG. */
+  lanes?: (box: { db: Db; clock: Clock; checkin: CheckinService; tenantId: number }) => GatesInfo;
+}
+
+export async function createTestBox(opts: TestBoxOptions = {}) {
   const dir = tempDir();
   const db = openDatabase(path.join(dir, 'gate.db'));
   await migrateToLatest(db);
@@ -40,7 +50,8 @@ export async function createTestBox(opts: { now?: string; timeZone?: string } = 
     none: key(['clientes:read'], 'sem-checkin'),
     otherTenant: key(['vouchers:checkin', 'vouchers:read', 'clientes:read', 'integration:combos:read'], 'outro', otherTenantId),
   };
-  const { app, checkin } = await assembleBox({ db, clock, logger: false });
+  const lanes = opts.lanes && ((checkin: CheckinService) => opts.lanes!({ db, clock, checkin, tenantId }));
+  const { app, checkin, gates } = await assembleBox({ db, clock, logger: false, lanes });
   await app.ready();
 
   /** Loads orders as `gate import` would (same schema, same upsert). */
@@ -54,11 +65,14 @@ export async function createTestBox(opts: { now?: string; timeZone?: string } = 
     app,
     /** The box's one check-in service, the same the HTTP routes call. */
     checkin,
+    /** The lanes, when `lanes` was given. */
+    gates,
     tenantId,
     otherTenantId,
     keys,
     importOrders,
     async close() {
+      await gates?.gates.close();
       await app.close();
       db.close();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -10,7 +11,10 @@ import { promisify } from 'node:util';
  * firmware event; its stdin drives the inputs (firmware-bridge/README.md, "Host build").
  */
 
-const FIRMWARE_DIR = fileURLToPath(new URL('../../firmware-bridge/', import.meta.url));
+// From test/support/ in the tests, from dist/test/support/ in the benchmarks.
+const FIRMWARE_DIR = ['../../firmware-bridge/', '../../../firmware-bridge/']
+  .map((p) => fileURLToPath(new URL(p, import.meta.url)))
+  .find((dir) => existsSync(`${dir}Makefile`))!;
 export const BRIDGE_HOST_BINARY = `${FIRMWARE_DIR}build/bridge-host`;
 
 export interface BoardEvent {

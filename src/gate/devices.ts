@@ -1,0 +1,18 @@
+import { createBridgeRelay } from './bridge-relay.js';
+import type { GateDevices } from './gates.js';
+import { createLcusRelay, type DriverLog } from './lcus-relay.js';
+import { createOsdpBus } from './osdp-bus.js';
+import { openSerialLink } from './serial-link.js';
+
+/** The real hardware: serial ports that reconnect by themselves and the three relay drivers. */
+export function serialDevices(log: DriverLog): GateDevices {
+  return {
+    openLink: ({ path, baudRate }) => openSerialLink({ path, baudRate, log }),
+    bridge: (link, relay, lane) => createBridgeRelay({ link, config: relay, failMode: lane.failMode, log }),
+    lcus: (link, relay) => createLcusRelay({ link, config: relay, log }),
+    osdpBus: (link) => {
+      const bus = createOsdpBus({ link, log });
+      return { relay: (relay) => bus.relay(relay), close: () => bus.close() };
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import type { Kysely } from 'kysely';
+import { createWriteQueue } from '../checkin/write-queue.js';
+import { all, prepareQuery, type Sqlite } from '../db/open.js';
+import type { DB, LaneEventKind } from '../db/schema.js';
+import type { LaneEvent, LaneLog } from './lane.js';
+
+// The lanes' own log (migrations/0003_lane_events.ts). Written through a group-commit queue of its
+// own: a scan never waits on it, and a burst of events shares one fsync.
+
+export interface LaneEventInput {
+  lane: string;
+  kind: LaneEventKind;
+  at: string;
+  code?: string | null;
+  details?: Record<string, unknown>;
+}
+
+export interface LaneEventRow {
+  id: number;
+  ocorrido_em: string;
+  pista: string;
+  tipo: LaneEventKind;
+  codigo: string | null;
+  detalhes: Record<string, unknown> | null;
+}
+
+export interface LaneEventLog {
+  append(e: LaneEventInput): Promise<void>;
+  list(q: { afterId?: number | undefined; lane?: string | undefined; kind?: LaneEventKind | undefined; limit: number }): LaneEventRow[];
+}
+
+/** The lane core's events as rows of the log. */
+export function laneEventRow(e: LaneEvent): LaneEventInput {
+  switch (e.type) {
+    case 'granted':
+      return { lane: e.lane, at: e.at, kind: 'liberada', code: e.code };
+    case 'denied':
+      return { lane: e.lane, at: e.at, kind: 'negada', code: e.code, details: { motivo: e.reason, padrao: e.pattern } };
+    case 'passed':
+      return { lane: e.lane, at: e.at, kind: 'passagem', code: e.code };
+    case 'not_passed':
+      return { lane: e.lane, at: e.at, kind: 'nao_passou', code: e.code, details: { causa: e.cause === 'timeout' ? 'tempo_esgotado' : 'falha_no_rele', estornado: e.reversed } };
+    case 'tailgating':
+      return { lane: e.lane, at: e.at, kind: 'carona' };
+  }
+}
+
+export function createLaneEventLog({ sqlite, kysely: k, tenantId, log }: { sqlite: Sqlite; kysely: Kysely<DB>; tenantId: number; log: LaneLog }): LaneEventLog {
+  const queue = createWriteQueue(sqlite);
+  const insert = prepareQuery(sqlite, (p: { tenant_id: number; occurred_at: string; lane: string; kind: LaneEventKind; code: string | null; details: string | null }) =>
+    k.insertInto('lane_events').values({ tenant_id: p.tenant_id, occurred_at: p.occurred_at, lane: p.lane, kind: p.kind, code: p.code, details: p.details }),
+  );
+  return {
+    append(e) {
+      const row = { tenant_id: tenantId, occurred_at: e.at, lane: e.lane, kind: e.kind, code: e.code ?? null, details: e.details ? JSON.stringify(e.details) : null };
+      return queue.run(() => void insert.run(row)).catch((err: unknown) => log.error({ err, lane: e.lane, kind: e.kind }, 'lane event not recorded'));
+    },
+    list({ afterId, lane, kind, limit }) {
+      let q = k.selectFrom('lane_events').selectAll().where('tenant_id', '=', tenantId).orderBy('id').limit(limit);
+      if (afterId !== undefined) q = q.where('id', '>', afterId);
+      if (lane !== undefined) q = q.where('lane', '=', lane);
+      if (kind !== undefined) q = q.where('kind', '=', kind);
+      return all(sqlite, q).map((r) => ({
+        id: r.id,
+        ocorrido_em: r.occurred_at,
+        pista: r.lane,
+        tipo: r.kind,
+        codigo: r.code,
+        detalhes: r.details === null ? null : (JSON.parse(r.details) as Record<string, unknown>),
+      }));
+    },
+  };
+}

@@ -1,0 +1,206 @@
+import type { DriverLog } from './lcus-relay.js';
+import type { RelayConfig } from './lane-config.js';
+import type { OsdpBus } from './osdp-bus.js';
+import { OsdpCommand, OsdpReply, type OsdpPacket } from './osdp-codec.js';
+import {
+  BuzzerTone, LedControl, OsdpColor, OutControlCode, buzData, ledData, outData, parseFmt, parseKeypad, parseRaw, rawCardText,
+  type LedTemporary, type PdCapability, type PdId,
+} from './osdp-messages.js';
+import type { RelayDriver, RelayStatus } from './relay.js';
+
+// One lane's OSDP peripheral (PD) on a shared bus: grant drives one output, the reader's LED and
+// buzzer show the result, and a reader that sends QR codes as card data is the lane's scanner too.
+
+export type OsdpRelayConfig = Extract<RelayConfig, { driver: 'osdp' }>;
+
+// What a relay sees of its PD on the bus (osdp-bus.ts implements it).
+export type OsdpPhase = 'id' | 'cap' | 'online' | 'offline';
+
+export interface OsdpPdState {
+  address: number;
+  phase: OsdpPhase;
+  online: boolean;
+  lastSeenAt: string | null;
+  problem: string | null;
+  pdId: PdId | null;
+  pdCap: PdCapability[] | null;
+  /** Sequence of the last command sent; null: the next one restarts with 0. */
+  sequence: number | null;
+  lastNak: string | null;
+}
+
+export interface OsdpPdHandlers {
+  /** A POLL answered with something other than ACK (RAW, FMT, KEYPAD...): called once per reply. */
+  onPollReply?(packet: OsdpPacket): void;
+  /** Handshake done (first contact, after offline, after the port came back). */
+  onOnline?(): void;
+}
+
+export class OsdpCommandError extends Error {
+  constructor(message: string, readonly kind: 'nak' | 'offline' | 'busy' | 'closed' | 'unexpected', readonly nakReason?: number) {
+    super(message);
+    this.name = 'OsdpCommandError';
+  }
+}
+
+export interface OsdpPd {
+  readonly address: number;
+  /** Resolves with the ACK (or OSTATR); rejects with OsdpCommandError on NAK, offline, lost port, close. */
+  send(code: number, data?: Uint8Array): Promise<OsdpPacket>;
+  state(): OsdpPdState;
+  detach(): void;
+}
+
+interface Signal {
+  led: LedTemporary;
+  buz: { onTime: number; offTime: number; count: number };
+}
+
+const red = (onTime: number, offTime: number, timer: number, offColor: number = OsdpColor.BLACK): LedTemporary => ({
+  control: LedControl.TEMPORARY_SET, onTime, offTime, onColor: OsdpColor.RED, offColor, timer,
+});
+
+/**
+ * Deny signals per lane pattern (times in 100 ms; LED 0 of reader 0, temporary state, then back to
+ * the reader's own permanent state). Each pattern differs in its LED rhythm and its beeps:
+ *
+ * | pattern | meaning         | LED (on / off)               | for   | buzzer                |
+ * |---------|-----------------|------------------------------|-------|-----------------------|
+ * | 0       | other refusal   | red steady                   | 2 s   | 1 beep of 0.5 s       |
+ * | 1       | already used    | red fast blink 0.1 / 0.1 s   | 3 s   | 3 short beeps         |
+ * | 2       | expired         | red slow blink 0.5 / 0.5 s   | 3 s   | 2 beeps of 0.3 s      |
+ * | 3       | not valid yet   | red 0.3 s / amber 0.3 s      | 3 s   | 2 short, spaced beeps |
+ * | 4       | not found       | red flash 0.1 s every 0.5 s  | 3 s   | 1 long beep of 1 s    |
+ * | 5       | cancelled       | red 0.8 s / off 0.2 s        | 3 s   | 4 short beeps         |
+ *
+ * Unknown patterns show as 0.
+ */
+export const OSDP_DENY_SIGNALS: Readonly<Record<number, Signal>> = {
+  0: { led: red(20, 0, 20, OsdpColor.RED), buz: { onTime: 5, offTime: 0, count: 1 } },
+  1: { led: red(1, 1, 30), buz: { onTime: 1, offTime: 1, count: 3 } },
+  2: { led: red(5, 5, 30), buz: { onTime: 3, offTime: 3, count: 2 } },
+  3: { led: red(3, 3, 30, OsdpColor.AMBER), buz: { onTime: 1, offTime: 3, count: 2 } },
+  4: { led: red(1, 4, 30), buz: { onTime: 10, offTime: 0, count: 1 } },
+  5: { led: red(8, 2, 30), buz: { onTime: 1, offTime: 2, count: 4 } },
+};
+
+/** The green shows at least this long (100 ms units) even for short pulses, so people see it. */
+const GRANT_LED_MIN = 20;
+const KEEP_PERMANENT = { control: LedControl.NOP, onTime: 0, offTime: 0, onColor: 0, offColor: 0 };
+
+const ledCommand = (led: LedTemporary) => ledData(0, 0, led, KEEP_PERMANENT);
+const beep = (b: Signal['buz']) => buzData({ reader: 0, tone: BuzzerTone.DEFAULT, ...b });
+
+export interface OsdpRelayDeps {
+  bus: OsdpBus;
+  config: OsdpRelayConfig;
+  log: DriverLog;
+}
+
+export function createOsdpRelay({ bus, config, log }: OsdpRelayDeps): RelayDriver {
+  const { address, output } = config;
+  const scanListeners = new Set<(code: string) => void>();
+  let freePassage = false;
+
+  const out = (control: number, timer = 0) => outData([{ output, control, timer }]);
+  const cosmetic = (what: string) => (err: unknown) => log.warn({ err, path: bus.path, address }, `OSDP ${what} failed`);
+
+  function emitScan(code: string): void {
+    for (const l of scanListeners) {
+      try {
+        l(code);
+      } catch (err) {
+        log.error({ err, path: bus.path, address }, 'OSDP scan listener failed');
+      }
+    }
+  }
+
+  function onPollReply(p: OsdpPacket): void {
+    if (p.code === OsdpReply.RAW) {
+      const card = parseRaw(p.data);
+      const code = card && rawCardText(card);
+      if (code) return emitScan(code);
+      log.warn({ path: bus.path, address, bits: card?.bitCount, format: card?.format }, 'OSDP card read is not a text code: ignored');
+      return;
+    }
+    if (p.code === OsdpReply.FMT) {
+      const text = parseFmt(p.data)?.text;
+      if (text && /^[\x20-\x7e]+$/.test(text)) return emitScan(text);
+      log.warn({ path: bus.path, address }, 'OSDP formatted read is not a text code: ignored');
+      return;
+    }
+    if (p.code === OsdpReply.KEYPAD) {
+      // Lanes take no PINs: keys are not codes, and a typed ticket number is not a scan.
+      log.info({ path: bus.path, address, keys: parseKeypad(p.data)?.keys.length ?? 0 }, 'OSDP keypad input ignored');
+      return;
+    }
+    log.debug({ path: bus.path, address, code: p.code }, 'OSDP reply to POLL ignored');
+  }
+
+  const pd = bus.attach(address, {
+    onPollReply,
+    // The PD may have lost power or kept an old state while unreachable: say again what it must hold.
+    // Allow-timed-to-finish (3) so a pulse under way is not cut when free passage is off.
+    onOnline: () => {
+      const control = freePassage ? OutControlCode.PERMANENT_ON_ABORT_TIMED : OutControlCode.PERMANENT_OFF_AFTER_TIMED;
+      pd.send(OsdpCommand.OUT, out(control)).catch(cosmetic('restoring the output'));
+    },
+  });
+
+  return {
+    async grant(_direction, pulseMs) {
+      const timer = Math.max(1, Math.ceil(pulseMs / 100));
+      const opened = pd.send(OsdpCommand.OUT, out(OutControlCode.TEMPORARY_ON, timer));
+      const ledTimer = Math.max(timer, GRANT_LED_MIN);
+      const green: LedTemporary = {
+        control: LedControl.TEMPORARY_SET, onTime: ledTimer, offTime: 0, onColor: OsdpColor.GREEN, offColor: OsdpColor.GREEN, timer: ledTimer,
+      };
+      // Queued behind OUT, so the turnstile opens first; LED and beep failures do not undo a grant.
+      pd.send(OsdpCommand.LED, ledCommand(green)).catch(cosmetic('grant LED'));
+      pd.send(OsdpCommand.BUZ, beep({ onTime: 1, offTime: 0, count: 1 })).catch(cosmetic('grant beep'));
+      await opened;
+    },
+    async deny(pattern) {
+      const signal = OSDP_DENY_SIGNALS[pattern] ?? OSDP_DENY_SIGNALS[0]!;
+      await Promise.all([pd.send(OsdpCommand.LED, ledCommand(signal.led)), pd.send(OsdpCommand.BUZ, beep(signal.buz))]);
+    },
+    async setFreePassage(on) {
+      // Remembered even if the PD is unreachable now: onOnline applies it when it answers again.
+      freePassage = on;
+      await pd.send(OsdpCommand.OUT, out(on ? OutControlCode.PERMANENT_ON_ABORT_TIMED : OutControlCode.PERMANENT_OFF_ABORT_TIMED));
+    },
+    onScan(listener) {
+      scanListeners.add(listener);
+      return () => scanListeners.delete(listener);
+    },
+    status(): RelayStatus {
+      const s = pd.state();
+      const id = s.pdId;
+      return {
+        driver: 'osdp',
+        path: bus.path,
+        online: s.online,
+        failSafe: true,
+        freePassage,
+        lastSeenAt: s.lastSeenAt,
+        problem: s.problem,
+        device: {
+          address,
+          output,
+          phase: s.phase,
+          vendor: id ? id.vendor.toString(16).padStart(6, '0') : null,
+          model: id?.model ?? null,
+          version: id?.version ?? null,
+          serial: id?.serial ?? null,
+          firmware: id?.firmware ?? null,
+          capabilities: s.pdCap ? s.pdCap.map((c) => `${c.function}:${c.compliance}:${c.count}`).join(' ') : null,
+          lastNak: s.lastNak,
+        },
+      };
+    },
+    async close() {
+      scanListeners.clear();
+      pd.detach();
+    },
+  };
+}

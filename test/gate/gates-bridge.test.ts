@@ -1,0 +1,161 @@
+import { SerialPort } from 'serialport';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DenyPattern } from '../../src/gate/bridge-codec.js';
+import { laneConfigSchema } from '../../src/gate/lane-config.js';
+import { startLanes } from '../../src/gate/register.js';
+import { startBridgeBoard, type BridgeBoard } from '../support/bridge-board.js';
+import { createTestBox, type TestBox } from '../support/box.js';
+import { makeOrder } from '../support/fixtures.js';
+import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
+
+// The whole path on real serial lines: a scanner writing to a socat pty, the box (check-in service,
+// lane, serial link, bridge driver) and the host-built bridge firmware on the relay pty.
+
+const quietLog = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
+
+let box: TestBox;
+let scannerPty: PtyPair;
+let bridgePty: PtyPair;
+let board: BridgeBoard;
+let scanner: SerialPort;
+
+async function openScanner(path: string): Promise<SerialPort> {
+  const port = new SerialPort({ path, baudRate: 9600, autoOpen: false });
+  await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
+  return port;
+}
+const scan = (code: string) => new Promise<void>((resolve, reject) => scanner.write(`${code}\r`, (err) => (err ? reject(err) : resolve())));
+
+async function gates(): Promise<{ data: any }> {
+  const res = await box.app.inject({ method: 'GET', url: '/api/local/gates', headers: { 'x-api-key': box.keys.all } });
+  expect(res.statusCode).toBe(200);
+  return res.json();
+}
+const laneEvents = (kind: string) =>
+  box.db.sqlite.prepare('select lane, kind, code, details from lane_events where kind = ? order by id').all(kind) as { lane: string; kind: string; code: string | null; details: string | null }[];
+const checkedIn = (qr: string) => box.db.sqlite.prepare('select checkin_em, checkin_dispositivo, checkin_operador from people where qr_code = ?').get(qr) as Record<string, string | null>;
+
+beforeAll(async () => {
+  scannerPty = await openPtyPair('scanner');
+  bridgePty = await openPtyPair('bridge');
+  board = await startBridgeBoard(bridgePty.device);
+  const config = laneConfigSchema.parse({
+    lanes: [
+      {
+        name: 'entrada-1',
+        direction: 'entrada',
+        operador: 'Catraca Norte',
+        debounceMs: 0,
+        scanners: [{ path: scannerPty.box, suffix: 'cr' }],
+        relay: { driver: 'bridge', path: bridgePty.box, pulseMs: 200, heartbeatTimeoutMs: 1000 },
+        passage: { timeoutMs: 1500 },
+      },
+    ],
+  });
+  box = await createTestBox({ lanes: ({ db, clock, checkin, tenantId }) => startLanes({ config, db, clock, checkin, tenantId, log: quietLog }) });
+  box.importOrders([
+    makeOrder({ prefix: 'OK', people: 6 }),
+    makeOrder({ prefix: 'OLD', dataUso: '2026-11-20' }),
+    makeOrder({ prefix: 'SOON', dataUso: '2026-11-22' }),
+    makeOrder({ prefix: 'GONE', status: 'cancelado' }),
+  ]);
+  scanner = await openScanner(scannerPty.device);
+  await board.waitFor('online', 1, { timeoutMs: 8000 });
+}, 20_000);
+
+afterAll(async () => {
+  if (scanner?.isOpen) await new Promise((r) => scanner.close(() => r(undefined)));
+  await box?.close();
+  await board?.stop();
+  await scannerPty?.close();
+  await bridgePty?.close();
+});
+
+describe('a bridge lane on real ptys', () => {
+  it('a valid scan checks in with the lane as terminal and pulses the relay on the board', async () => {
+    const since = board.mark();
+    await scan('OK-1');
+    await board.waitFor('grant', undefined, { since });
+    await board.waitFor('relay', 1, { since });
+    await board.waitFor('relay', 0, { since });
+    expect(checkedIn('OK-1')).toMatchObject({ checkin_dispositivo: 'entrada-1', checkin_operador: 'Catraca Norte' });
+    expect(checkedIn('OK-1').checkin_em).not.toBeNull();
+    await board.setPassage();
+    await waitUntil(() => laneEvents('passagem').length === 1, 3000, 'passage event');
+    expect(laneEvents('liberada')).toMatchObject([{ lane: 'entrada-1', code: 'OK-1' }]);
+  });
+
+  it('each refusal shows its own deny pattern on the board and never energises the relay', async () => {
+    const cases: [string, number][] = [
+      ['OK-1', DenyPattern.ALREADY_USED],
+      ['OLD-1', DenyPattern.EXPIRED],
+      ['SOON-1', DenyPattern.NOT_YET_VALID],
+      ['NOPE-1', DenyPattern.NOT_FOUND],
+      ['GONE-1', DenyPattern.CANCELLED],
+    ];
+    for (const [code, pattern] of cases) {
+      const since = board.mark();
+      await scan(code);
+      const deny = await board.waitFor('deny', undefined, { since });
+      expect({ code, pattern: deny.value }).toEqual({ code, pattern });
+      expect(board.events.slice(since).some((e) => e.what === 'relay' && e.value === 1)).toBe(false);
+    }
+    expect(laneEvents('negada').map((e) => [e.code, JSON.parse(e.details!).padrao])).toEqual(cases);
+  });
+
+  it('a grant nobody passes through is reversed after the passage timeout; a passage without a grant is tailgating', async () => {
+    const since = board.mark();
+    await scan('OK-2');
+    await board.waitFor('grant', undefined, { since });
+    await waitUntil(() => laneEvents('nao_passou').length === 1, 5000, 'not passed');
+    expect(checkedIn('OK-2').checkin_em).toBeNull();
+    expect(JSON.parse(laneEvents('nao_passou')[0]!.details!)).toEqual({ causa: 'tempo_esgotado', estornado: true });
+    await board.setPassage();
+    await waitUntil(() => laneEvents('carona').length === 1, 3000, 'tailgating');
+    const lane = (await gates()).data.pistas[0];
+    expect(lane.contadores).toMatchObject({ nao_passaram: 1, caronas: 1, passagens: 1 });
+  });
+
+  it('the fire input frees the lane and shows on /api/local/gates until it clears', async () => {
+    await board.setFire(true);
+    await waitUntil(async () => (await gates()).data.alarme_incendio.ativo, 3000, 'fire alarm');
+    expect(board.relayOn()).toBe(true);
+    expect((await gates()).data.alarme_incendio.origens).toEqual(['entrada-1']);
+    await board.setFire(false);
+    await waitUntil(async () => !(await gates()).data.alarme_incendio.ativo, 3000, 'fire cleared');
+    await waitUntil(() => !board.relayOn(), 3000, 'relay released');
+    expect(laneEvents('incendio_inicio')).toHaveLength(1);
+    expect(laneEvents('incendio_fim')).toHaveLength(1);
+  });
+
+  it('a scanner unplugged and plugged back is shown offline, then reconnects by itself and scans again', async () => {
+    await new Promise((r) => scanner.close(() => r(undefined)));
+    await scannerPty.unplug();
+    await waitUntil(async () => (await gates()).data.pistas[0].leitores[0].conectado === false, 8000, 'scanner down');
+    await scannerPty.replug();
+    await waitUntil(async () => (await gates()).data.pistas[0].leitores[0].conectado === true, 15000, 'scanner back');
+    scanner = await openScanner(scannerPty.device);
+    const since = board.mark();
+    await scan('OK-3');
+    await board.waitFor('grant', undefined, { since, timeoutMs: 5000 });
+    expect(laneEvents('dispositivo_offline').length).toBeGreaterThanOrEqual(1);
+  }, 30_000);
+
+  it('a board reset is followed by a new handshake, and the next scan is granted', async () => {
+    const before = board.mark();
+    await board.reset();
+    await board.waitFor('online', 1, { since: before, timeoutMs: 8000 });
+    const since = board.mark();
+    await scan('OK-4');
+    await board.waitFor('grant', undefined, { since, timeoutMs: 5000 });
+    expect((await gates()).data.pistas[0].rele.online).toBe(true);
+  }, 20_000);
+
+  it('when the box stops, the board locks by itself within its heartbeat timeout', async () => {
+    const since = board.mark();
+    await box.gates!.gates.close();
+    const offline = await board.waitFor('online', 0, { since, timeoutMs: 5000 });
+    expect(offline).toBeDefined();
+    expect(board.relayOn()).toBe(false);
+  });
+});
