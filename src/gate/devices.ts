@@ -1,6 +1,7 @@
 import { createBridgeRelay } from './bridge-relay.js';
 import type { GateDevices } from './gates.js';
-import { createLcusRelay, type DriverLog } from './lcus-relay.js';
+import { createLcusRelay } from './lcus-relay.js';
+import type { DriverLog } from './relay.js';
 import { createOsdpBus } from './osdp-bus.js';
 import { openSerialLink } from './serial-link.js';
 

@@ -65,11 +65,15 @@ export const laneSchema = z.strictObject({
     name: z.string().trim().min(1, 'informe o nome da pista (é o terminal no registro de eventos)').max(64),
     direction: z.enum(['entrada', 'saida'], { error: 'use entrada ou saida' }),
     operador: z.string().trim().min(1, 'informe o operador registrado nos check-ins da pista').max(64),
-    scanners: z.array(scannerSchema).min(1, 'a pista precisa de pelo menos um leitor'),
+    // An OSDP reader that sends the QR as card data is the lane's scanner: then no serial scanner is needed.
+    scanners: z.array(scannerSchema).default([]),
     relay: relaySchema,
     passage: z.strictObject({ timeoutMs: ms(1_000, 120_000) }).optional(),
     debounceMs: ms(0, 60_000).default(2_000),
     failMode: z.enum(['travada', 'livre'], { error: 'use travada ou livre' }).default('travada'),
+}).refine((l) => l.scanners.length > 0 || l.relay.driver === 'osdp', {
+  path: ['scanners'],
+  message: 'a pista precisa de pelo menos um leitor (só uma pista OSDP pode usar o leitor OSDP como único leitor)',
 });
 
 export const laneConfigSchema = z.strictObject({
@@ -129,6 +133,7 @@ interface PortUse {
   at: string;
   lane: string;
   osdpAddress: number | null;
+  baud: number;
 }
 
 /** Duplicate lane names; a serial port opened twice. Only OSDP relays share a bus, each at its own address. */
@@ -145,6 +150,10 @@ function pathConflicts({ lanes }: LaneConfigFile): string[] {
     const uses = ports.get(p) ?? [];
     for (const prev of uses) {
       const sharedBus = u.osdpAddress !== null && prev.osdpAddress !== null && u.osdpAddress !== prev.osdpAddress;
+      if (sharedBus && u.baud !== prev.baud) {
+        errors.push(`${u.at}: barramento OSDP ${p} com velocidade ${u.baud} aqui e ${prev.baud} em ${prev.at} (pista "${prev.lane}"): use a mesma`);
+        break;
+      }
       if (sharedBus) continue;
       const why = u.osdpAddress !== null && prev.osdpAddress !== null ? `mesmo endereço OSDP ${u.osdpAddress}` : 'uma porta serial só pode ser aberta por um dispositivo';
       errors.push(`${u.at}: porta ${p} já usada em ${prev.at} (pista "${prev.lane}"): ${why}`);
@@ -153,9 +162,9 @@ function pathConflicts({ lanes }: LaneConfigFile): string[] {
     ports.set(p, [...uses, u]);
   };
   lanes.forEach((lane, i) => {
-    lane.scanners.forEach((s, j) => use(s.path, { at: `lanes[${i}].scanners[${j}].path`, lane: lane.name, osdpAddress: null }));
+    lane.scanners.forEach((s, j) => use(s.path, { at: `lanes[${i}].scanners[${j}].path`, lane: lane.name, osdpAddress: null, baud: s.baud }));
     const r = lane.relay;
-    use(r.path, { at: `lanes[${i}].relay.path`, lane: lane.name, osdpAddress: r.driver === 'osdp' ? r.address : null });
+    use(r.path, { at: `lanes[${i}].relay.path`, lane: lane.name, osdpAddress: r.driver === 'osdp' ? r.address : null, baud: r.baud });
   });
   return errors;
 }

@@ -1,7 +1,6 @@
 import type { ByteLink } from './byte-link.js';
-import type { LaneLog } from './lane.js';
 import type { RelayConfig } from './lane-config.js';
-import type { RelayDriver, RelayStatus } from './relay.js';
+import type { DriverLog, RelayDriver, RelayStatus } from './relay.js';
 import type { TimerFns } from './scanner-lines.js';
 
 // CH340 "LCUS" USB relay modules: 9600 8N1, one 4-byte command per switch, no reply of any kind.
@@ -9,7 +8,6 @@ import type { TimerFns } from './scanner-lines.js';
 
 export type LcusRelayConfig = Extract<RelayConfig, { driver: 'lcus' }>;
 
-export type DriverLog = LaneLog & { debug(obj: object, msg: string): void };
 
 export const LCUS_HEAD = 0xa0;
 

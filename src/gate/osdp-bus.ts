@@ -1,5 +1,5 @@
 import type { ByteLink } from './byte-link.js';
-import type { DriverLog } from './lcus-relay.js';
+import type { DriverLog } from './relay.js';
 import { OsdpCommand, OsdpReply, createOsdpStreamReader, encodeOsdp, nextOsdpSequence, type OsdpPacket, type OsdpRejectReason } from './osdp-codec.js';
 import { OsdpNakReason, nakReasonText, parsePdCap, parsePdId } from './osdp-messages.js';
 import { OsdpCommandError, createOsdpRelay, type OsdpPd, type OsdpPdHandlers, type OsdpPdState, type OsdpRelayConfig } from './osdp-relay.js';

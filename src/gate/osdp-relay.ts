@@ -1,4 +1,4 @@
-import type { DriverLog } from './lcus-relay.js';
+import type { DriverLog } from './relay.js';
 import type { RelayConfig } from './lane-config.js';
 import type { OsdpBus } from './osdp-bus.js';
 import { OsdpCommand, OsdpReply, type OsdpPacket } from './osdp-codec.js';

@@ -8,7 +8,7 @@ import { startGates, type GateDevices } from './gates.js';
 import type { GatesInfo } from './gates.routes.js';
 import type { LaneConfigFile } from './lane-config.js';
 import { createLaneEventLog } from './lane-events.js';
-import type { DriverLog } from './lcus-relay.js';
+import type { DriverLog } from './relay.js';
 
 /**
  * The tenant the lanes check in for: GATE_TENANT, or the box's only tenant (the demo park on a

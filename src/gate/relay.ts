@@ -1,4 +1,7 @@
-import type { LaneRelay } from './lane.js';
+import type { LaneLog, LaneRelay } from './lane.js';
+
+/** What the drivers log with: a pino logger fits. */
+export type DriverLog = LaneLog & { debug(obj: object, msg: string): void };
 
 // What every relay driver (bridge, LCUS, OSDP) offers beyond the per-scan LaneRelay calls.
 

@@ -131,7 +131,6 @@ describe('lane config', () => {
       'lanes[0].passage.timeoutMs:',
       'lanes[0].debounceMs:',
       'lanes[0].failMode: use travada ou livre',
-      'lanes[1].scanners: a pista precisa de pelo menos um leitor',
       'lanes[1].relay.driver: driver de relé desconhecido',
       'lanes[2].scanners[0].interByteTimeoutMs: com suffix none',
       'lanes[2].relay.channel:',
@@ -165,6 +164,15 @@ describe('lane config', () => {
     const osdp = (name: string, address: number) => lane({ name, scanners: [{ path: `${BY_ID}-${name}` }], relay: { driver: 'osdp', path: '/dev/serial/by-id/rs485', address } });
     expect(parseJson([osdp('a', 1), osdp('b', 2)]).config.lanes).toHaveLength(2);
     expect(messageOf(() => parseJson([osdp('a', 1), osdp('b', 1)]))).toContain('lanes[1].relay.path: porta /dev/serial/by-id/rs485 já usada em lanes[0].relay.path (pista "a"): mesmo endereço OSDP 1');
+    const slow = { ...osdp('b', 2), relay: { driver: 'osdp', path: '/dev/serial/by-id/rs485', address: 2, baud: 19200 } };
+    expect(messageOf(() => parseJson([osdp('a', 1), slow]))).toContain('lanes[1].relay.path: barramento OSDP /dev/serial/by-id/rs485 com velocidade 19200 aqui e 9600 em lanes[0].relay.path');
+  });
+
+  it('needs a scanner on every lane except an OSDP one, whose reader can be its scanner', () => {
+    expect(messageOf(() => parseJson([lane({ scanners: [] })]))).toContain('  lanes[0].scanners: a pista precisa de pelo menos um leitor');
+    expect(messageOf(() => parseJson([lane({ scanners: undefined })]))).toContain('  lanes[0].scanners: a pista precisa de pelo menos um leitor');
+    const reader = parseJson([lane({ scanners: [], relay: { driver: 'osdp', path: '/dev/serial/by-id/rs485', address: 1 } })]);
+    expect(reader.config.lanes[0]!.scanners).toEqual([]);
   });
 
   it('the full example in docs/lanes.md is valid', () => {

@@ -1,0 +1,112 @@
+import { SerialPort } from 'serialport';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { laneConfigSchema } from '../../src/gate/lane-config.js';
+import { startLanes } from '../../src/gate/register.js';
+import { startBridgeBoard, type BridgeBoard } from '../support/bridge-board.js';
+import { createTestBox, type TestBox } from '../support/box.js';
+import { makeOrder } from '../support/fixtures.js';
+import { openLcusSim, type LcusSim } from '../support/lcus-sim.js';
+import { openOsdpSim, type OsdpSim } from '../support/osdp-reader-sim.js';
+import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
+
+// Three lanes, one per relay driver, on real ptys: the bridge firmware (whose fire input frees
+// every lane), an LCUS module with a serial scanner, and an OSDP reader that is its lane's scanner.
+
+const quietLog = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
+
+let box: TestBox;
+const ptys: Record<'scanner' | 'bridge' | 'lcus' | 'osdp', PtyPair> = {} as never;
+let board: BridgeBoard;
+let lcus: LcusSim;
+let osdp: OsdpSim;
+let scanner: SerialPort;
+
+const scan = (code: string) => new Promise<void>((resolve, reject) => scanner.write(`${code}\r`, (err) => (err ? reject(err) : resolve())));
+async function gates(): Promise<any> {
+  const res = await box.app.inject({ method: 'GET', url: '/api/local/gates', headers: { 'x-api-key': box.keys.all } });
+  expect(res.statusCode).toBe(200);
+  return res.json().data;
+}
+const lane = async (name: string) => (await gates()).pistas.find((p: { nome: string }) => p.nome === name);
+const person = (qr: string) => box.db.sqlite.prepare('select checkin_em, checkin_dispositivo from people where qr_code = ?').get(qr) as { checkin_em: string | null; checkin_dispositivo: string | null };
+const laneEvents = (kind: string) => box.db.sqlite.prepare('select lane, code, details from lane_events where kind = ? order by id').all(kind) as { lane: string; code: string | null; details: string | null }[];
+
+beforeAll(async () => {
+  for (const name of ['scanner', 'bridge', 'lcus', 'osdp'] as const) ptys[name] = await openPtyPair(name);
+  board = await startBridgeBoard(ptys.bridge.device);
+  lcus = await openLcusSim(ptys.lcus.device);
+  osdp = await openOsdpSim(ptys.osdp.device, [{ address: 5 }]);
+  const config = laneConfigSchema.parse({
+    lanes: [
+      { name: 'norte', direction: 'entrada', operador: 'Norte', scanners: [{ path: '/tmp/unused-norte-scanner' }], relay: { driver: 'bridge', path: ptys.bridge.box, heartbeatTimeoutMs: 1000 } },
+      { name: 'sul', direction: 'entrada', operador: 'Sul', debounceMs: 0, scanners: [{ path: ptys.scanner.box }], relay: { driver: 'lcus', path: ptys.lcus.box, pulseMs: 200, channel: 2 } },
+      { name: 'leste', direction: 'saida', operador: 'Leste', debounceMs: 0, scanners: [], relay: { driver: 'osdp', path: ptys.osdp.box, address: 5, output: 1, pulseMs: 300 } },
+    ],
+  });
+  box = await createTestBox({ lanes: ({ db, clock, checkin, tenantId }) => startLanes({ config, db, clock, checkin, tenantId, log: quietLog }) });
+  box.importOrders([makeOrder({ prefix: 'MIX', people: 4 })]);
+  scanner = new SerialPort({ path: ptys.scanner.device, baudRate: 9600, autoOpen: false });
+  await new Promise<void>((resolve, reject) => scanner.open((err) => (err ? reject(err) : resolve())));
+  await board.waitFor('online', 1, { timeoutMs: 8000 });
+  await waitUntil(async () => (await lane('leste')).rele.online, 8000, 'OSDP reader online');
+}, 30_000);
+
+afterAll(async () => {
+  if (scanner?.isOpen) await new Promise((r) => scanner.close(() => r(undefined)));
+  await box?.close();
+  await board?.stop();
+  await lcus?.close();
+  await osdp?.close();
+  for (const p of Object.values(ptys)) await p.close();
+});
+
+describe('lanes with every relay driver', () => {
+  it('an LCUS lane pulses its channel for a grant and says on /api/local/gates that it cannot fail safe', async () => {
+    await scan('MIX-1');
+    await waitUntil(() => lcus.isOn(2), 3000, 'LCUS channel 2 on');
+    await waitUntil(() => !lcus.isOn(2), 3000, 'LCUS channel 2 off again');
+    expect(person('MIX-1').checkin_dispositivo).toBe('sul');
+    const sul = await lane('sul');
+    expect(sul.falha_segura).toBe(false);
+    expect(sul.rele).toMatchObject({ driver: 'lcus', online: true });
+    expect(sul.rele.problema).toMatch(/LCUS/);
+  });
+
+  it('an OSDP reader is its lane scanner: its RAW read checks in and pulses the configured output', async () => {
+    const reader = osdp.reader(5);
+    reader.scan('MIX-2');
+    await waitUntil(() => reader.output(1).changes.some((c) => c.on), 3000, 'OSDP output 1 on');
+    expect(person('MIX-2')).toMatchObject({ checkin_dispositivo: 'leste' });
+    expect(person('MIX-2').checkin_em).not.toBeNull();
+    reader.scan('MIX-2');
+    await waitUntil(() => laneEvents('negada').some((e) => e.lane === 'leste'), 3000, 'OSDP deny');
+    expect(JSON.parse(laneEvents('negada').find((e) => e.lane === 'leste')!.details!)).toEqual({ motivo: 'TICKET_ALREADY_USED', padrao: 1 });
+  });
+
+  it('the fire input of one bridge board holds every lane open until it clears', async () => {
+    await board.setFire(true);
+    await waitUntil(() => lcus.isOn(2) && osdp.reader(5).output(1).on, 5000, 'LCUS and OSDP held open');
+    const during = await gates();
+    expect(during.alarme_incendio).toMatchObject({ ativo: true, origens: ['norte'] });
+    expect(during.pistas.map((p: { rele: { passagem_livre: boolean } }) => p.rele.passagem_livre)).toEqual([true, true, true]);
+    await board.setFire(false);
+    await waitUntil(() => !lcus.isOn(2) && !osdp.reader(5).output(1).on, 5000, 'LCUS and OSDP released');
+    expect((await gates()).alarme_incendio.ativo).toBe(false);
+  });
+
+  it('a silent OSDP reader shows offline and is recorded as such, then comes back by itself', async () => {
+    const reader = osdp.reader(5);
+    reader.silent = true;
+    await waitUntil(async () => (await lane('leste')).rele.online === false, 8000, 'reader offline');
+    await waitUntil(() => laneEvents('dispositivo_offline').some((e) => e.lane === 'leste'), 3000, 'offline event');
+    reader.silent = false;
+    await waitUntil(async () => (await lane('leste')).rele.online === true, 8000, 'reader back');
+    await waitUntil(() => laneEvents('dispositivo_online').some((e) => e.lane === 'leste'), 3000, 'online event');
+  }, 20_000);
+
+  it('a lane whose scanner port does not exist keeps retrying and shows it, without stopping the others', async () => {
+    const norte = await lane('norte');
+    expect(norte.leitores).toEqual([expect.objectContaining({ porta: '/tmp/unused-norte-scanner', conectado: false, ultimo_erro: expect.any(String) })]);
+    expect(norte.rele.online).toBe(true);
+  });
+});
