@@ -31,7 +31,13 @@ export async function main(config: Config = loadConfig(), out: Writable = proces
   const demo = config.tenant === undefined && isEmptyBox(db.sqlite, db.kysely) ? seedDemo({ sqlite: db.sqlite, kysely: db.kysely, clock }) : undefined;
   // Only when the cloud is configured; it runs beside the check-in service, which never waits on it.
   const sync = config.cloud ? createCloudSync({ db, clock, log: logger, cloud: config.cloud }) : undefined;
-  const lanesTenant = lanesFile && laneTenant(db, config.tenant, clock.nowIso());
+  let lanesTenant: number | undefined;
+  try {
+    lanesTenant = lanesFile && laneTenant(db, config.tenant, clock.nowIso());
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   const lanes = lanesFile && ((checkin: CheckinService) =>
     startLanes({ config: lanesFile.config, db, clock, checkin, tenantId: lanesTenant!, log: logger.child({ modulo: 'pistas' }) }));
   const { app, gates } = await assembleBox({ db, clock, logger, sync: sync?.worker, lanes });
