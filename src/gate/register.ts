@@ -4,6 +4,7 @@ import { ConfigError } from '../config.js';
 import type { Db } from '../db/open.js';
 import { ensureTenant } from '../tenants/tenants.repo.js';
 import { serialDevices } from './devices.js';
+import { listSerialPorts } from './serial-link.js';
 import { startGates, type GateDevices } from './gates.js';
 import type { GatesInfo } from './gates.routes.js';
 import type { LaneConfigFile } from './lane-config.js';
@@ -37,6 +38,8 @@ export interface StartLanesDeps {
 
 /** Opens the lanes' ports and starts them; what /api/local/gates shows. */
 export function startLanes({ config, db, clock, checkin, tenantId, log, devices = serialDevices(log) }: StartLanesDeps): GatesInfo {
+  // For the technician: what the box sees. Without udev (containers) this is an empty list and a warning.
+  void listSerialPorts(log).then((ports) => log.info({ portas: ports.map((p) => p.pnpId ?? p.path) }, 'serial ports seen by the box'));
   const events = createLaneEventLog({ sqlite: db.sqlite, kysely: db.kysely, tenantId, log });
   const gates = startGates({ config, checkin, tenantId, clock, log, events, devices });
   return { tenantId, gates, events };
