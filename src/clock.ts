@@ -13,7 +13,19 @@ export interface Clock {
 
 export function createClock(timeZone: string, now: () => Date = () => new Date()): Clock {
   const fmt = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
-  const localDate = (at: Date | string) => fmt.format(typeof at === 'string' ? new Date(at) : at);
+  // Formatting is the costly part and every check-in asks: one answer per minute is exact, since
+  // every zone's offset today is a whole number of minutes.
+  let cachedMinute = NaN;
+  let cachedDate = '';
+  const localDate = (at: Date | string) => {
+    const ms = typeof at === 'string' ? Date.parse(at) : at.getTime();
+    const minute = Math.floor(ms / 60_000);
+    if (minute !== cachedMinute) {
+      cachedDate = fmt.format(ms);
+      cachedMinute = minute;
+    }
+    return cachedDate;
+  };
   return {
     timeZone,
     now,

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type Database from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import { prepareQuery, run, type Sqlite } from '../db/open.js';
@@ -62,27 +63,34 @@ const keyLookup = (sqlite: Sqlite, k: Kysely<DB>) =>
 interface KeyCache {
   dataVersion: Database.Statement;
   version: unknown;
+  checkedAt: number;
   rows: Map<string, NonNullable<ReturnType<ReturnType<typeof keyLookup>['get']>>>;
   lookup: ReturnType<typeof keyLookup>;
 }
 /**
  * Key rows by key id, per connection: the lookup would otherwise be a join on every request. Keys are
  * issued and revoked by the CLI, another connection, whose commits change `PRAGMA data_version`: the
- * cache is dropped then. A change made on this same connection does not change it; code that ever
- * revokes keys in-process must call `forgetApiKeys`.
+ * cache is dropped then, so a revocation takes effect within REVALIDATE_MS. A change made on this
+ * same connection does not change it; code that ever revokes keys in-process must call `forgetApiKeys`.
  */
 const caches = new WeakMap<Sqlite, KeyCache>();
+export const REVALIDATE_MS = 100;
 
 function keyCache(sqlite: Sqlite, k: Kysely<DB>): KeyCache {
   let cache = caches.get(sqlite);
   if (!cache) {
     const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
-    caches.set(sqlite, (cache = { dataVersion, version: dataVersion.get(), rows: new Map(), lookup: keyLookup(sqlite, k) }));
+    caches.set(sqlite, (cache = { dataVersion, version: dataVersion.get(), checkedAt: performance.now(), rows: new Map(), lookup: keyLookup(sqlite, k) }));
   }
-  const version = cache.dataVersion.get();
-  if (version !== cache.version) {
-    cache.version = version;
-    cache.rows.clear();
+  // Asking SQLite is itself a few microseconds: at most every REVALIDATE_MS.
+  const now = performance.now();
+  if (now - cache.checkedAt >= REVALIDATE_MS) {
+    cache.checkedAt = now;
+    const version = cache.dataVersion.get();
+    if (version !== cache.version) {
+      cache.version = version;
+      cache.rows.clear();
+    }
   }
   return cache;
 }

@@ -51,7 +51,11 @@ export class AppError extends Error {
     readonly details?: Record<string, unknown>,
     message?: string,
   ) {
+    // Refusals are routine at a gate and never show a stack: do not pay for capturing one.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message ?? errorCatalogue[code].message);
+    Error.stackTraceLimit = limit;
     this.status = errorCatalogue[code].status;
   }
 
