@@ -4,7 +4,7 @@ import type { ByteLink, LinkState } from './byte-link.js';
 import type { LaneConfig, RelayConfig } from './lane-config.js';
 import type { LaneLog } from './lane.js';
 import type { RelayDriver, RelayStatus } from './relay.js';
-import type { TimerFns } from './scanner-lines.js';
+import { realTimers, type TimerFns } from './scanner-lines.js';
 
 // The host side of firmware-bridge/PROTOCOL.md: stop-and-wait commands with retransmission,
 // BOOT/HELLO/HEARTBEAT session setup after every link 'up', board events ACKed once and acted
@@ -66,10 +66,6 @@ function listeners<A extends unknown[]>(log: BridgeLog, path: string) {
   };
 }
 
-const realTimers: TimerFns = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
 
 /** The driver owns its link: close() closes it. */
 export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {

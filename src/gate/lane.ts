@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { AppError } from '../http/errors.js';
 import { DenyPattern } from './bridge-codec.js';
 import type { LaneConfig, ScannerConfig } from './lane-config.js';
-import { createDebouncer, createScannerLineSplitter, type ScannerLineSplitter, type ScanRejectReason, type TimerFns } from './scanner-lines.js';
+import { realTimers, createDebouncer, createScannerLineSplitter, type ScannerLineSplitter, type ScanRejectReason, type TimerFns } from './scanner-lines.js';
 
 // One lane's flow per scan: code → the shared check-in service → relay. No I/O of its own: the
 // relay driver (bridge, LCUS, OSDP) and the scanners are plugged in by whoever opens the ports.
@@ -108,10 +108,6 @@ interface PendingGrant {
   timer: unknown;
 }
 
-const realTimers: TimerFns = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
 
 export function createLane({ config, checkin, tenantId, relay, clock, log, timers = realTimers }: LaneDeps): Lane {
   const name = config.name;

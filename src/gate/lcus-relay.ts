@@ -1,7 +1,7 @@
 import type { ByteLink } from './byte-link.js';
 import type { RelayConfig } from './lane-config.js';
 import type { DriverLog, RelayDriver, RelayStatus } from './relay.js';
-import type { TimerFns } from './scanner-lines.js';
+import { realTimers, type TimerFns } from './scanner-lines.js';
 
 // CH340 "LCUS" USB relay modules: 9600 8N1, one 4-byte command per switch, no reply of any kind.
 // The box cannot tell a working relay from a dead one, so this driver only knows what it asked for.
@@ -29,10 +29,6 @@ export interface LcusRelayDeps {
   timers?: TimerFns;
 }
 
-const realTimers: TimerFns = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
 
 /** Closing the relay switches it off and closes the link. */
 export function createLcusRelay({ link, config, log, timers = realTimers }: LcusRelayDeps): RelayDriver {

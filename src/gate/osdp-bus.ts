@@ -4,7 +4,7 @@ import { OsdpCommand, OsdpReply, createOsdpStreamReader, encodeOsdp, nextOsdpSeq
 import { OsdpNakReason, nakReasonText, parsePdCap, parsePdId } from './osdp-messages.js';
 import { OsdpCommandError, createOsdpRelay, type OsdpPd, type OsdpPdHandlers, type OsdpPdState, type OsdpRelayConfig } from './osdp-relay.js';
 import type { RelayDriver } from './relay.js';
-import type { TimerFns } from './scanner-lines.js';
+import { realTimers, type TimerFns } from './scanner-lines.js';
 
 // The box as OSDP control panel (CP) on one half-duplex bus: one command in flight at a time, PDs
 // served round robin. Per PD: ID then CAP with sequence 0, 1 (on first contact, after a lost port
@@ -69,10 +69,6 @@ interface InFlight {
   timer: unknown;
 }
 
-const realTimers: TimerFns = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
 
 const cmdName = (code: number) => Object.entries(OsdpCommand).find(([, c]) => c === code)?.[0] ?? `0x${code.toString(16)}`;
 

@@ -38,7 +38,8 @@ const LF = 0x0a;
 const AIM_ID = /^\][A-Za-z][0-9A-Za-z]/;
 const SAMPLE = 32;
 
-const realTimers: TimerFns = {
+/** Node's timers, as every gate module takes them by default (tests pass their own). */
+export const realTimers: TimerFns = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
 };

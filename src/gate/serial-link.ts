@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { SerialPort } from 'serialport';
 import type { ByteLink, LinkState } from './byte-link.js';
-import type { TimerFns } from './scanner-lines.js';
+import { realTimers, type TimerFns } from './scanner-lines.js';
 
 // A serial port that keeps itself open: every loss (open failure, port error or close, failed or
 // stuck write, a driver's reconnect request, the path probe) takes the link 'down', logs once per
@@ -65,10 +65,6 @@ export interface SerialLinkOptions {
   now?: () => Date;
 }
 
-const realTimers: TimerFns = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
 
 export const identifyDevice = async (path: string): Promise<string> => {
   const st = await stat(path);
