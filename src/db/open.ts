@@ -16,7 +16,8 @@ export interface Db {
 }
 
 /**
- * Opens the database with the pragmas durability depends on: WAL with synchronous=FULL, so a
+ * Opens the database with the pragmas durability depends on: WAL with synchronous=FULL (the check-in
+ * write queue commits with NORMAL and fsyncs the WAL itself before answering, src/db/wal.ts), so a
  * transaction that returned is on disk, foreign keys on, and a busy timeout so the CLI and the
  * server can share the file.
  */
