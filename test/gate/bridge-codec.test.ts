@@ -11,6 +11,7 @@ import {
   encodeFrame,
   type BridgeMessage,
 } from '../../src/gate/bridge-codec.js';
+import { prng } from '../support/prng.js';
 
 interface Vectors {
   crc: { name: string; input: string; crc: string }[];
@@ -27,17 +28,6 @@ const vectors = JSON.parse(
 const bytes = (hex: string) => Uint8Array.from(Buffer.from(hex, 'hex'));
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
-// mulberry32: a fixed seed keeps every fuzz run identical, so a failure is reproducible.
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const isGrant = (wire: Uint8Array) => {
   const r = decodeFrame(wire);

@@ -13,6 +13,7 @@ import {
 } from '../../src/gate/bridge-codec.js';
 import { startBridgeBoard, type BridgeBoard } from '../support/bridge-board.js';
 import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
+import { prng } from '../support/prng.js';
 
 // The host-built firmware on the device side of a pty; these tests play the gate box.
 
@@ -313,14 +314,3 @@ describe('bridge firmware (host build) on a pty', () => {
   });
 });
 
-// mulberry32: a fixed seed makes every run send the same bytes, so a failure is reproducible.
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
