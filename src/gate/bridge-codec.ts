@@ -224,3 +224,41 @@ export function decodeFrame(wire: Uint8Array): BridgeDecodeResult {
   }
   return { ok: true, message: message as unknown as BridgeMessage };
 }
+
+export interface FrameReader {
+  push(chunk: Uint8Array): void;
+  /** Port reopened: forget a partial frame. */
+  reset(): void;
+}
+
+/**
+ * The receiving end of a byte stream: cuts it at every 0x00 and decodes each wire frame. A run longer
+ * than a frame can be is dropped up to its 0x00, as `oversize` (PROTOCOL.md), without being buffered.
+ */
+export function createFrameReader(onFrame: (result: BridgeDecodeResult, wire: Uint8Array) => void): FrameReader {
+  const buffer = new Uint8Array(MAX_ENCODED + 1);
+  let length = 0;
+  let overflow = false;
+  return {
+    push(chunk) {
+      for (const byte of chunk) {
+        if (byte !== 0) {
+          if (length < MAX_ENCODED) buffer[length++] = byte;
+          else overflow = true;
+          continue;
+        }
+        buffer[length] = 0;
+        const wire = buffer.slice(0, length + 1);
+        const wasOverflow = overflow;
+        length = 0;
+        overflow = false;
+        if (wire.length === 1) continue; // back-to-back delimiters: nothing between them
+        onFrame(wasOverflow ? { ok: false, reason: 'oversize' } : decodeFrame(wire), wire);
+      }
+    },
+    reset() {
+      length = 0;
+      overflow = false;
+    },
+  };
+}

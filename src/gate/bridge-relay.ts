@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { decodeFrame, Direction, encodeFrame, FailMode, MAX_ENCODED, NakReason, ResetCause, type BridgeMessage } from './bridge-codec.js';
+import { createFrameReader, Direction, encodeFrame, FailMode, NakReason, ResetCause, type BridgeMessage } from './bridge-codec.js';
 import type { ByteLink, LinkState } from './byte-link.js';
 import type { LaneConfig, RelayConfig } from './lane-config.js';
 import type { LaneLog } from './lane.js';
@@ -82,8 +82,10 @@ export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
   let peerSeq: number | null = null;
   let inflight: InFlight | null = null;
   let queue: Command[] = [];
-  let rx: number[] = [];
-  let overflow = false;
+  const reader = createFrameReader((decoded) => {
+    if (decoded.ok) receive(decoded.message);
+    else log.debug?.({ path, reason: decoded.reason }, 'bridge frame dropped');
+  });
   let waitTimer: unknown = null;
   let heartbeatTimer: unknown = null;
   let heartbeatQueued = false;
@@ -268,23 +270,6 @@ export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
     event(m);
   }
 
-  function onData(chunk: Buffer): void {
-    for (const byte of chunk) {
-      if (byte !== 0) {
-        if (rx.length < MAX_ENCODED) rx.push(byte);
-        else overflow = true;
-        continue;
-      }
-      const frame = overflow || rx.length === 0 ? null : Uint8Array.from([...rx, 0]);
-      rx = [];
-      overflow = false;
-      if (!frame) continue;
-      const decoded = decodeFrame(frame);
-      if (decoded.ok) receive(decoded.message);
-      else log.debug?.({ path, reason: decoded.reason }, 'bridge frame dropped');
-    }
-  }
-
   function onState(state: LinkState): void {
     if (phase === 'closed') return;
     if (state === 'down') {
@@ -292,7 +277,8 @@ export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
     }
     clearTimers();
     failAll('porta reaberta');
-    [session, phase, seq, peerSeq, rx, overflow] = [session + 1, 'booting', 0, null, [], false];
+    [session, phase, seq, peerSeq] = [session + 1, 'booting', 0, null];
+    reader.reset();
     waitTimer = timers.setTimeout(() => {
       waitTimer = null;
       log.info({ path, bootWaitMs }, 'no BOOT from the bridge board; sending HELLO');
@@ -305,7 +291,7 @@ export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
     return Promise.reject(new BridgeCommandError(`placa ${path} indisponível (${phase}); ${body.type} não enviado`));
   }
 
-  const unsubscribe = [link.onData(onData), link.onState(onState)];
+  const unsubscribe = [link.onData((chunk) => reader.push(chunk)), link.onState(onState)];
   if (link.isUp()) onState('up');
 
   return {

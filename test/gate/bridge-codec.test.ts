@@ -6,6 +6,7 @@ import {
   cobsEncode,
   commandValuesOk,
   crc16CcittFalse,
+  createFrameReader,
   decodeFrame,
   DenyPattern,
   encodeFrame,
@@ -140,5 +141,34 @@ describe('nothing but a real GRANT frame opens a relay', () => {
         expect(isGrant(closed)).toBe(false);
       }
     }
+  });
+});
+
+describe('frame reader (a byte stream into frames)', () => {
+  const grant = encodeFrame({ type: 'GRANT', seq: 3, ack: 0, direction: 0, pulseMs: 500 });
+  const deny = encodeFrame({ type: 'DENY', seq: 4, ack: 0, pattern: 2 });
+  const read = (chunks: Uint8Array[]) => {
+    const out: string[] = [];
+    const reader = createFrameReader((r) => out.push(r.ok ? `${r.message.type}#${r.message.seq}` : r.reason));
+    for (const c of chunks) reader.push(c);
+    return { out, reader };
+  };
+
+  it('finds frames split across reads and several in one read', () => {
+    const stream = Uint8Array.from([...grant, ...deny]);
+    expect(read([stream]).out).toEqual(['GRANT#3', 'DENY#4']);
+    expect(read([...stream].map((b) => Uint8Array.of(b))).out).toEqual(['GRANT#3', 'DENY#4']);
+  });
+
+  it('drops a run longer than a frame as oversize and finds the next frame', () => {
+    const noise = new Uint8Array(MAX_ENCODED + 20).fill(0x55);
+    expect(read([noise, Uint8Array.of(0), grant]).out).toEqual(['oversize', 'GRANT#3']);
+  });
+
+  it('ignores empty runs between delimiters, and reset() forgets a partial frame', () => {
+    const { out, reader } = read([Uint8Array.of(0, 0), grant.subarray(0, 5)]);
+    reader.reset();
+    reader.push(deny);
+    expect(out).toEqual(['DENY#4']);
   });
 });

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SerialPort } from 'serialport';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeFrame, encodeFrame, MAX_ENCODED, NakReason, type BridgeMessage, type BridgeMessageOf, type BridgeTypeName } from '../../src/gate/bridge-codec.js';
+import { createFrameReader, encodeFrame, NakReason, type BridgeMessage, type BridgeMessageOf, type BridgeTypeName } from '../../src/gate/bridge-codec.js';
 import { BridgeCommandError, createBridgeRelay, type BridgeTimings } from '../../src/gate/bridge-relay.js';
 import type { LaneConfig } from '../../src/gate/lane-config.js';
 import { openSerialLink, type LinkLog, type SerialLink } from '../../src/gate/serial-link.js';
@@ -30,30 +30,21 @@ async function openBoard(path: string) {
   const attempts = new Map<number, number>();
   let policy: Policy = () => 'ack';
   let seq = 0;
-  let rx: number[] = [];
   const write = (bytes: Uint8Array) => port.isOpen && port.write(Buffer.from(bytes));
-  port.on('data', (chunk: Buffer) => {
-    for (const byte of chunk) {
-      if (byte !== 0) {
-        if (rx.length <= MAX_ENCODED) rx.push(byte);
-        continue;
-      }
-      const wire = Uint8Array.from([...rx, 0]);
-      rx = [];
-      const d = decodeFrame(wire);
-      if (!d.ok) continue;
-      seen.push({ msg: d.message, hex: Buffer.from(wire).toString('hex') });
-      if (d.message.type === 'ACK' || d.message.type === 'NAK') continue;
-      const m = d.message;
-      const n = (attempts.get(m.seq) ?? 0) + 1;
-      attempts.set(m.seq, n);
-      const r = policy(m, n);
-      if (r === 'drop') continue;
-      if (r === 'ack') write(encodeFrame({ type: 'ACK', seq: 0, ack: m.seq }));
-      else if ('nak' in r) write(encodeFrame({ type: 'NAK', seq: 0, ack: m.seq, reason: r.nak }));
-      else write(encodeFrame({ type: 'ACK', seq: 0, ack: r.ackSeq }));
-    }
+  const reader = createFrameReader((d, wire) => {
+    if (!d.ok) return;
+    seen.push({ msg: d.message, hex: Buffer.from(wire).toString('hex') });
+    if (d.message.type === 'ACK' || d.message.type === 'NAK') return;
+    const m = d.message;
+    const n = (attempts.get(m.seq) ?? 0) + 1;
+    attempts.set(m.seq, n);
+    const r = policy(m, n);
+    if (r === 'drop') return;
+    if (r === 'ack') write(encodeFrame({ type: 'ACK', seq: 0, ack: m.seq }));
+    else if ('nak' in r) write(encodeFrame({ type: 'NAK', seq: 0, ack: m.seq, reason: r.nak }));
+    else write(encodeFrame({ type: 'ACK', seq: 0, ack: r.ackSeq }));
   });
+  port.on('data', (chunk: Buffer) => reader.push(chunk));
   const board = {
     seen,
     of: <T extends BridgeTypeName>(type: T) => seen.filter((s) => s.msg.type === type).map((s) => s.msg as BridgeMessageOf<T>),

@@ -7,8 +7,10 @@ import {
   NakReason,
   cobsEncode,
   crc16CcittFalse,
+  createFrameReader,
   decodeFrame,
   encodeFrame,
+  type BridgeDecodeResult,
   type BridgeMessage,
 } from '../../src/gate/bridge-codec.js';
 import { startBridgeBoard, type BridgeBoard } from '../support/bridge-board.js';
@@ -21,15 +23,15 @@ type Command = BridgeMessage extends infer M ? (M extends BridgeMessage ? Omit<M
 const BOARD_EVENTS = new Set(['BOOT', 'STATUS', 'PASSAGE', 'FIRE']);
 const LONG_HEARTBEAT_MS = 60_000;
 
-/** The box end: splits the byte stream on 0x00, decodes, and ACKs board events unless told not to. */
+/** The box end: reads frames with the codec's reader and ACKs board events unless told not to. */
 class Box {
   readonly frames: { message: BridgeMessage; hex: string }[] = [];
   autoAck = true;
   private seq = 0;
-  private pending: number[] = [];
+  private readonly reader = createFrameReader((decoded, wire) => this.receive(decoded, wire));
 
   private constructor(private readonly port: SerialPort) {
-    port.on('data', (chunk: Buffer) => this.receive(chunk));
+    port.on('data', (chunk: Buffer) => this.reader.push(chunk));
   }
 
   static async open(path: string): Promise<Box> {
@@ -38,18 +40,11 @@ class Box {
     return new Box(port);
   }
 
-  private receive(chunk: Buffer): void {
-    for (const byte of chunk) {
-      this.pending.push(byte);
-      if (byte !== 0) continue;
-      const wire = Uint8Array.from(this.pending);
-      this.pending = [];
-      const decoded = decodeFrame(wire);
-      if (!decoded.ok) continue;
-      this.frames.push({ message: decoded.message, hex: Buffer.from(wire).toString('hex') });
-      if (!this.autoAck || !BOARD_EVENTS.has(decoded.message.type)) continue;
-      this.write(encodeFrame({ type: 'ACK', seq: 0, ack: decoded.message.seq })).catch(() => undefined); // port may be closing
-    }
+  private receive(decoded: BridgeDecodeResult, wire: Uint8Array): void {
+    if (!decoded.ok) return;
+    this.frames.push({ message: decoded.message, hex: Buffer.from(wire).toString('hex') });
+    if (!this.autoAck || !BOARD_EVENTS.has(decoded.message.type)) return;
+    this.write(encodeFrame({ type: 'ACK', seq: 0, ack: decoded.message.seq })).catch(() => undefined); // port may be closing
   }
 
   async write(bytes: Uint8Array): Promise<void> {
