@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { prepareQuery, type Sqlite } from '../db/open.js';
 import type { AdditionalsTable, DB, LotsTable, OrdersTable, PeopleTable } from '../db/schema.js';
 
@@ -39,7 +39,11 @@ function build(sqlite: Sqlite, k: Kysely<DB>) {
       })),
     updatePerson: prepareQuery(sqlite, (p: PersonColumns & { id: number }) =>
       k.updateTable('people').set({ lot_id: p.lot_id, position: p.position, nome: p.nome, dados: p.dados }).where('id', '=', p.id)),
-    cloudCheckin: prepareQuery(sqlite, (p: { id: number; at: string }) => k.updateTable('people').set({ checkin_em: p.at }).where('id', '=', p.id).where('checkin_em', 'is', null)),
+    // The cloud's "lot checked in" does not undo a reversal made here after that check-in, nor one
+    // still waiting in the outbox to reach the cloud: the person would be refused on re-entry.
+    cloudCheckin: prepareQuery(sqlite, (p: { id: number; at: string }) =>
+      k.updateTable('people').set({ checkin_em: p.at }).where('id', '=', p.id).where('checkin_em', 'is', null)
+        .where(sql<boolean>`not (estornado_em is not null and (${p.at} <= estornado_em or exists (select 1 from sync_push s where s.tenant_id = people.tenant_id and s.chave = people.qr_code and s.status = 'pendente')))`)),
     personClash: prepareQuery(sqlite, (p: { tenantId: number; qr: string }) =>
       k.selectFrom('people').innerJoin('orders', 'orders.id', 'people.order_id').select('orders.numero_pedido').where('people.tenant_id', '=', p.tenantId).where('people.qr_code', '=', p.qr)),
     insertPerson: prepareQuery(sqlite, (p: PersonColumns & { tenant_id: number; order_id: number; qr_code: string; checkin_em: string | null }) =>

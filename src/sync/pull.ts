@@ -1,7 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { sql } from 'kysely';
 import { addDays, type Clock } from '../clock.js';
-import { prepareQuery, type Db } from '../db/open.js';
+import type { Db } from '../db/open.js';
 import type { Pedido } from '../orders/order.schemas.js';
 import { OrderConflictError, upsertOrder } from '../orders/orders.repo.js';
 import type { CloudClient, Page, Rejected } from './cloud-client.js';
@@ -41,15 +40,6 @@ export function createOrderPuller({ db, clock, log, client, tenantId, state, tun
   const { sqlite, kysely: k } = db;
   const savepoint = sqlite.transaction((work: () => void) => work());
 
-  // After a local reversal not yet accepted by the cloud, the cloud still reports the person as
-  // checked in (lot summary); keep the gate's state, or the person would be refused on re-entry.
-  const keepReversal = prepareQuery(sqlite, (p: { orderId: number }) =>
-    k.updateTable('people').set({ checkin_em: null })
-      .where('order_id', '=', p.orderId).where('checkin_em', 'is not', null).where('estornado_em', 'is not', null)
-      .where(sql<boolean>`(checkin_em <= estornado_em or exists (select 1 from sync_push p where p.tenant_id = people.tenant_id and p.chave = people.qr_code and p.status = 'pendente'))`),
-  );
-  const keepLocalReversals = (orderId: number) => keepReversal.run({ orderId });
-
   /** One page, one transaction: every order of it lands, or none. Orders that do not fit are set aside. */
   function store(page: Page<Pedido>, activity: 'pull' | 'refresh' | 'full'): number {
     const now = clock.nowIso();
@@ -58,7 +48,7 @@ export function createOrderPuller({ db, clock, log, client, tenantId, state, tun
       let stored = 0;
       for (const p of page.items) {
         try {
-          savepoint(() => keepLocalReversals(upsertOrder(sqlite, k, tenantId, p, now).orderId));
+          savepoint(() => upsertOrder(sqlite, k, tenantId, p, now));
           stored++;
         } catch (error) {
           if (!(error instanceof OrderConflictError)) throw error;
