@@ -124,10 +124,10 @@ export function checkpointInBackground(sqlite: Sqlite): () => void {
  */
 export function walFsync(sqlite: Sqlite): () => Promise<void> {
   if (sqlite.memory) return () => Promise.resolve();
-  let fd = walFds.get(sqlite);
   return () =>
     new Promise<void>((resolve, reject) => {
-      // Opened on first use: by then a commit has created the WAL file.
+      // Opened on first use (by then a commit has created the WAL file), shared by every queue of the connection.
+      let fd = walFds.get(sqlite);
       if (fd === undefined) walFds.set(sqlite, (fd = fs.openSync(`${sqlite.name}-wal`, 'r')));
       fs.fsync(fd, (err) => (err ? reject(err) : resolve()));
     });

@@ -63,8 +63,22 @@ it('rejects the whole batch when the fsync fails, and keeps FULL for other write
   expect(await next).toBe(1);
 });
 
-it('fsyncs the real WAL file by default', async () => {
-  const queue = createWriteQueue(db.sqlite);
-  expect(await queue.run(insert(7))).toBe(1);
-  expect(fs.existsSync(`${db.sqlite.name}-wal`)).toBe(true);
+it('fsyncs the real WAL file by default, through one descriptor per connection that closes with it', async () => {
+  const walFds = () => fs.readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return fs.readlinkSync(`/proc/self/fd/${fd}`) === `${db.sqlite.name}-wal`;
+    } catch {
+      return false;
+    }
+  }).length;
+  const sqliteOwn = walFds(); // SQLite's own handle on the WAL
+  // Two queues on one connection, as the check-ins and the lane events have.
+  const checkins = createWriteQueue(db.sqlite);
+  const laneEvents = createWriteQueue(db.sqlite);
+  expect(await Promise.all([checkins.run(insert(7)), laneEvents.run(insert(8))])).toEqual([1, 1]);
+  expect(await checkins.run(insert(9))).toBe(1);
+  expect(walFds()).toBe(sqliteOwn + 1);
+  db.close();
+  await new Promise((r) => setTimeout(r, 20)); // the descriptor is closed asynchronously
+  expect(walFds()).toBe(0);
 });
