@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { SerialPort } from 'serialport';
 import { createCheckinService, type CheckinService } from '../src/checkin/checkin.service.js';
 import { createClock } from '../src/clock.js';
 import { migrateToLatest, openDatabase } from '../src/db/open.js';
 import { laneConfigSchema } from '../src/gate/lane-config.js';
 import { startLanes } from '../src/gate/register.js';
 import { startBridgeBoard, type BridgeBoard } from '../test/support/bridge-board.js';
+import { openScannerSim, silentLog, type ScannerSim } from '../test/support/lanes.js';
 import { openPtyPair, type PtyPair } from '../test/support/pty.js';
 import { fillDatabase, qrOf, TENANT } from './fill.js';
 import { heading, int, machine, ms, out, table } from './report.js';
@@ -24,7 +24,6 @@ const ORDERS = Math.ceil(SCANS / 4) + 100;
 const TARGET_P99_MS = 15;
 
 const workDir = path.resolve('.bench-gate');
-const quietLog = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 const noDatabase: CheckinService = { checkIn: async () => ({}), reverse: async () => ({}) };
 
 function percentile(sorted: number[], p: number): number {
@@ -35,17 +34,11 @@ const summary = (xs: number[]) => {
   return { n: s.length, p50: percentile(s, 50), p90: percentile(s, 90), p99: percentile(s, 99), max: s.at(-1) ?? NaN };
 };
 
-async function openPort(p: string): Promise<SerialPort> {
-  const port = new SerialPort({ path: p, baudRate: 9600, autoOpen: false });
-  await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
-  return port;
-}
-
 interface Rig {
   scannerPty: PtyPair;
   bridgePty: PtyPair;
   board: BridgeBoard;
-  scanner: SerialPort;
+  scanner: ScannerSim;
   close(): Promise<void>;
 }
 
@@ -61,13 +54,13 @@ async function rig(name: string, checkin: CheckinService, deps: { db: ReturnType
       relay: { driver: 'bridge', path: bridgePty.box, pulseMs: 50 },
     }],
   });
-  const lanes = startLanes({ config, db: deps.db, clock: deps.clock, checkin, tenantId: deps.tenantId, log: quietLog });
+  const lanes = startLanes({ config, db: deps.db, clock: deps.clock, checkin, tenantId: deps.tenantId, log: silentLog });
   await board.waitFor('online', 1, { timeoutMs: 10_000 });
-  const scanner = await openPort(scannerPty.device);
+  const scanner = await openScannerSim(scannerPty.device);
   return {
     scannerPty, bridgePty, board, scanner,
     async close() {
-      await new Promise((r) => scanner.close(() => r(undefined)));
+      await scanner.close();
       await lanes.gates.close();
       await board.stop();
       await scannerPty.close();
@@ -80,7 +73,7 @@ async function rig(name: string, checkin: CheckinService, deps: { db: ReturnType
 async function scanOnce(r: Rig, code: string): Promise<number> {
   const since = r.board.mark();
   const t0 = performance.now();
-  await new Promise<void>((resolve, reject) => r.scanner.write(`${code}\r`, (err) => (err ? reject(err) : resolve())));
+  await r.scanner.scan(code);
   const grant = await r.board.waitFor('grant', undefined, { since, timeoutMs: 5_000 });
   return grant.hostMs - t0;
 }

@@ -71,7 +71,7 @@ interface KeyCache {
  * Key rows by key id, per connection: the lookup would otherwise be a join on every request. Keys are
  * issued and revoked by the CLI, another connection, whose commits change `PRAGMA data_version`: the
  * cache is dropped then, so a revocation takes effect within REVALIDATE_MS. A change made on this
- * same connection does not change it; code that ever revokes keys in-process must call `forgetApiKeys`.
+ * same connection does not change it: code that ever revokes keys in-process must clear this cache.
  */
 const caches = new WeakMap<Sqlite, KeyCache>();
 export const REVALIDATE_MS = 100;
@@ -94,8 +94,6 @@ function keyCache(sqlite: Sqlite, k: Kysely<DB>): KeyCache {
   }
   return cache;
 }
-
-export const forgetApiKeys = (sqlite: Sqlite) => caches.get(sqlite)?.rows.clear();
 
 /** The caller behind a presented key, or null when it is unknown, revoked or expired. */
 export function verifyApiKey(sqlite: Sqlite, k: Kysely<DB>, presented: string, nowIso: string): Caller | null {

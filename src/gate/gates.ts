@@ -112,7 +112,8 @@ export function startGates({ config, checkin, tenantId, clock, log, events, devi
   const online = new Map<string, boolean>();
   const sampleHealth = () => {
     for (const e of entries) {
-      const seen: [string, boolean, string][] = [[`${e.lane.name}:relay`, e.relay.status().online, e.relay.status().path]];
+      const relay = e.relay.status();
+      const seen: [string, boolean, string][] = [[`${e.lane.name}:relay`, relay.online, relay.path]];
       for (const s of e.scanners) seen.push([`${e.lane.name}:${s.path}`, s.status().up, s.path]);
       for (const [key, up, path] of seen) {
         const before = online.get(key);

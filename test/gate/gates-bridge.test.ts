@@ -1,4 +1,3 @@
-import { SerialPort } from 'serialport';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DenyPattern } from '../../src/gate/bridge-codec.js';
 import { laneConfigSchema } from '../../src/gate/lane-config.js';
@@ -6,25 +5,19 @@ import { startLanes } from '../../src/gate/register.js';
 import { startBridgeBoard, type BridgeBoard } from '../support/bridge-board.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
+import { openScannerSim, silentLog, type ScannerSim } from '../support/lanes.js';
 import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
 
 // The whole path on real serial lines: a scanner writing to a socat pty, the box (check-in service,
 // lane, serial link, bridge driver) and the host-built bridge firmware on the relay pty.
 
-const quietLog = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
-
 let box: TestBox;
 let scannerPty: PtyPair;
 let bridgePty: PtyPair;
 let board: BridgeBoard;
-let scanner: SerialPort;
+let scanner: ScannerSim;
 
-async function openScanner(path: string): Promise<SerialPort> {
-  const port = new SerialPort({ path, baudRate: 9600, autoOpen: false });
-  await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
-  return port;
-}
-const scan = (code: string) => new Promise<void>((resolve, reject) => scanner.write(`${code}\r`, (err) => (err ? reject(err) : resolve())));
+const scan = (code: string) => scanner.scan(code);
 
 async function gates(): Promise<{ data: any }> {
   const res = await box.app.inject({ method: 'GET', url: '/api/local/gates', headers: { 'x-api-key': box.keys.all } });
@@ -52,19 +45,19 @@ beforeAll(async () => {
       },
     ],
   });
-  box = await createTestBox({ lanes: ({ db, clock, checkin, tenantId }) => startLanes({ config, db, clock, checkin, tenantId, log: quietLog }) });
+  box = await createTestBox({ lanes: ({ db, clock, checkin, tenantId }) => startLanes({ config, db, clock, checkin, tenantId, log: silentLog }) });
   box.importOrders([
     makeOrder({ prefix: 'OK', people: 6 }),
     makeOrder({ prefix: 'OLD', dataUso: '2026-11-20' }),
     makeOrder({ prefix: 'SOON', dataUso: '2026-11-22' }),
     makeOrder({ prefix: 'GONE', status: 'cancelado' }),
   ]);
-  scanner = await openScanner(scannerPty.device);
+  scanner = await openScannerSim(scannerPty.device);
   await board.waitFor('online', 1, { timeoutMs: 8000 });
 }, 20_000);
 
 afterAll(async () => {
-  if (scanner?.isOpen) await new Promise((r) => scanner.close(() => r(undefined)));
+  await scanner?.close();
   await box?.close();
   await board?.stop();
   await scannerPty?.close();
@@ -129,12 +122,12 @@ describe('a bridge lane on real ptys', () => {
   });
 
   it('a scanner unplugged and plugged back is shown offline, then reconnects by itself and scans again', async () => {
-    await new Promise((r) => scanner.close(() => r(undefined)));
+    await scanner.close();
     await scannerPty.unplug();
     await waitUntil(async () => (await gates()).data.pistas[0].leitores[0].conectado === false, 8000, 'scanner down');
     await scannerPty.replug();
     await waitUntil(async () => (await gates()).data.pistas[0].leitores[0].conectado === true, 15000, 'scanner back');
-    scanner = await openScanner(scannerPty.device);
+    scanner = await openScannerSim(scannerPty.device);
     const since = board.mark();
     await scan('OK-3');
     await board.waitFor('grant', undefined, { since, timeoutMs: 5000 });

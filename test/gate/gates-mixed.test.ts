@@ -1,10 +1,10 @@
-import { SerialPort } from 'serialport';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { laneConfigSchema } from '../../src/gate/lane-config.js';
 import { startLanes } from '../../src/gate/register.js';
 import { startBridgeBoard, type BridgeBoard } from '../support/bridge-board.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
+import { openScannerSim, silentLog, type ScannerSim } from '../support/lanes.js';
 import { openLcusSim, type LcusSim } from '../support/lcus-sim.js';
 import { openOsdpSim, type OsdpSim } from '../support/osdp-reader-sim.js';
 import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
@@ -12,16 +12,14 @@ import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
 // Three lanes, one per relay driver, on real ptys: the bridge firmware (whose fire input frees
 // every lane), an LCUS module with a serial scanner, and an OSDP reader that is its lane's scanner.
 
-const quietLog = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
-
 let box: TestBox;
 const ptys: Record<'scanner' | 'bridge' | 'lcus' | 'osdp', PtyPair> = {} as never;
 let board: BridgeBoard;
 let lcus: LcusSim;
 let osdp: OsdpSim;
-let scanner: SerialPort;
+let scanner: ScannerSim;
 
-const scan = (code: string) => new Promise<void>((resolve, reject) => scanner.write(`${code}\r`, (err) => (err ? reject(err) : resolve())));
+const scan = (code: string) => scanner.scan(code);
 async function gates(): Promise<any> {
   const res = await box.app.inject({ method: 'GET', url: '/api/local/gates', headers: { 'x-api-key': box.keys.all } });
   expect(res.statusCode).toBe(200);
@@ -43,16 +41,15 @@ beforeAll(async () => {
       { name: 'leste', direction: 'saida', operador: 'Leste', debounceMs: 0, scanners: [], relay: { driver: 'osdp', path: ptys.osdp.box, address: 5, output: 1, pulseMs: 300 } },
     ],
   });
-  box = await createTestBox({ lanes: ({ db, clock, checkin, tenantId }) => startLanes({ config, db, clock, checkin, tenantId, log: quietLog }) });
+  box = await createTestBox({ lanes: ({ db, clock, checkin, tenantId }) => startLanes({ config, db, clock, checkin, tenantId, log: silentLog }) });
   box.importOrders([makeOrder({ prefix: 'MIX', people: 4 })]);
-  scanner = new SerialPort({ path: ptys.scanner.device, baudRate: 9600, autoOpen: false });
-  await new Promise<void>((resolve, reject) => scanner.open((err) => (err ? reject(err) : resolve())));
+  scanner = await openScannerSim(ptys.scanner.device);
   await board.waitFor('online', 1, { timeoutMs: 8000 });
   await waitUntil(async () => (await lane('leste')).rele.online, 8000, 'OSDP reader online');
 }, 30_000);
 
 afterAll(async () => {
-  if (scanner?.isOpen) await new Promise((r) => scanner.close(() => r(undefined)));
+  await scanner?.close();
   await box?.close();
   await board?.stop();
   await lcus?.close();

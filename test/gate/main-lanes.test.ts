@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { SerialPort } from 'serialport';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/api-keys.js';
 import { createClock } from '../../src/clock.js';
@@ -12,6 +11,7 @@ import { pedidoSchema } from '../../src/orders/order.schemas.js';
 import { ensureTenant } from '../../src/tenants/tenants.repo.js';
 import { tempDir, TZ } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
+import { openScannerSim } from '../support/lanes.js';
 import { openLcusSim } from '../support/lcus-sim.js';
 import { openPtyPair, waitUntil } from '../support/pty.js';
 
@@ -47,13 +47,13 @@ describe('GATE_CONFIG', () => {
     const box = await main(loadConfig(env(dir, { GATE_CONFIG: file })));
     cleanups.push(() => box.close());
 
-    const scanner = new SerialPort({ path: scannerPty.device, baudRate: 9600 });
-    cleanups.push(() => new Promise((r) => scanner.close(() => r(undefined))));
+    const scanner = await openScannerSim(scannerPty.device);
+    cleanups.push(() => scanner.close());
     await waitUntil(async () => {
       const res = await fetch(`${box.url}/api/local/gates`, { headers: { 'x-api-key': key } });
       return ((await res.json()) as any).data.pistas[0]?.leitores[0]?.conectado;
     }, 5000, 'scanner port open');
-    scanner.write('MAINLANE-1\r');
+    await scanner.scan('MAINLANE-1');
     await waitUntil(() => relay.changes.some((c) => c.channel === 1 && c.on), 5000, 'relay on');
     const res = await fetch(`${box.url}/api/local/gates`, { headers: { 'x-api-key': key } });
     const data = ((await res.json()) as any).data;
