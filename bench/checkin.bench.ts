@@ -6,7 +6,7 @@ import { createClock } from '../src/clock.js';
 import { fillDatabase, qrOf } from './fill.js';
 import { combine, runClosedLoop, runFixedRate, startChild, type Child, type LoadResult } from './load.js';
 import { observe, type Observed } from './observe.js';
-import { LOAD_HEADER, fsyncProbe, heading, int, loadRow, machine, mb, measured, ms, out, statusLine, table } from './report.js';
+import { LOAD_HEADER, cpuPerRequest, fsyncProbe, heading, int, loadRow, machine, mb, measured, ms, out, statusLine, table, type Measured } from './report.js';
 
 // `npm run bench`: check-in throughput, latency at a fixed rate and memory of the real box on a
 // 1,000,000-person database, against a bare fastify baseline. A measurement, not a test: it exits 0
@@ -69,18 +69,30 @@ async function run(children: Child[]): Promise<number> {
   let nextEcho = 0;
   const echoBody = () => JSON.stringify({ qr_code: qrOf(nextEcho++), terminal: 'bench' });
 
-  // 2–3. Two children: the baseline (bare fastify 5, one POST JSON route) and the real box
-  // (openDatabase: WAL + synchronous=FULL; assembleBox, logger off).
+  // 2–3. Three children: the baseline (bare fastify 5, one POST JSON route), the real box
+  // (openDatabase: WAL + synchronous=FULL; assembleBox, logger off), and the box's HTTP door alone (the
+  // same app answering one recorded real answer without touching the database): what is left of the
+  // machine for the check-in itself.
   heading('2. Servers (child processes, 127.0.0.1, port 0)');
   const baseline = await startChild(['baseline']);
   children.push(baseline);
   const box = await startChild(['box', dbFile], childExecArgv);
   children.push(box);
-  const pids = [baseline.pid, box.pid];
+  const boxUrl = `http://127.0.0.1:${box.port}${CHECKIN}`;
+  const probe = await fetch(boxUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': fill.apiKey }, body: checkinBody() });
+  const answer = (await probe.json()) as { success: boolean; data: unknown };
+  if (!answer.success) throw new Error(`the first check-in was refused: ${JSON.stringify(answer)}`);
+  const answerFile = path.join(workDir, 'answer.json');
+  fs.writeFileSync(answerFile, JSON.stringify(answer.data));
+  const door = await startChild(['door', dbFile, answerFile], childExecArgv);
+  children.push(door);
+  const pids = [baseline.pid, box.pid, door.pid];
   const baseLoad = { url: `http://127.0.0.1:${baseline.port}/echo`, headers: {}, nextBody: echoBody, connections: CONNECTIONS };
-  const boxLoad = { url: `http://127.0.0.1:${box.port}${CHECKIN}`, headers: { 'x-api-key': fill.apiKey }, nextBody: checkinBody, connections: CONNECTIONS };
+  const boxLoad = { url: boxUrl, headers: { 'x-api-key': fill.apiKey }, nextBody: checkinBody, connections: CONNECTIONS };
+  const doorLoad = { url: `http://127.0.0.1:${door.port}${CHECKIN}`, headers: { 'x-api-key': fill.apiKey }, nextBody: echoBody, connections: CONNECTIONS };
   out(`baseline: pid ${baseline.pid}, POST ${baseLoad.url} (bare fastify 5, returns a small JSON object)`);
   out(`check-in: pid ${box.pid}, POST ${boxLoad.url} (the real box${childExecArgv.length ? `; node ${childExecArgv.join(' ')}` : ''})`);
+  out(`door:     pid ${door.pid}, POST ${doorLoad.url} (the box's app, auth and validation; answers a recorded real answer of ${int(JSON.stringify(answer).length)} bytes, no database work)`);
   out(`each request: {"qr_code": <a never-used QR>, "terminal": "bench"}; check-in with X-API-Key (vouchers:checkin)`);
   const mem: { phase: string; rss: number; hwm: number; wal: number }[] = [];
   const sample = async (phase: string) => mem.push({ phase, ...(await box.mem()) });
@@ -95,41 +107,52 @@ async function run(children: Child[]): Promise<number> {
     return { all: combine([first, second]), last: second };
   };
   const baseWarm = await warmUp(baseLoad);
+  const doorWarm = await warmUp(doorLoad);
   const warm = await warmUp(boxLoad);
   await sample('warm-up');
-  const baseRounds: (LoadResult & { others: number })[] = [];
-  const boxRounds: (LoadResult & { others: number })[] = [];
+  const baseRounds: (LoadResult & Measured)[] = [];
+  const doorRounds: (LoadResult & Measured)[] = [];
+  const boxRounds: (LoadResult & Measured)[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
-    baseRounds.push(await measured(pids, () => runClosedLoop({ ...baseLoad, amount: amountFor(baseRounds.at(-1) ?? baseWarm.last, ROUND_SECONDS) })));
+    baseRounds.push(await measured(pids, baseline.pid, () => runClosedLoop({ ...baseLoad, amount: amountFor(baseRounds.at(-1) ?? baseWarm.last, ROUND_SECONDS) })));
+    doorRounds.push(await measured(pids, door.pid, () => runClosedLoop({ ...doorLoad, amount: amountFor(doorRounds.at(-1) ?? doorWarm.last, ROUND_SECONDS) })));
     // Never more check-ins than there are unused people (the fixed-rate runs need theirs too).
     const unused = fill.people - nextPerson - 3 * FIXED_RATE * FIXED_SECONDS;
     const cap = Math.floor(unused / (ROUNDS - round + 1) / CONNECTIONS) * CONNECTIONS;
     const amount = Math.max(CONNECTIONS, Math.min(amountFor(boxRounds.at(-1) ?? warm.last, ROUND_SECONDS), cap));
-    boxRounds.push(await measured(pids, () => runClosedLoop({ ...boxLoad, amount })));
+    boxRounds.push(await measured(pids, box.pid, () => runClosedLoop({ ...boxLoad, amount })));
     await sample(`max throughput round ${round}`);
   }
-  const average = (rs: { others: number }[]) => rs.reduce((n, r) => n + r.others, 0) / rs.length;
-  const baseMax = Object.assign(combine(baseRounds), { others: average(baseRounds) });
-  const max = Object.assign(combine(boxRounds), { others: average(boxRounds) });
+  const sum = (rs: Measured[], f: (m: Measured) => number) => rs.reduce((n, r) => n + f(r), 0);
+  const all = (rs: (LoadResult & Measured)[]) =>
+    Object.assign(combine(rs), { others: sum(rs, (r) => r.others) / rs.length, cpu: { server: sum(rs, (r) => r.cpu.server), generator: sum(rs, (r) => r.cpu.generator) } });
+  const baseMax = all(baseRounds);
+  const doorMax = all(doorRounds);
+  const max = all(boxRounds);
   table([
     LOAD_HEADER,
     loadRow('baseline warm-up', baseWarm.all),
+    loadRow('door warm-up', doorWarm.all),
     loadRow('check-in warm-up', warm.all),
-    ...baseRounds.flatMap((b, i) => [loadRow(`baseline round ${i + 1}`, b), loadRow(`check-in round ${i + 1}`, boxRounds[i]!)]),
+    ...baseRounds.flatMap((b, i) => [loadRow(`baseline round ${i + 1}`, b), loadRow(`door round ${i + 1}`, doorRounds[i]!), loadRow(`check-in round ${i + 1}`, boxRounds[i]!)]),
     loadRow('BASELINE (rounds)', baseMax),
+    loadRow('DOOR (rounds)', doorMax),
     loadRow('CHECK-IN (rounds)', max),
   ]);
-  out(`status codes: baseline ${statusLine(baseMax)}; check-in ${statusLine(max)}`);
+  out(`status codes: baseline ${statusLine(baseMax)}; door ${statusLine(doorMax)}; check-in ${statusLine(max)}`);
   out(`others: CPU used meanwhile by other processes on the machine, in % of one core (of ${os.cpus().length * 100}%)`);
-  await baseline.stop();
-  children.splice(children.indexOf(baseline), 1);
+  out('CPU/req: CPU time per request of the server process (all its threads) / of the load generator (this process)');
+  for (const c of [baseline, door]) {
+    await c.stop();
+    children.splice(children.indexOf(c), 1);
+  }
 
   // (b) Fixed rate against the check-in route alone.
   heading(`3. (b) Fixed rate: ${int(FIXED_RATE)} req/s for ${FIXED_SECONDS} s against the check-in route`);
   out(`${FIXED_STREAMS} connections of ${FIXED_RATE / FIXED_STREAMS} req/s each, their seconds offset by ${1000 / FIXED_STREAMS} ms`);
   const fixedRun = async () => {
     const [stopServer, stopGenerator] = [await box.observe(), observe()];
-    const r = await measured(pids, () => runFixedRate({ ...boxLoad, rate: FIXED_RATE, seconds: FIXED_SECONDS, streams: FIXED_STREAMS }));
+    const r = await measured(pids, box.pid, () => runFixedRate({ ...boxLoad, rate: FIXED_RATE, seconds: FIXED_SECONDS, streams: FIXED_STREAMS }));
     return Object.assign(r, { server: await stopServer(), generator: stopGenerator() });
   };
   const attempts: Awaited<ReturnType<typeof fixedRun>>[] = [];
@@ -156,9 +179,10 @@ async function run(children: Child[]): Promise<number> {
 
   // 4. Durability bookkeeping: every 2xx is a committed check-in, and nothing else is.
   heading('4. Durability bookkeeping (database opened after the server stopped)');
+  // The first check-in (the door's recorded answer) was sent by fetch, outside the phases.
   const phases = [warm.all, ...boxRounds, ...attempts];
-  const acknowledged = phases.reduce((n, r) => n + r.ok, 0);
-  const sent = phases.reduce((n, r) => n + r.completed, 0);
+  const acknowledged = phases.reduce((n, r) => n + r.ok, 0) + 1;
+  const sent = phases.reduce((n, r) => n + r.completed, 0) + 1;
   const check = new Database(dbFile, { readonly: true });
   const count = (q: string) => (check.prepare(q).get() as { n: number }).n;
   const checkedIn = count('SELECT count(*) AS n FROM people WHERE checkin_em IS NOT NULL');
@@ -174,13 +198,17 @@ async function run(children: Child[]): Promise<number> {
   // Other load on the machine only ever lowers a round's throughput: the best round of each is its capacity.
   const best = (rs: LoadResult[]) => rs.reduce((a, b) => (b.rps > a.rps ? b : a));
   const ratio = best(boxRounds).rps / best(baseRounds).rps;
+  const doorRatio = best(doorRounds).rps / best(baseRounds).rps;
   const nonOk = phases.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0);
   heading('Summary');
   table([
     ['measure', 'value'],
     ['baseline max throughput', `best round ${int(best(baseRounds).rps)} req/s; all rounds ${int(baseMax.rps)} req/s (p50 ${ms(baseMax.latency.p50)}, p99 ${ms(baseMax.latency.p99)})`],
     ['check-in max throughput', `best round ${int(best(boxRounds).rps)} req/s; all rounds ${int(max.rps)} req/s (p50 ${ms(max.latency.p50)}, p99 ${ms(max.latency.p99)})`],
+    ['door max throughput', `best round ${int(best(doorRounds).rps)} req/s; all rounds ${int(doorMax.rps)} req/s (p50 ${ms(doorMax.latency.p50)}, p99 ${ms(doorMax.latency.p99)})`],
     ['ratio check-in / baseline', `${ratio.toFixed(2)} best rounds; ${(max.rps / baseMax.rps).toFixed(2)} all rounds; by round ${boxRounds.map((b, i) => (b.rps / baseRounds[i]!.rps).toFixed(2)).join(', ')}`],
+    ['ratio door / baseline', `${doorRatio.toFixed(2)} best rounds (the HTTP door alone, no database work: the ceiling of the ratio)`],
+    ['CPU per request, server / generator', `baseline ${cpuPerRequest(baseMax)}; door ${cpuPerRequest(doorMax)}; check-in ${cpuPerRequest(max)}`],
     [`check-in at ${int(FIXED_RATE)} req/s`, `p50 ${ms(fixed.latency.p50)}, p99 ${ms(fixed.latency.p99)}, max ${ms(fixed.latency.max)} (${int(fixed.rps)} req/s achieved)`],
     ['other processes, CPU', `${Math.round(baseMax.others)}% / ${Math.round(max.others)}% / ${Math.round(fixed.others)}% of one core (baseline / check-in / fixed rate)`],
     ['check-in non-2xx / errors', `${int(nonOk)} of ${int(sent)}`],

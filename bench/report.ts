@@ -23,44 +23,57 @@ export function table(rows: (string | number)[][]) {
   });
 }
 
-export const LOAD_HEADER = ['phase', 'requests', '2xx', 'non-2xx', 'errors', 'seconds', 'req/s', 'mean', 'p50', 'p90', 'p99', 'p99.9', 'max', 'others'];
+export const LOAD_HEADER = ['phase', 'requests', '2xx', 'non-2xx', 'errors', 'seconds', 'req/s', 'mean', 'p50', 'p90', 'p99', 'p99.9', 'max', 'others', 'CPU/req server / generator'];
 
-export function loadRow(name: string, r: LoadResult & { others?: number }): (string | number)[] {
+export function loadRow(name: string, r: LoadResult & Partial<Measured>): (string | number)[] {
   const l = r.latency;
   const others = r.others === undefined ? '' : `${Math.round(r.others)}%`;
-  return [name, int(r.completed), int(r.ok), int(r.non2xx), int(r.errors + r.timeouts), r.seconds.toFixed(2), int(r.rps), ms(l.mean), ms(l.p50), ms(l.p90), ms(l.p99), ms(l.p999), ms(l.max), others];
+  const cpu = r.cpu === undefined ? '' : cpuPerRequest(r as LoadResult & Measured);
+  return [name, int(r.completed), int(r.ok), int(r.non2xx), int(r.errors + r.timeouts), r.seconds.toFixed(2), int(r.rps), ms(l.mean), ms(l.p50), ms(l.p90), ms(l.p99), ms(l.p999), ms(l.max), others, cpu];
 }
 
-/** CPU time (s) of the whole machine (busy) and of the given processes, all threads included. */
-function cpuTimes(pids: number[]): { machine: number; ours: number } {
-  const tick = 100; // USER_HZ
+/** CPU time (s) used so far by one process, all its threads. */
+function processCpu(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in USER_HZ ticks
+  } catch {
+    return 0; // gone
+  }
+}
+
+/** CPU time (s) of the whole machine (busy). */
+function machineCpu(): number {
   const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
   const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = cpu;
-  let ours = 0;
-  for (const pid of pids) {
-    try {
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-      ours += Number(fields[11]) + Number(fields[12]); // utime, stime
-    } catch {
-      // gone
-    }
-  }
-  return { machine: (user + nice + system + irq + softirq + steal) / tick, ours: ours / tick };
+  return (user + nice + system + irq + softirq + steal) / 100;
+}
+
+export interface Measured {
+  /** CPU the rest of the machine (not this process nor the servers) used meanwhile, in % of one core. */
+  others: number;
+  /** CPU seconds of `server` (all threads) and of this process (the load generator) during the phase. */
+  cpu: { server: number; generator: number };
 }
 
 /**
- * Runs `phase` and attaches `others`: the CPU the rest of the machine (not this process nor `pids`)
- * used meanwhile, in % of one core. Other work on a 2-core machine skews every number here.
+ * Runs `phase` with CPU accounting: the server it loads (`server`, one of `pids`), this process, and
+ * everything else on the machine. Other work on a 2-core machine skews every number here.
  */
-export async function measured<T extends object>(pids: number[], phase: () => Promise<T>): Promise<T & { others: number }> {
-  const before = cpuTimes([process.pid, ...pids]);
+export async function measured<T extends object>(pids: number[], server: number, phase: () => Promise<T>): Promise<T & Measured> {
+  const ours = () => [process.pid, ...pids].reduce((n, pid) => n + processCpu(pid), 0);
+  const before = { machine: machineCpu(), ours: ours(), server: processCpu(server), generator: processCpu(process.pid) };
   const started = process.hrtime.bigint();
   const result = await phase();
-  const after = cpuTimes([process.pid, ...pids]);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const others = Math.max(0, after.machine - before.machine - (after.ours - before.ours)) / seconds;
-  return Object.assign(result, { others: others * 100 });
+  const others = Math.max(0, machineCpu() - before.machine - (ours() - before.ours)) / seconds;
+  const cpu = { server: processCpu(server) - before.server, generator: processCpu(process.pid) - before.generator };
+  return Object.assign(result, { others: others * 100, cpu });
 }
+
+/** CPU microseconds per request of a measured phase: "server / generator". */
+export const cpuPerRequest = (r: LoadResult & Measured) =>
+  `${int((r.cpu.server * 1e6) / r.completed)} / ${int((r.cpu.generator * 1e6) / r.completed)} µs`;
 
 export function statusLine(r: LoadResult): string {
   return Object.entries(r.statusCodes).map(([code, n]) => `${code}×${int(n)}`).join(', ') || 'none';

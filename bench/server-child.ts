@@ -1,12 +1,18 @@
 import fs from 'node:fs';
 import Fastify from 'fastify';
+import { buildApp } from '../src/app.js';
+import { createAuth } from '../src/auth/auth.js';
 import { assembleBox } from '../src/box.js';
+import { checkinRoutes } from '../src/checkin/checkin.routes.js';
+import type { CheckinService } from '../src/checkin/checkin.service.js';
 import { createClock } from '../src/clock.js';
 import { migrateToLatest, openDatabase } from '../src/db/open.js';
 import { observe, type Observed } from './observe.js';
 
 // Forked by checkin.bench.ts: `box <db file>` runs the real box (durable pragmas of openDatabase,
-// assembleBox, no logger); `baseline` runs a bare fastify 5 app with one POST JSON route.
+// assembleBox, no logger); `baseline` runs a bare fastify 5 app with one POST JSON route; `door <db
+// file> <answer file>` runs the box's HTTP door alone: the same app, auth, validation and routes, with
+// a check-in service that does no database work and answers every request with one real answer.
 // Talks to the parent over IPC: {type:'ready', port}, then answers {type:'mem'}, {type:'observe'} /
 // {type:'observed'} (server-side latency, GC and event-loop delay between the two) and {type:'stop'}.
 
@@ -46,6 +52,22 @@ async function start(): Promise<{ port: number; server: import('node:http').Serv
       },
     };
   }
+  if (mode === 'door') {
+    const db = openDatabase(file!);
+    const data = JSON.parse(fs.readFileSync(process.argv[4]!, 'utf8')) as Record<string, unknown>;
+    const auth = createAuth({ sqlite: db.sqlite, kysely: db.kysely, clock: createClock('America/Sao_Paulo') });
+    const checkin: CheckinService = { checkIn: async () => data, reverse: async () => data };
+    const app = await buildApp({ logger: false, v1: [checkinRoutes({ auth, checkin })] });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    return {
+      port: (app.server.address() as { port: number }).port,
+      server: app.server,
+      close: async () => {
+        await app.close();
+        db.close();
+      },
+    };
+  }
   if (mode === 'baseline') {
     const app = Fastify({ logger: false });
     app.post('/echo', async (request) => {
@@ -55,7 +77,7 @@ async function start(): Promise<{ port: number; server: import('node:http').Serv
     await app.listen({ host: '127.0.0.1', port: 0 });
     return { port: (app.server.address() as { port: number }).port, server: app.server, close: () => app.close() };
   }
-  throw new Error(`unknown mode ${mode ?? '(none)'}: use box <file> or baseline`);
+  throw new Error(`unknown mode ${mode ?? '(none)'}: use box <file>, door <file> <answer file> or baseline`);
 }
 
 try {
