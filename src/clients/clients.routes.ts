@@ -1,9 +1,7 @@
-import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { RouteRegistrar } from '../app.js';
-import type { Caller } from '../auth/api-keys.js';
+import { guard } from '../auth/guard.js';
 import type { ListingDeps } from '../combos/combos.routes.js';
-import { AppError } from '../http/errors.js';
 import { pageLimit, pageOffset, queryBoolean, sortOrder } from '../http/validation.js';
 import { dateString } from '../orders/order.schemas.js';
 import { listClients, markClients, type ClientRow } from './clients.repo.js';
@@ -64,22 +62,17 @@ function emptyMessage(q: ListQuery): string {
 
 export const clientRoutes = (deps: ListingDeps): RouteRegistrar => {
   const { sqlite, kysely: k, clock } = deps;
-  const callers = new WeakMap<FastifyRequest, Caller>();
-  // Runs before validation, so an unauthenticated caller learns nothing about its parameters.
-  const guard = async (request: FastifyRequest) => {
-    callers.set(request, deps.auth.apiKey(request, ['clientes:read']));
-  };
+  const { onRequest, callerOf } = guard((request) => deps.auth.apiKey(request, ['clientes:read']));
 
   return (app) => {
     app.get(
       '/api-clientes',
       {
-        onRequest: guard,
+        onRequest,
         schema: { tags: ['clientes'], summary: 'Clientes com sincronização por chave (4.7)', security: [{ apiKey: [] }], querystring: listQuery },
       },
       async (request) => {
-        const caller = callers.get(request);
-        if (!caller) throw new AppError('MISSING_API_KEY');
+        const caller = callerOf(request);
         const q = request.query;
         const read = () =>
           listClients(sqlite, k, {

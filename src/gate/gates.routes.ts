@@ -59,12 +59,12 @@ function lanePayload(l: GateLaneStatus) {
 
 /** GET /api/local/gates and /api/local/gates/eventos: the lanes as the gate technician sees them (docs/lanes.md). */
 export const gatesRoutes = (deps: { auth: Auth; gates: GatesInfo | undefined }): RouteRegistrar => (app) => {
-  const { preValidation, callerOf } = guard((request) => deps.auth.apiKey(request, ['local:read']));
+  const { onRequest, callerOf } = guard((request) => deps.auth.apiKey(request, ['local:read']));
   const common = { tags: ['local'], security: [{ apiKey: [] }] };
   // The lanes check in for one tenant; a key of another tenant sees none.
   const gatesOf = (tenantId: number) => (deps.gates?.tenantId === tenantId ? deps.gates : undefined);
 
-  app.get('/api/local/gates', { preValidation, schema: { ...common, summary: 'Pistas, leitores, relés e alarme de incêndio' } }, async (request) => {
+  app.get('/api/local/gates', { onRequest, schema: { ...common, summary: 'Pistas, leitores, relés e alarme de incêndio' } }, async (request) => {
     const info = gatesOf(callerOf(request).tenantId);
     if (!info) return { success: true, data: { configurado: false, alarme_incendio: null, pistas: [], mensagem: 'Nenhuma pista configurada (GATE_CONFIG) para este tenant.' } };
     const s = info.gates.status();
@@ -78,7 +78,7 @@ export const gatesRoutes = (deps: { auth: Auth; gates: GatesInfo | undefined }):
     };
   });
 
-  app.get('/api/local/gates/eventos', { preValidation, schema: { ...common, summary: 'Eventos das pistas (passagens, caronas, incêndio, dispositivos)', querystring: eventsQuery } }, async (request) => {
+  app.get('/api/local/gates/eventos', { onRequest, schema: { ...common, summary: 'Eventos das pistas (passagens, caronas, incêndio, dispositivos)', querystring: eventsQuery } }, async (request) => {
     const info = gatesOf(callerOf(request).tenantId);
     const q = request.query;
     const eventos = info ? info.events.list({ afterId: q.apos_id, lane: q.pista, kind: q.tipo, limit: q.limit }) : [];

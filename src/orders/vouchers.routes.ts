@@ -24,9 +24,9 @@ const querySchema = z.object({
 });
 
 export const voucherRoutes = ({ sqlite, kysely, clock, auth }: { sqlite: Sqlite; kysely: Kysely<DB>; clock: Clock; auth: Auth }): RouteRegistrar => (app) => {
-  const { preValidation, callerOf } = guard((request) => auth.apiKey(request, ['vouchers:read']));
+  const { onRequest, callerOf } = guard((request) => auth.apiKey(request, ['vouchers:read']));
 
-  app.get('/api-vouchers', { preValidation, schema: { querystring: querySchema, tags: ['vouchers'], security: [{ apiKey: [] }] } }, async (request) => {
+  app.get('/api-vouchers', { onRequest, schema: { querystring: querySchema, tags: ['vouchers'], security: [{ apiKey: [] }] } }, async (request) => {
     const caller = callerOf(request);
     const q = request.query;
     // Select, mark and read in one transaction: the page shows the marks this call made (as clients do).

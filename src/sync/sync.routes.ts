@@ -102,11 +102,11 @@ const wantsCsv = (request: FastifyRequest, format: string | undefined) =>
 /** GET /api/local/sync, /api/local/conflicts and /api/local/eventos: the central office's view (docs/sync.md). */
 export const syncRoutes = (deps: ListingDeps & { auth: Auth; sync: SyncInfo | undefined }): RouteRegistrar => (app) => {
   const { sqlite, kysely: k, clock, sync } = deps;
-  const { preValidation, callerOf } = guard((request) => deps.auth.apiKey(request, ['local:read']));
+  const { onRequest, callerOf } = guard((request) => deps.auth.apiKey(request, ['local:read']));
   const common = { tags: ['local'], security: [{ apiKey: [] }] };
   const isSynced = (tenantId: number) => sync !== undefined && sync.tenantId === tenantId;
 
-  app.get('/api/local/sync', { preValidation, schema: { ...common, summary: 'Estado da sincronização com a nuvem' } }, async (request) => {
+  app.get('/api/local/sync', { onRequest, schema: { ...common, summary: 'Estado da sincronização com a nuvem' } }, async (request) => {
     const caller = callerOf(request);
     const s = syncSummary(sqlite, k, caller.tenantId);
     const synced = isSynced(caller.tenantId);
@@ -134,7 +134,7 @@ export const syncRoutes = (deps: ListingDeps & { auth: Auth; sync: SyncInfo | un
     };
   });
 
-  app.get('/api/local/conflicts', { preValidation, schema: { ...common, summary: 'Eventos que a nuvem não aceitou (JSON ou CSV)', querystring: conflictsQuery } }, async (request, reply) => {
+  app.get('/api/local/conflicts', { onRequest, schema: { ...common, summary: 'Eventos que a nuvem não aceitou (JSON ou CSV)', querystring: conflictsQuery } }, async (request, reply) => {
     const caller = callerOf(request);
     const q = request.query;
     if (q.desde && q.ate && q.ate < q.desde)
@@ -157,7 +157,7 @@ export const syncRoutes = (deps: ListingDeps & { auth: Auth; sync: SyncInfo | un
     return { success: true, data: { conflitos, total, ...(conflitos.length === 0 ? { mensagem: 'Nenhum conflito com a nuvem para os filtros informados.' } : {}) } };
   });
 
-  app.get('/api/local/eventos', { preValidation, schema: { ...common, summary: 'Log de eventos com o resultado na nuvem e marcação por chave', querystring: eventsQuery } }, async (request) => {
+  app.get('/api/local/eventos', { onRequest, schema: { ...common, summary: 'Log de eventos com o resultado na nuvem e marcação por chave', querystring: eventsQuery } }, async (request) => {
     const caller = callerOf(request);
     const q = request.query;
     const synced = isSynced(caller.tenantId);
