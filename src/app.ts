@@ -32,7 +32,15 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     loggerInstance: opts.logger === false ? undefined : opts.logger,
     logger: opts.logger === false ? false : undefined,
     logController: new LogController({ disableRequestLogging: true }),
-    routerOptions: { ignoreTrailingSlash: true },
+    // A combo slug may have up to 200 characters (import schema); fastify's default allows 100.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    // No automatic HEAD routes: a HEAD on a listing would run its GET and mark everything as synchronised.
+    exposeHeadRoutes: false,
+    // Errors raised while routing, before any hook: a malformed or overlong URL, in the envelope.
+    frameworkErrors: (error: FastifyError, _request: unknown, reply: { status(n: number): { send(b: unknown): void } }) => {
+      const e = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? new AppError('URI_TOO_LONG') : new AppError('VALIDATION_ERROR', undefined, 'URL inválida: caracteres codificados incorretamente.');
+      reply.status(e.status).send(errorEnvelope(e.toBody()));
+    },
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
   } as never).withTypeProvider<ZodTypeProvider>() as unknown as App;
@@ -40,8 +48,9 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  // An empty body is an empty object (so a bare POST gets MISSING_FIELD), bad JSON is INVALID_JSON.
-  app.removeContentTypeParser('application/json');
+  // JSON only: any other body (text/plain included) is UNSUPPORTED_MEDIA_TYPE. An empty body is an
+  // empty object (so a bare POST gets MISSING_FIELD), bad JSON is INVALID_JSON.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, {});

@@ -30,6 +30,7 @@ export const errorCatalogue = {
   INVALID_JSON: { status: 400, message: 'Corpo da requisição não é um JSON válido.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Envie o corpo como application/json.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Corpo da requisição grande demais.' },
+  URI_TOO_LONG: { status: 414, message: 'Endereço da requisição longo demais.' },
   NOT_FOUND: { status: 404, message: 'Rota não encontrada.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Método não permitido para esta rota.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'Serviço temporariamente indisponível.' },

@@ -155,6 +155,21 @@ describe('request errors', () => {
     expect(denied.body.error.code).toBe('PERMISSION_DENIED');
   });
 
+  it('authenticates before reading the body: bad JSON, another media type or a huge body still get the auth error', async () => {
+    const send = (method: 'POST' | 'PATCH', key: string | null, type: string, payload: string) =>
+      box.app.inject({ method, url: '/api/v1/api-qrcode-checkin', headers: { 'content-type': type, ...(key ? { 'x-api-key': key } : {}) }, payload });
+    for (const method of ['POST', 'PATCH'] as const) {
+      const codes = [
+        await send(method, null, 'application/json', '{bad'),
+        await send(method, 'garbage', 'application/json', '{bad'),
+        await send(method, box.keys.vouchers, 'application/json', '{bad'),
+        await send(method, null, 'application/x-www-form-urlencoded', 'qr_code=A'),
+        await send(method, null, 'application/json', JSON.stringify({ qr_code: 'A', terminal: 'x'.repeat(1_100_000) })),
+      ].map((r) => [r.statusCode, r.json().error.code]);
+      expect(codes).toEqual([[401, 'MISSING_API_KEY'], [401, 'INVALID_API_KEY'], [403, 'PERMISSION_DENIED'], [401, 'MISSING_API_KEY'], [401, 'MISSING_API_KEY']]);
+    }
+  });
+
   it('stores keys only as hashes', () => {
     const rows = box.db.sqlite.prepare('select * from api_keys').all();
     const dump = JSON.stringify(rows, (_k, v) => (Buffer.isBuffer(v) ? v.toString('hex') : v));
@@ -192,6 +207,8 @@ describe('request errors', () => {
   it('answers a body that is not JSON with 415 and an oversized body with 413', async () => {
     const form = await box.app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': box.keys.checkin, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'qr_code=A' });
     expect([form.statusCode, form.json().error.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    const text = await box.app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': box.keys.checkin, 'content-type': 'text/plain' }, payload: '{"qr_code":"A"}' });
+    expect([text.statusCode, text.json().error.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
     const big = await checkin(box, { qr_code: 'A', terminal: 'x'.repeat(1_100_000) });
     expect([big.status, big.body.error.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
   });

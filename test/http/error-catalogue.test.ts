@@ -110,6 +110,27 @@ describe('part 7.3 combo error codes over HTTP', () => {
   });
 });
 
+describe('errors raised while routing', () => {
+  it('answers a broken or overlong URL in the envelope, and serves a 200-character slug', async () => {
+    const bad = await combos('/api/integration/combos/%zz');
+    expect([bad.status, bad.body.error.code, bad.body.success]).toEqual([400, 'VALIDATION_ERROR', false]);
+    expect(bad.body.error.message).toMatch(/URL inválida/);
+    const long = await combos(`/api/integration/combos/${'x'.repeat(1001)}`);
+    expect([long.status, long.body]).toEqual([414, { success: false, error: { code: 'URI_TOO_LONG', message: errorCatalogue.URI_TOO_LONG.message } }]);
+    const slug = 's'.repeat(200);
+    seedCombos(box, [makeCombo(7, { slug })]);
+    const found = await combos(`/api/integration/combos/${slug}`);
+    expect([found.status, found.body.data.slug]).toEqual([200, slug]);
+  });
+
+  it('serves no HEAD routes: a HEAD on a listing marks nothing', async () => {
+    const head = await box.app.inject({ method: 'HEAD', url: '/api/v1/api-vouchers', headers: { 'x-api-key': box.keys.vouchers2 } });
+    expect(head.statusCode).toBe(404);
+    const unread = await box.app.inject({ method: 'GET', url: '/api/v1/api-vouchers?sincronizado=false&marcar_sincronizado=false', headers: { 'x-api-key': box.keys.vouchers2 } });
+    expect(unread.json().data.pedidos.length).toBeGreaterThan(0);
+  });
+});
+
 describe('box endpoints', () => {
   it('serves the OpenAPI description with every route at both path forms', async () => {
     const res = await box.app.inject({ method: 'GET', url: '/docs/json' });
