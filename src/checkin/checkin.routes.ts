@@ -2,27 +2,28 @@ import { z } from 'zod';
 import type { RouteRegistrar } from '../app.js';
 import { CHECKIN_PERMISSIONS, type Auth } from '../auth/auth.js';
 import { guard } from '../auth/guard.js';
+import { MAX_BATCH_CODES } from './checkin.rules.js';
 import type { CheckinService } from './checkin.service.js';
 
-const field = z.string().max(2000).nullish();
 // A POST with no body arrives as null: it is an empty request (MISSING_FIELD), not a malformed one.
+// qr_code is long enough for a batch of MAX_BATCH_CODES codes; the rules count them.
 const bodySchema = z.preprocess((b) => b ?? {}, z.object({
-    qr_code: field.describe('QR de pessoa, QR de combo (YYYYMMDD-NNNN), QR de adicional (14 caracteres) ou vários separados por vírgula'),
-    numero_pedido: field.describe('Número do pedido (exclusivo com qr_code)'),
+    qr_code: z.string().max(100_000).nullish().describe(`QR de pessoa, QR de combo (YYYYMMDD-NNNN), QR de adicional (14 caracteres) ou até ${MAX_BATCH_CODES} separados por vírgula`),
+    numero_pedido: z.string().max(2000).nullish().describe('Número do pedido (exclusivo com qr_code)'),
     terminal: z.string().max(200).nullish().describe('Identificador do dispositivo/catraca'),
     operador: z.string().max(200).nullish().describe('Nome do operador'),
 }));
 
 export const checkinRoutes = ({ auth, checkin }: { auth: Auth; checkin: CheckinService }): RouteRegistrar => (app) => {
-  const { preValidation, callerOf } = guard((request) => auth.apiKey(request, CHECKIN_PERMISSIONS));
+  const { onRequest, callerOf } = guard((request) => auth.apiKey(request, CHECKIN_PERMISSIONS));
   const callerInfo = (c: ReturnType<typeof callerOf>) => ({ tenantId: c.tenantId, apiKeyId: c.apiKeyId, keyName: c.keyName, source: 'api' });
 
-  app.post('/api-qrcode-checkin', { preValidation, schema: { body: bodySchema, tags: ['check-in'], security: [{ apiKey: [] }] } }, async (request) => ({
+  app.post('/api-qrcode-checkin', { onRequest, schema: { body: bodySchema, tags: ['check-in'], security: [{ apiKey: [] }] } }, async (request) => ({
     success: true,
     data: await checkin.checkIn(request.body, callerInfo(callerOf(request))),
   }));
 
-  app.patch('/api-qrcode-checkin', { preValidation, schema: { body: bodySchema, tags: ['check-in'], security: [{ apiKey: [] }] } }, async (request) => ({
+  app.patch('/api-qrcode-checkin', { onRequest, schema: { body: bodySchema, tags: ['check-in'], security: [{ apiKey: [] }] } }, async (request) => ({
     success: true,
     data: await checkin.reverse(request.body, callerInfo(callerOf(request))),
   }));

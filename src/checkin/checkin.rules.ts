@@ -4,6 +4,8 @@ import { AppError } from '../http/errors.js';
 
 export const GROUP_QR = /^\d{8}-\d{4}$/;
 export const ADDITIONAL_QR_LENGTH = 14;
+/** A batch is one transaction: a larger one would hold every other check-in of the box meanwhile. */
+export const MAX_BATCH_CODES = 1000;
 
 /** Comma-separated codes, trimmed, empties dropped, duplicates processed once in first-seen order. */
 export function splitCodes(raw: string): string[] {
@@ -43,6 +45,10 @@ export function requestTarget(req: RequestFields, batch = true): { kind: 'codes'
   if (numero) return { kind: 'order', numero };
   const codes = batch ? splitCodes(qr) : qr ? [qr] : [];
   if (codes.length === 0) throw new AppError('MISSING_FIELD');
+  if (codes.length > MAX_BATCH_CODES) {
+    const mensagem = `no máximo ${MAX_BATCH_CODES} códigos por requisição (recebidos ${codes.length})`;
+    throw new AppError('VALIDATION_ERROR', { campos: [{ campo: 'body.qr_code', mensagem }] }, `Parâmetros inválidos: body.qr_code: ${mensagem}`);
+  }
   return { kind: 'codes', codes };
 }
 

@@ -70,6 +70,21 @@ describe('batch (comma-separated codes)', () => {
     expect(d.resultados[3]).toMatchObject({ combo_qr_code: '20261120-0104', total_checkins: 2 });
   });
 
+  it('takes a long batch (60 UUID-sized codes) and refuses more than 1,000 codes before touching anything', async () => {
+    box.importOrders([makeOrder({ prefix: 'U', people: 2 })]);
+    const unknown = Array.from({ length: 58 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    const long = await checkin(box, { qr_code: ['U-1', ...unknown, 'U-2'].join(',') });
+    expect(long.status).toBe(200);
+    expect(long.body.data).toMatchObject({ total_enviados: 60, total_sucesso: 2, total_falha: 58 });
+    const tooMany = Array.from({ length: 1001 }, (_, i) => `X-${i}`).join(',');
+    const refused = await checkin(box, { qr_code: `${tooMany}` });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { campos: [{ campo: 'body.qr_code', mensagem: expect.stringMatching(/1000 códigos/) }] } });
+    const before = box.db.sqlite.prepare('select count(*) from events').pluck().get();
+    expect((await checkin(box, { qr_code: Array.from({ length: 1000 }, (_, i) => `X-${i}`).join(',') })).body.data.total_falha).toBe(1000);
+    expect(box.db.sqlite.prepare('select count(*) from events').pluck().get()).toBe((before as number) + 1000);
+  });
+
   it('reads a comma as part of one code when the door says it is a single scan', async () => {
     box.importOrders([makeOrder({ prefix: 'S', people: 2 })]);
     const lane = { tenantId: box.tenantId, apiKeyId: null, keyName: null, source: 'lane' };
