@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import { dateString, enderecoSchema, timestamp } from '../orders/order.schemas.js';
+import { dateString, enderecoSchema, utcTimestamp } from '../orders/order.schemas.js';
 
 // The client record (2.9 leaves it open; fields decided in docs/api-listings.md), read by
 // `gate import` and the sync worker. Missing or null strings become '' as in the order's cliente.
 
 const text = z.string().nullish().transform((s) => (s ?? '').trim());
 const digits = z.union([z.string(), z.number()]).nullish().transform((s) => String(s ?? '').replace(/\D/g, ''));
-/** Stored as UTC ISO so created_at/ultimo_login compare and sort as text. */
-const utcTimestamp = timestamp.transform((s) => new Date(s).toISOString());
 
 export const clienteRecordSchema = z.object({
   /** The cloud's id of the client; numeric ids are kept as text. */

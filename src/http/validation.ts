@@ -9,10 +9,14 @@ export const queryBoolean = z.preprocess(
   z.enum(['true', 'false', '1', '0'], { message: 'use true ou false' }).transform((v) => v === 'true' || v === '1'),
 );
 
+// Whole numbers of any size (zod's int() refuses those beyond 2^53): a huge limit is still a limit.
+const wholeNumber = z.coerce.number({ message: 'deve ser um número' }).refine(Number.isInteger, 'deve ser um número inteiro');
+
 /** A page size: a non-negative integer, clamped to `max` (values above it are served as `max`). */
 export const pageLimit = (max: number, fallback: number) =>
-  z.coerce.number({ message: 'deve ser um número' }).int('deve ser um número inteiro').min(1, 'deve ser ao menos 1').default(fallback).transform((n) => Math.min(n, max));
+  wholeNumber.refine((n) => n >= 1, 'deve ser ao menos 1').default(fallback).transform((n) => Math.min(n, max));
 
-export const pageOffset = z.coerce.number({ message: 'deve ser um número' }).int('deve ser um número inteiro').min(0, 'não pode ser negativo').default(0);
+/** Rows to skip; past the end is an empty page. */
+export const pageOffset = wholeNumber.refine((n) => n >= 0, 'não pode ser negativo').default(0).transform((n) => Math.min(n, Number.MAX_SAFE_INTEGER));
 
 export const sortOrder = z.preprocess(lower, z.enum(['asc', 'desc'], { message: 'use asc ou desc' }));

@@ -10,6 +10,8 @@ export const dateString = z
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'use o formato YYYY-MM-DD')
   .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), 'data inexistente');
 export const timestamp = z.string().refine((s) => /^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s)), 'timestamp ISO 8601 inválido');
+/** Stored as UTC ISO (`...Z`), whatever offset the cloud sent, so timestamps compare and sort as text. */
+export const utcTimestamp = timestamp.transform((s) => new Date(s).toISOString());
 export const numeroPedido = z.string().regex(/^\d{8}-\d{4}$/, 'use o formato YYYYMMDD-NNNN');
 export const money = z.number().finite().min(0, 'valor monetário não pode ser negativo');
 const digits = z.string().transform((s) => s.replace(/\D/g, ''));
@@ -102,9 +104,9 @@ export const loteSchema = z.object({
   data_uso: dateString,
   valor_unitario: money,
   sincronizado: z.boolean().optional(),
-  sincronizado_em: timestamp.nullish(),
+  sincronizado_em: utcTimestamp.nullish(),
   checkin_realizado: z.boolean().optional(),
-  checkin_em: timestamp.nullish(),
+  checkin_em: utcTimestamp.nullish(),
   dados: z.array(personDataSchema),
 });
 
@@ -126,7 +128,7 @@ export const pedidoSchema = z
   .object({
     numero_pedido: numeroPedido,
     status: orderStatus,
-    pago_em: timestamp.nullable(),
+    pago_em: utcTimestamp.nullable(),
     origem: z.enum(['online', 'balcao', 'central', 'afiliado_pdv']),
     pagamento: z.object({ valores: valoresSchema }),
     cupom: z.object({ codigo: z.string(), nome: z.string() }).nullish().transform((c) => c ?? null),
@@ -137,7 +139,7 @@ export const pedidoSchema = z
     sincronizado: z.boolean().optional(),
     adicionais: z.array(adicionalSchema).optional(),
     /** Not in the spec's payload: when present, the cloud's creation time (used by order_by=created_at). */
-    created_at: timestamp.optional(),
+    created_at: utcTimestamp.optional(),
   })
   .superRefine((p, ctx) => {
     const people = p.lotes.reduce((n, l) => n + l.dados.length, 0);

@@ -85,6 +85,8 @@ describe('vouchers listing', () => {
     const slash = await box.app.inject({ method: 'GET', url: '/api/v1/api-vouchers/?marcar_sincronizado=FALSE', headers: { 'x-api-key': box.keys.vouchers } });
     expect(slash.json().data.pedidos).toHaveLength(3);
     expect(await q('limit=5000')).toHaveLength(3);
+    expect(await q('limit=99999999999999999999')).toHaveLength(3);
+    expect(await q('offset=99999999999999999999')).toEqual([]);
   });
 
   it('orders by pago_em when asked', async () => {
@@ -94,6 +96,17 @@ describe('vouchers listing', () => {
     early.pago_em = '2026-11-19T18:00:00.000Z';
     box.importOrders([late, early]);
     expect(numeros((await list('?order_by=pago_em&marcar_sincronizado=false')).body)).toEqual(['20261120-0051', '20261120-0050']);
+  });
+
+  it('orders by the instant, not the text, when the cloud sends offsets (stored and shown in UTC)', async () => {
+    const times = { '20261118-0001': '2026-11-18T09:00:00-03:00', '20261118-0002': '2026-11-18T11:00:00Z', '20261118-0003': '2026-11-18T10:30:00.000Z' };
+    box.importOrders(Object.entries(times).map(([numero, at]) => Object.assign(makeOrder({ numero }), { pago_em: at, created_at: at })));
+    for (const by of ['pago_em', 'created_at']) {
+      const body = (await list(`?order_by=${by}&order=asc&marcar_sincronizado=false`)).body;
+      expect(numeros(body)).toEqual(['20261118-0003', '20261118-0002', '20261118-0001']);
+    }
+    const first = (await list('?numero_pedido=20261118-0001&marcar_sincronizado=false')).body.data.pedidos[0];
+    expect(first.pago_em).toBe('2026-11-18T12:00:00.000Z');
   });
 
   it('rejects bad filter values with VALIDATION_ERROR and needs vouchers:read', async () => {
