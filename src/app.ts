@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import {
@@ -37,7 +37,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     // No automatic HEAD routes: a HEAD on a listing would run its GET and mark everything as synchronised.
     exposeHeadRoutes: false,
     // Errors raised while routing, before any hook: a malformed or overlong URL, in the envelope.
-    frameworkErrors: (error: FastifyError, _request: unknown, reply: { status(n: number): { send(b: unknown): void } }) => {
+    frameworkErrors: (error: FastifyError, _request: unknown, reply: FastifyReply) => {
       const e = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? new AppError('URI_TOO_LONG') : new AppError('VALIDATION_ERROR', undefined, 'URL inválida: caracteres codificados incorretamente.');
       reply.status(e.status).send(errorEnvelope(e.toBody()));
     },
