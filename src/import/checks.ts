@@ -7,6 +7,9 @@ import type { Pedido } from '../orders/order.schemas.js';
 
 export type Report = (line: string) => void;
 
+// The parser's strings may be slices of the chunk they were read from, and a kept slice keeps the
+// whole chunk alive: remembering every QR of a file would then keep the file. A copy keeps 10 bytes.
+const own = (s: string) => Buffer.from(s).toString();
 
 interface PendingAvailability {
   index: number;
@@ -44,13 +47,13 @@ export class CrossChecks {
       this.report(`${at}.numero_pedido: pedido ${p.numero_pedido} repetido no arquivo (já em pedidos[${previous}])`);
       return;
     }
-    this.numeros.set(p.numero_pedido, i);
+    this.numeros.set(own(p.numero_pedido), i);
     p.lotes.forEach((l, li) =>
       l.dados.forEach((d, di) => {
         const path = `${at}.lotes[${li}].dados[${di}].qr_code`;
         const seen = this.qrs.get(d.qr_code);
         if (seen !== undefined && seen !== i) this.report(`${path}: qr_code ${d.qr_code} repetido no arquivo (já em pedidos[${seen}])`);
-        else this.qrs.set(d.qr_code, i);
+        else this.qrs.set(own(d.qr_code), i);
         const owner = this.personQrOwner(d.qr_code);
         if (owner !== undefined && owner !== p.numero_pedido) this.report(`${path}: qr_code ${d.qr_code} já pertence ao pedido ${owner}`);
       }),
@@ -60,7 +63,7 @@ export class CrossChecks {
       const path = `${at}.adicionais[${ai}].adicional_qr_code`;
       const seen = this.additionalQrs.get(a.adicional_qr_code);
       if (seen !== undefined) this.report(`${path}: adicional_qr_code ${a.adicional_qr_code} repetido no arquivo (já em ${seen})`);
-      else this.additionalQrs.set(a.adicional_qr_code, `${at}.adicionais[${ai}]`);
+      else this.additionalQrs.set(own(a.adicional_qr_code), `${at}.adicionais[${ai}]`);
       const owner = this.additionalQrOwner(a.adicional_qr_code);
       if (owner !== undefined && owner !== p.numero_pedido) this.report(`${path}: adicional_qr_code ${a.adicional_qr_code} já pertence ao pedido ${owner}`);
     });
@@ -70,33 +73,33 @@ export class CrossChecks {
     const at = `combos[${i}]`;
     const sameId = this.comboIds.get(c.id);
     if (sameId !== undefined) return this.report(`${at}.id: combo ${c.id} repetido no arquivo (já em combos[${sameId}])`);
-    this.comboIds.set(c.id, i);
+    this.comboIds.set(own(c.id), i);
     const sameSlug = this.comboSlugs.get(c.slug);
     if (sameSlug !== undefined) this.report(`${at}.slug: slug ${c.slug} repetido no arquivo (já em combos[${sameSlug}])`);
-    else this.comboSlugs.set(c.slug, i);
-    this.comboItemKeys.set(c.id, c.itens.map(itemKey));
+    else this.comboSlugs.set(own(c.slug), i);
+    this.comboItemKeys.set(own(c.id), c.itens.map((item) => own(itemKey(item))));
   }
 
   disponibilidade(a: ComboAvailability, i: number): void {
     const previous = this.availability.get(a.combo_id);
     if (previous !== undefined)
       return this.report(`disponibilidade[${i}].combo_id: disponibilidade do combo ${a.combo_id} repetida no arquivo (já em disponibilidade[${previous}])`);
-    this.availability.set(a.combo_id, i);
+    this.availability.set(own(a.combo_id), i);
     // Resolved at the end: the combos may come after the availability in the file.
     this.pending.push({
       index: i,
-      comboId: a.combo_id,
+      comboId: own(a.combo_id),
       dates: a.dates.map((d, di) => ({
         index: di,
-        items: d.items_availability.map((e, ei) => ({ index: ei, key: itemKey(e), label: `${e.tipo_ingresso_nome} / ${e.lote_nome}` })),
+        items: d.items_availability.map((e, ei) => ({ index: ei, key: own(itemKey(e)), label: own(`${e.tipo_ingresso_nome} / ${e.lote_nome}`) })),
       })),
     });
   }
 
   cliente(id: string, i: number): void {
     const previous = this.clientIds.get(id);
-    if (previous !== undefined) this.report(`clientes[${i}]: cliente ${id} repetido no arquivo (já em clientes[${previous}])`);
-    else this.clientIds.set(id, i);
+    if (previous !== undefined) this.report(`clientes[${i}].id: cliente ${id} repetido no arquivo (já em clientes[${previous}])`);
+    else this.clientIds.set(own(id), i);
   }
 
   /** Rules that need the whole file: availability of combos that may come later in it. */

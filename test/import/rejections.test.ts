@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { count, gate, openData, writeImportFile } from '../cli/run.js';
 import { tempDir } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
-import { availability, combo, orders } from './data.js';
+import { availability, client, combo, orders } from './data.js';
 
 let dir: string;
 beforeEach(() => {
@@ -72,11 +72,13 @@ describe('gate import refuses a bad file and writes nothing', () => {
     const res = await importFile({
       pedidos: [makeOrder({ numero: '20261121-0001', prefix: 'A' }), makeOrder({ numero: '20261121-0001', prefix: 'B' })],
       disponibilidade: [availability('combo-que-nao-existe')],
+      clientes: [client(1), client(2), client(1)],
       pedido: [],
     });
 
     expect(res.code).toBe(1);
-    expect(res.stderr).toContain('gate import: 3 erros');
+    expect(res.stderr).toContain('gate import: 4 erros');
+    expect(res.stderr).toMatch(/clientes\[2\]\.id: cliente \S+ repetido no arquivo \(já em clientes\[0\]\)/);
     expect(res.stderr).toContain('pedidos[1].numero_pedido: pedido 20261121-0001 repetido no arquivo (já em pedidos[0])');
     expect(res.stderr).toContain('disponibilidade[0].combo_id: combo combo-que-nao-existe desconhecido');
     expect(res.stderr).toContain('pedido: chave desconhecida');
