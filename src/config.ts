@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import cron from 'node-cron';
 import { z } from 'zod';
@@ -8,9 +10,9 @@ const seconds = (fallback: number) => z.coerce.number().positive('deve ser maior
 
 const configSchema = z
   .object({
-    GATE_DATA_DIR: z.string().min(1).default('./data'),
-    GATE_HOST: z.string().min(1).default('0.0.0.0'),
-    GATE_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+    GATE_DATA_DIR: z.string().min(1).refine(isDirectoryOrAbsent, 'existe e não é um diretório').default('./data'),
+    GATE_HOST: z.string().trim().refine(isHost, 'use um endereço IP ou um nome de máquina (ex.: 0.0.0.0)').default('0.0.0.0'),
+    GATE_PORT: z.string().trim().regex(/^\d{1,5}$/, 'use um número de porta de 0 a 65535').transform(Number).refine((n) => n <= 65535, 'use um número de porta de 0 a 65535').default(8080),
     GATE_TIMEZONE: timeZone.default('America/Sao_Paulo'),
     GATE_TENANT: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'use letras minúsculas, dígitos e hífens').optional(),
     // The gate lanes file (docs/lanes.md); without it the box serves the API only.
@@ -107,6 +109,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cloud,
     laneConfigFile: c.GATE_CONFIG === undefined ? undefined : path.resolve(c.GATE_CONFIG),
   });
+}
+
+function isDirectoryOrAbsent(dir: string): boolean {
+  try {
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return true; // created at start
+  }
+}
+
+/** An IP address, or a host name (letters, digits, hyphens, dots; not a malformed dotted quad). */
+function isHost(host: string): boolean {
+  if (net.isIP(host) !== 0) return true;
+  return !/^[\d.]+$/.test(host) && /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i.test(host);
 }
 
 function isTimeZone(tz: string): boolean {

@@ -49,6 +49,11 @@ export async function main(config: Config = loadConfig(), out: Writable = proces
     await sync?.stop();
     await app.close();
     db.close();
+    // The demo park was created for this start and its keys are shown only once: show them anyway.
+    if (demo) {
+      out.write(`\nA caixa não iniciou (${error instanceof Error ? error.message : String(error)}), mas o parque de demonstração já foi criado:\n`);
+      printDemoBanner(out, { url: `http://${config.host}:${config.port}`, keys: demo.keys, sampleQr: demo.sampleQr });
+    }
     throw error;
   }
   logger.info({ url, data: config.databaseFile, timeZone: config.timeZone, nuvem: config.cloud ? new URL(config.cloud.url).host : null, pistas: lanesFile?.config.lanes.length ?? 0 }, 'gate appliance listening');

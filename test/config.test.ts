@@ -28,4 +28,20 @@ describe('configuration from the environment', () => {
     expect(message).toMatch(/GATE_TIMEZONE: fuso horário IANA desconhecido/);
     expect(message).toMatch(/GATE_TENANT: use letras minúsculas/);
   });
+
+  it('refuses a port that is blank or not a decimal number, a host that cannot be, a data dir that is a file', () => {
+    const problem = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return null;
+      } catch (e) {
+        return (e as Error).message.split('\n').slice(1).map((l) => l.trim().split(':')[0]);
+      }
+    };
+    for (const port of [' ', '0x50', '1e3', '80.5', '-1', '70000']) expect(problem({ GATE_PORT: port })).toEqual(['GATE_PORT']);
+    for (const host of ['not_a_host!!', '999.1.1.1', 'a..b']) expect(problem({ GATE_HOST: host })).toEqual(['GATE_HOST']);
+    expect(problem({ GATE_DATA_DIR: '/etc/passwd' })).toEqual(['GATE_DATA_DIR']);
+    expect(problem({ GATE_PORT: '0', GATE_HOST: '::1' })).toBeNull();
+    expect(loadConfig({ GATE_HOST: 'gate-box.local', GATE_DATA_DIR: '/tmp/nao-existe-ainda' })).toMatchObject({ host: 'gate-box.local', port: 8080 });
+  });
 });

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyApiKey } from '../../src/auth/api-keys.js';
@@ -138,6 +139,26 @@ describe('first start', () => {
     const again = sink();
     await (await start({}, again.out)).close();
     expect(again.text()).toBe('');
+  });
+
+  it('still shows the demo keys when the first start fails to listen, so they are not lost', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = String((taken.address() as net.AddressInfo).port);
+    const printed = sink();
+    try {
+      await expect(start({ GATE_PORT: port }, printed.out)).rejects.toThrow();
+    } finally {
+      taken.close();
+    }
+    const key = /gk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}/.exec(printed.text())?.[0];
+    expect(printed.text()).toContain('não iniciou');
+    const db = openData(dir);
+    try {
+      expect(verifyApiKey(db.sqlite, db.kysely, key!, new Date().toISOString())?.tenantSlug).toBe('demo');
+    } finally {
+      db.close();
+    }
   });
 
   it('does not seed the demo when a tenant is configured', async () => {
