@@ -6,7 +6,7 @@ import { assembleBox } from '../src/box.js';
 import { checkinRoutes } from '../src/checkin/checkin.routes.js';
 import type { CheckinService } from '../src/checkin/checkin.service.js';
 import { createClock } from '../src/clock.js';
-import { migrateToLatest, openDatabase } from '../src/db/open.js';
+import { migrateToLatest, openDatabase, type Db } from '../src/db/open.js';
 import { observe, type Observed } from './observe.js';
 
 // Forked by checkin.bench.ts: `box <db file>` runs the real box (durable pragmas of openDatabase,
@@ -36,37 +36,35 @@ function memory(): { rss: number; hwm: number; wal: number } {
   return { rss, hwm: m ? Number(m[1]) * 1024 : rss, wal };
 }
 
-async function start(): Promise<{ port: number; server: import('node:http').Server; close: () => Promise<void> }> {
+type Listening = { port: number; server: import('node:http').Server; close: () => Promise<void> };
+
+/** Listens on 127.0.0.1, any free port; closing stops the app, then its database. */
+async function listen(app: { listen(o: { host: string; port: number }): Promise<string>; close(): PromiseLike<unknown>; server: import('node:http').Server }, db?: Db): Promise<Listening> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    port: (app.server.address() as { port: number }).port,
+    server: app.server,
+    close: async () => {
+      await app.close();
+      db?.close();
+    },
+  };
+}
+
+async function start(): Promise<Listening> {
   const [mode, file] = process.argv.slice(2);
   if (mode === 'box') {
     const db = openDatabase(file!);
     await migrateToLatest(db); // as main.ts does; a no-op on the filled database
     const { app } = await assembleBox({ db, clock: createClock('America/Sao_Paulo'), logger: false });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    return {
-      port: (app.server.address() as { port: number }).port,
-      server: app.server,
-      close: async () => {
-        await app.close();
-        db.close();
-      },
-    };
+    return listen(app, db);
   }
   if (mode === 'door') {
     const db = openDatabase(file!);
     const data = JSON.parse(fs.readFileSync(process.argv[4]!, 'utf8')) as Record<string, unknown>;
     const auth = createAuth({ sqlite: db.sqlite, kysely: db.kysely, clock: createClock('America/Sao_Paulo') });
     const checkin: CheckinService = { checkIn: async () => data, reverse: async () => data };
-    const app = await buildApp({ logger: false, v1: [checkinRoutes({ auth, checkin })] });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    return {
-      port: (app.server.address() as { port: number }).port,
-      server: app.server,
-      close: async () => {
-        await app.close();
-        db.close();
-      },
-    };
+    return listen(await buildApp({ logger: false, v1: [checkinRoutes({ auth, checkin })] }), db);
   }
   if (mode === 'baseline') {
     const app = Fastify({ logger: false });
@@ -74,8 +72,7 @@ async function start(): Promise<{ port: number; server: import('node:http').Serv
       const body = request.body as { qr_code?: string; terminal?: string };
       return { success: true, data: { message: 'ok', qr_code: body.qr_code ?? null, terminal: body.terminal ?? null } };
     });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    return { port: (app.server.address() as { port: number }).port, server: app.server, close: () => app.close() };
+    return listen(app);
   }
   throw new Error(`unknown mode ${mode ?? '(none)'}: use box <file>, door <file> <answer file> or baseline`);
 }
