@@ -4,6 +4,7 @@ import { itemKey } from '../combos/combos.repo.js';
 import { all, first, type Sqlite } from '../db/open.js';
 import type { DB } from '../db/schema.js';
 import type { Pedido } from '../orders/order.schemas.js';
+import { orderQueries } from '../orders/orders.queries.js';
 
 export type Report = (line: string) => void;
 
@@ -122,22 +123,15 @@ export class CrossChecks {
     }
   }
 
+  // The same compiled statements upsertOrder uses to refuse a QR owned by another order.
   private personQrOwner(qr: string): string | undefined {
     if (this.tenantId === undefined) return undefined;
-    return first(
-      this.sqlite,
-      this.k.selectFrom('people').innerJoin('orders', 'orders.id', 'people.order_id').select('orders.numero_pedido')
-        .where('people.tenant_id', '=', this.tenantId).where('people.qr_code', '=', qr),
-    )?.numero_pedido;
+    return orderQueries(this.sqlite, this.k).personClash.get({ tenantId: this.tenantId, qr })?.numero_pedido;
   }
 
   private additionalQrOwner(qr: string): string | undefined {
     if (this.tenantId === undefined) return undefined;
-    return first(
-      this.sqlite,
-      this.k.selectFrom('additionals').innerJoin('orders', 'orders.id', 'additionals.order_id').select('orders.numero_pedido')
-        .where('additionals.tenant_id', '=', this.tenantId).where('additionals.adicional_qr_code', '=', qr),
-    )?.numero_pedido;
+    return orderQueries(this.sqlite, this.k).additionalClash.get({ tenantId: this.tenantId, qr })?.numero_pedido;
   }
 
   private storedComboItems(comboId: string): string[] | undefined {
