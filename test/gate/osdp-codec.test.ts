@@ -91,12 +91,12 @@ describe('OSDP decoder rejects', () => {
     expect(decodeOsdp(bytes(wire))).toEqual({ ok: false, reason });
   });
 
-  it('a secure-channel packet, since the secure channel is not implemented', () => {
-    // SCB present (control 0x0c): valid CRC, but we must not act on what we cannot verify.
+  it('a secure packet with no room for the MAC its security block announces', () => {
+    // SCS_15 (control 0x0c) needs 4 MAC bytes before the CRC; this one has none.
     const body = bytes('53 65 0a 00 0c 02 15 60');
     const crc = osdpCrc16(body);
     const wire = Uint8Array.from([...body, crc & 0xff, crc >> 8]);
-    expect(decodeOsdp(wire)).toEqual({ ok: false, reason: 'secure_channel_unsupported' });
+    expect(decodeOsdp(wire)).toEqual({ ok: false, reason: 'bad_security_block' });
   });
 
   it('every single-bit flip of the POLL vector', () => {
@@ -171,12 +171,12 @@ describe('OSDP stream reader', () => {
     expect(packets).toHaveLength(1);
   });
 
-  it('skips a whole secure-channel packet', () => {
+  it('skips a whole packet with a malformed security block', () => {
     const { packets, rejects, reader } = collect();
     const body = bytes('53 e5 0a 00 0d 02 16 40');
     const crc = osdpCrc16(body);
     reader.push(Uint8Array.from([...body, crc & 0xff, crc >> 8, ...bytes(ack)]));
-    expect(rejects).toEqual(['secure_channel_unsupported']);
+    expect(rejects).toEqual(['bad_security_block']);
     expect(packets.map((p) => p.code)).toEqual([OsdpReply.ACK]);
   });
 });
