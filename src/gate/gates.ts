@@ -103,7 +103,9 @@ export function startGates({ config, checkin, tenantId, clock, log, events, devi
       cleanups.push(link.onState((state) => state === 'down' && splitter.reset()));
       return link;
     });
-    if (relay.onScan) cleanups.push(relay.onScan((code) => void lane.scan(code).catch((err: unknown) => log.error({ err, lane: lane.name }, 'scan failed'))));
+    const scanFailed = (err: unknown) => log.error({ err, lane: lane.name }, 'scan failed');
+    if (relay.onScan) cleanups.push(relay.onScan((code) => void lane.scan(code).catch(scanFailed)));
+    if (relay.onScanRejected) cleanups.push(relay.onScanRejected((reason) => void lane.scanRejected(reason).catch(scanFailed)));
     if (relay.onFire) cleanups.push(relay.onFire((active) => setFire(laneConfig.name, active)));
     entries.push({ lane, relay, scanners, cleanups });
   }

@@ -47,6 +47,8 @@ const lcusRelay = z.strictObject({
   channel: z.number().int().min(1).max(8).default(1),
 });
 
+const scbkText = z.string().regex(/^\s*[0-9a-fA-F]{32}\s*$/, 'a chave (SCBK) tem 32 dígitos hexadecimais (16 bytes)');
+
 const osdpRelay = z.strictObject({
   driver: z.literal('osdp'),
   path: serialPath,
@@ -55,7 +57,13 @@ const osdpRelay = z.strictObject({
   // 0x7F is the OSDP broadcast address: never a single lane's device.
   address: z.number().int().min(0).max(126),
   output: z.number().int().min(0).max(255).default(0),
-});
+  // Secure channel: the PD's key inline, or (better) in a file readable only by the service.
+  scbk: scbkText.optional(),
+  scbkFile: z.string().trim().min(1).optional(),
+  // The PD may still have the default key SCBK-D: the box gives it `scbk` (KEYSET). Commissioning only.
+  installMode: z.boolean().default(false),
+}).refine((r) => !(r.scbk && r.scbkFile), { path: ['scbkFile'], message: 'use scbk ou scbkFile, não os dois' })
+  .refine((r) => !r.installMode || r.scbk || r.scbkFile, { path: ['installMode'], message: 'o modo de instalação precisa da chave a gravar no leitor (scbk ou scbkFile)' });
 
 export const relaySchema = z.discriminatedUnion('driver', [bridgeRelay, lcusRelay, osdpRelay], {
   error: 'driver de relé desconhecido: use bridge, lcus ou osdp',
@@ -119,7 +127,34 @@ export function parseLaneConfig(text: string, name: string): LoadedLaneConfig {
   if (!parsed.success) throw fail(describeIssues(parsed.error));
   const conflicts = pathConflicts(parsed.data);
   if (conflicts.length > 0) throw fail(conflicts);
-  return { config: parsed.data, warnings: unstablePaths(parsed.data, name) };
+  const warnings = unstablePaths(parsed.data, name);
+  const keyErrors = readKeyFiles(parsed.data, name, warnings);
+  if (keyErrors.length > 0) throw fail(keyErrors);
+  return { config: parsed.data, warnings };
+}
+
+/** Puts each scbkFile's key into scbk. Messages name the file, never its content. */
+function readKeyFiles({ lanes }: LaneConfigFile, name: string, warnings: string[]): string[] {
+  const errors: string[] = [];
+  lanes.forEach((lane, i) => {
+    const r = lane.relay;
+    if (r.driver !== 'osdp') return;
+    const at = `lanes[${i}].relay`;
+    if (r.installMode) warnings.push(`${name}: ${at}.installMode: o leitor OSDP pode receber a chave pelo canal com a chave padrão (SCBK-D); desligue após a instalação`);
+    if (!r.scbkFile) return;
+    const file = path.resolve(path.dirname(name), r.scbkFile);
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+      if ((fs.statSync(file).mode & 0o077) !== 0) warnings.push(`${name}: ${at}.scbkFile = ${file} pode ser lido por outros usuários: use chmod 600`);
+    } catch (err) {
+      errors.push(`${at}.scbkFile: não foi possível ler ${file}: ${(err as NodeJS.ErrnoException).code ?? 'erro'}`);
+      return;
+    }
+    if (!scbkText.safeParse(text).success) errors.push(`${at}.scbkFile: ${file} não contém uma chave de 32 dígitos hexadecimais`);
+    else r.scbk = text.trim();
+  });
+  return errors;
 }
 
 function isJson(text: string, name: string): boolean {

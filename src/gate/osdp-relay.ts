@@ -7,14 +7,24 @@ import {
   type LedTemporary, type PdCapability, type PdId,
 } from './osdp-messages.js';
 import type { RelayDriver, RelayStatus } from './relay.js';
+import type { ScanRejectReason } from './scanner-lines.js';
+import { SCBK_DEFAULT, parseScbk } from './osdp-secure.js';
+import type { PdKeys } from './osdp-session.js';
 
 // One lane's OSDP peripheral (PD) on a shared bus: grant drives one output, the reader's LED and
 // buzzer show the result, and a reader that sends QR codes as card data is the lane's scanner too.
 
 export type OsdpRelayConfig = Extract<RelayConfig, { driver: 'osdp' }>;
 
+/**
+ * RAW card data a reader sends at most: libosdp caps a card read at 64 bytes
+ * (include/osdp.h OSDP_EVENT_CARDREAD_MAX_DATALEN), so a longer QR arrives cut to 64. A read of 64
+ * bytes or more is refused as possibly truncated; tickets are far shorter (a UUID is 36).
+ */
+export const OSDP_MAX_CARD_BYTES = 64;
+
 // What a relay sees of its PD on the bus (osdp-bus.ts implements it).
-export type OsdpPhase = 'id' | 'cap' | 'online' | 'offline';
+export type OsdpPhase = 'id' | 'cap' | 'chlng' | 'scrypt' | 'keyset' | 'restore' | 'online' | 'offline';
 
 export interface OsdpPdState {
   address: number;
@@ -27,13 +37,22 @@ export interface OsdpPdState {
   /** Sequence of the last command sent; null: the next one restarts with 0. */
   sequence: number | null;
   lastNak: string | null;
+  /** A secure-channel session is up. */
+  secure: boolean;
+  /** The lanes file gives this PD a key (SCBK): secure channel required. */
+  keyConfigured: boolean;
+  /** Restarts seen (power cuts, lost sessions) since the box started. */
+  restarts: number;
 }
 
 export interface OsdpPdHandlers {
   /** A POLL answered with something other than ACK (RAW, FMT, KEYPAD...): called once per reply. */
   onPollReply?(packet: OsdpPacket): void;
-  /** Handshake done (first contact, after offline, after the port came back). */
-  onOnline?(): void;
+  /**
+   * What the PD's outputs must be told after every handshake (first contact, back from offline,
+   * after a restart) before it counts as online.
+   */
+  restore?(): { code: number; data: Uint8Array }[];
 }
 
 export class OsdpCommandError extends Error {
@@ -91,6 +110,12 @@ const KEEP_PERMANENT = { control: LedControl.NOP, onTime: 0, offTime: 0, onColor
 const ledCommand = (led: LedTemporary) => ledData(0, 0, led, KEEP_PERMANENT);
 const beep = (b: Signal['buz']) => buzData({ reader: 0, tone: BuzzerTone.DEFAULT, ...b });
 
+/** The PD's keys from its lane: none → clear mode; install mode → SCBK-D may open the way to set the key. */
+export function osdpKeys(config: Pick<OsdpRelayConfig, 'scbk' | 'installMode'>): PdKeys | null {
+  const scbk = config.scbk ? parseScbk(config.scbk) : null;
+  return scbk ? { scbk, fallback: config.installMode ? [SCBK_DEFAULT] : [] } : null;
+}
+
 export interface OsdpRelayDeps {
   bus: OsdpBus;
   config: OsdpRelayConfig;
@@ -100,6 +125,7 @@ export interface OsdpRelayDeps {
 export function createOsdpRelay({ bus, config, log }: OsdpRelayDeps): RelayDriver {
   const { address, output } = config;
   const scanListeners = new Set<(code: string) => void>();
+  const rejectListeners = new Set<(reason: ScanRejectReason) => void>();
   let freePassage = false;
 
   const out = (control: number, timer = 0) => outData([{ output, control, timer }]);
@@ -118,6 +144,12 @@ export function createOsdpRelay({ bus, config, log }: OsdpRelayDeps): RelayDrive
   function onPollReply(p: OsdpPacket): void {
     if (p.code === OsdpReply.RAW) {
       const card = parseRaw(p.data);
+      if (card && card.data.length >= OSDP_MAX_CARD_BYTES) {
+        // At the reader's cap the code was most likely cut: refused, never looked up truncated.
+        log.warn({ path: bus.path, address, bytes: card.data.length }, 'OSDP card read at the reader limit: refused as possibly truncated');
+        for (const l of rejectListeners) l('too_long');
+        return;
+      }
       const code = card && rawCardText(card);
       if (code) return emitScan(code);
       log.warn({ path: bus.path, address, bits: card?.bitCount, format: card?.format }, 'OSDP card read is not a text code: ignored');
@@ -141,11 +173,8 @@ export function createOsdpRelay({ bus, config, log }: OsdpRelayDeps): RelayDrive
     onPollReply,
     // The PD may have lost power or kept an old state while unreachable: say again what it must hold.
     // Allow-timed-to-finish (3) so a pulse under way is not cut when free passage is off.
-    onOnline: () => {
-      const control = freePassage ? OutControlCode.PERMANENT_ON_ABORT_TIMED : OutControlCode.PERMANENT_OFF_AFTER_TIMED;
-      pd.send(OsdpCommand.OUT, out(control)).catch(cosmetic('restoring the output'));
-    },
-  });
+    restore: () => [{ code: OsdpCommand.OUT, data: out(freePassage ? OutControlCode.PERMANENT_ON_ABORT_TIMED : OutControlCode.PERMANENT_OFF_AFTER_TIMED) }],
+  }, osdpKeys(config));
 
   return {
     async grant(_direction, pulseMs) {
@@ -173,6 +202,10 @@ export function createOsdpRelay({ bus, config, log }: OsdpRelayDeps): RelayDrive
       scanListeners.add(listener);
       return () => scanListeners.delete(listener);
     },
+    onScanRejected(listener) {
+      rejectListeners.add(listener);
+      return () => rejectListeners.delete(listener);
+    },
     status(): RelayStatus {
       const s = pd.state();
       const id = s.pdId;
@@ -195,11 +228,15 @@ export function createOsdpRelay({ bus, config, log }: OsdpRelayDeps): RelayDrive
           firmware: id?.firmware ?? null,
           capabilities: s.pdCap ? s.pdCap.map((c) => `${c.function}:${c.compliance}:${c.count}`).join(' ') : null,
           lastNak: s.lastNak,
+          secureChannel: s.secure,
+          keyConfigured: s.keyConfigured,
+          restarts: s.restarts,
         },
       };
     },
     async close() {
       scanListeners.clear();
+      rejectListeners.clear();
       pd.detach();
     },
   };

@@ -1,4 +1,5 @@
 import type { LaneLog, LaneRelay } from './lane.js';
+import type { ScanRejectReason } from './scanner-lines.js';
 
 /** What the drivers log with: a pino logger fits. */
 export type DriverLog = LaneLog & { debug(obj: object, msg: string): void };
@@ -28,6 +29,8 @@ export interface RelayDriver extends LaneRelay {
   onFire?(listener: (active: boolean) => void): () => void;
   /** Readers that also deliver codes (an OSDP reader's RAW card data). */
   onScan?(listener: (code: string) => void): () => void;
+  /** A read such a reader delivered that cannot be a whole code: the lane refuses it with the reason. */
+  onScanRejected?(listener: (reason: ScanRejectReason) => void): () => void;
   status(): RelayStatus;
   close(): Promise<void>;
 }

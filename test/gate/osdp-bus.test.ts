@@ -40,7 +40,7 @@ afterEach(async () => {
 });
 
 const config = (address: number, over: Partial<OsdpRelayConfig> = {}): OsdpRelayConfig => ({
-  driver: 'osdp', path: pty!.box, baud: 9600, pulseMs: 500, address, output: 0, ...over,
+  driver: 'osdp', path: pty!.box, baud: 9600, pulseMs: 500, address, output: 0, installMode: false, ...over,
 });
 const online = (relay: RelayDriver, timeoutMs = 8000) => waitUntil(() => relay.status().online, timeoutMs, 'PD online');
 /** One entry per exchange: the CP's resends of a packet show as repeats at the PD. */
@@ -70,7 +70,7 @@ describe('OSDP control panel over a pty', () => {
     expect(s).toMatchObject({ driver: 'osdp', path: pty!.box, online: true, failSafe: true, freePassage: false, problem: null });
     expect(s.lastSeenAt).not.toBeNull();
     expect(s.device).toMatchObject({
-      address: 1, output: 0, vendor: '0a0b0c', model: 7, version: 1, serial: 1001, firmware: '2.1.0', capabilities: '1:1:1 2:1:2 4:1:1 5:1:1',
+      address: 1, output: 0, vendor: '0a0b0c', model: 7, version: 1, serial: 1001, firmware: '2.1.0', capabilities: '1:1:1 2:1:2 4:1:1 5:1:1 9:1:0', secureChannel: false, keyConfigured: false, restarts: 0,
     });
   });
 
@@ -204,14 +204,6 @@ describe('OSDP control panel over a pty', () => {
     mend(r);
     await online(relay);
     expect(relay.status().lastSeenAt).not.toBeNull();
-  });
-
-  it('a reader in secure-channel mode is reported as such (the secure channel is not supported)', async () => {
-    const { bus } = await start([{ address: 1 }], (s) => void (s.reader(1).secure = true));
-    const relay = bus.relay(config(1));
-    await waitUntil(() => relay.status().problem !== null, 8000, 'problem');
-    expect(relay.status().online).toBe(false);
-    expect(relay.status().problem).toMatch(/canal seguro/);
   });
 
   it('free passage holds the output on through grants, and is restored when the PD comes back', async () => {

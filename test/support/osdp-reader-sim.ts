@@ -1,5 +1,7 @@
 import { SerialPort } from 'serialport';
-import { OsdpCommand, OsdpReply, createOsdpStreamReader, encodeOsdp, nextOsdpSequence, osdpCrc16, type OsdpPacket } from '../../src/gate/osdp-codec.js';
+import { OsdpCommand, OsdpReply, createOsdpStreamReader, decodeOsdp, osdpCrc16, type OsdpPacket } from '../../src/gate/osdp-codec.js';
+import { Scs } from '../../src/gate/osdp-secure.js';
+import { createPdLink, type PdSecurity, type Reply } from './osdp-pd-link.js';
 import {
   OsdpNakReason, OutControlCode, parseBuz, parseLed, parseOut, pdCapData, pdIdData, rawData,
   type BuzzerControl, type LedCommand, type OutControl, type PdCapability, type PdId,
@@ -7,22 +9,26 @@ import {
 
 /**
  * OSDP peripherals (PDs) on the device side of a pty, in TypeScript: several addresses share the
- * bus like readers on one RS-485 pair. Each follows the spec's sequence rules: 0 restarts, the
- * expected next number is processed, a repeat gets the last reply again without acting twice,
- * anything else a NAK. Knobs make it go silent, corrupt or lose replies, answer for the wrong
- * address or in secure-channel framing, NAK a command, or scan a code (sent as RAW on a POLL).
+ * bus like readers on one RS-485 pair. The link layer (sequence numbers, secure channel, what gets
+ * no answer) is libosdp's PD, quirks included: see osdp-pd-link.ts. Knobs make a PD go silent,
+ * corrupt or lose replies, answer for the wrong address, NAK a command, lose power, enforce the
+ * secure channel, or scan a code (sent as RAW on a POLL, capped at 64 bytes like libosdp's
+ * OSDP_EVENT_CARDREAD_MAX_DATALEN).
  */
 
 export interface SimCommand {
   code: number;
   sequence: number;
+  /** The command's data (decrypted when it came over the secure channel). */
   data: Uint8Array;
   /** performance.now() when read. */
   at: number;
-  /** Answered with the stored last reply (sequence repeat). */
+  /** Answered with the cached last reply (sequence repeat). */
   repeat: boolean;
   /** Seen while silent: not answered. */
   ignored: boolean;
+  /** Came inside an active secure session (SCS_15/17). */
+  secure: boolean;
 }
 
 export interface OutputChange {
@@ -33,13 +39,17 @@ export interface OutputChange {
 export interface SimReader {
   readonly address: number;
   readonly received: SimCommand[];
+  /** What went out, decoded far enough to tell (code and sequence; the data may be encrypted). */
+  readonly sent: { code: number; sequence: number; at: number }[];
   readonly outs: OutControl[];
   readonly leds: LedCommand[];
   readonly buzzes: BuzzerControl[];
+  readonly security: PdSecurity;
   /** Effective state changes of one output (temporary over permanent). */
   output(n: number): { on: boolean; changes: OutputChange[] };
   /** How many RAW replies went out, counting repeats of a lost one. */
   rawSent(): number;
+  sessionActive(): boolean;
   silent: boolean;
   /** Replies still to send with a broken CRC; Infinity for all. */
   corrupt: number;
@@ -47,9 +57,11 @@ export interface SimReader {
   lose: number;
   /** Answer as if from another address. */
   wrongAddress: boolean;
-  /** Frame replies with the secure-channel flag (as a reader in secure mode would). */
-  secure: boolean;
   nakNext(code: number, reason: number): void;
+  /** Loses power and comes back at once: sequence, session, outputs and queued reads are gone. */
+  powerCut(): void;
+  /** Loses power right after sending its next reply with this sequence number. */
+  powerCutAfterReply(sequence: number): void;
   /** Queues the code as RAW card data for the next POLL; `spoil` loses, corrupts or delays its first send. */
   scan(code: string, spoil?: Spoil): void;
   keypad(keys: string): void;
@@ -69,6 +81,12 @@ export interface ReaderOptions {
   address: number;
   id?: PdId;
   caps?: PdCapability[];
+  /** The PD's SCBK; omitted with installMode, the PD has none until a KEYSET. */
+  scbk?: Uint8Array;
+  installMode?: boolean;
+  enforceSecure?: boolean;
+  /** Default true: CAP announces the secure channel and the PD runs it. */
+  secureCapable?: boolean;
 }
 
 export interface OsdpSim {
@@ -76,25 +94,43 @@ export interface OsdpSim {
   close(): Promise<void>;
 }
 
+/** libosdp include/osdp.h OSDP_EVENT_CARDREAD_MAX_DATALEN: a reader built on it sends at most this. */
+export const READER_MAX_CARD_BYTES = 64;
+
 const DEFAULT_CAPS: PdCapability[] = [
   { function: 1, compliance: 1, count: 1 }, // contact status
   { function: 2, compliance: 1, count: 2 }, // outputs
   { function: 4, compliance: 1, count: 1 }, // LED
   { function: 5, compliance: 1, count: 1 }, // buzzer
 ];
+const SECURE_CAP: PdCapability = { function: 9, compliance: 1, count: 0 };
 
-function createReader(opts: ReaderOptions, send: (bytes: Uint8Array) => void): SimReader & { handle(p: OsdpPacket): void } {
+/** Rewrites a finished packet (mark byte first) and fixes its CRC. */
+function patch(bytes: Uint8Array, change: (p: Uint8Array) => void): Uint8Array {
+  const out = bytes.slice();
+  const p = out.subarray(1);
+  change(p);
+  const crc = osdpCrc16(p.subarray(0, p.length - 2));
+  p[p.length - 2] = crc & 0xff;
+  p[p.length - 1] = crc >> 8;
+  return out;
+}
+
+type Event = Reply & Spoil;
+
+function createReader(opts: ReaderOptions, send: (bytes: Uint8Array) => void) {
   const { address } = opts;
   const id = opts.id ?? { vendor: 0x0a0b0c, model: 7, version: 1, serial: 1000 + address, firmware: '2.1.0' };
-  const caps = opts.caps ?? DEFAULT_CAPS;
-  type Reply = { code: number; data: Uint8Array } & Spoil;
-  const events: Reply[] = [];
+  const capable = opts.secureCapable ?? true;
+  const caps = opts.caps ?? (capable ? [...DEFAULT_CAPS, SECURE_CAP] : DEFAULT_CAPS);
+  const security: PdSecurity = { scbk: opts.scbk ?? null, installMode: opts.installMode ?? false, enforceSecure: opts.enforceSecure ?? false, capable };
+  const events: Event[] = [];
   const naks = new Map<number, number>();
   const outputs = new Map<number, { permanent: boolean; temp: { on: boolean; timer: ReturnType<typeof setTimeout> } | null; changes: OutputChange[]; on: boolean }>();
-  let lastSeq: number | null = null;
-  let lastReply: Reply | null = null;
   let raws = 0;
   let held: Uint8Array | null = null;
+  let spoil: Spoil = {};
+  let cutAfter: number | null = null;
 
   function outputState(n: number) {
     let o = outputs.get(n);
@@ -136,6 +172,10 @@ function createReader(opts: ReaderOptions, send: (bytes: Uint8Array) => void): S
   }
 
   function act(p: OsdpPacket): Reply {
+    if (current) current.data = p.data;
+    if (held) send(held);
+    held = null;
+    spoil = {};
     const nak = naks.get(p.code);
     if (nak !== undefined) {
       naks.delete(p.code);
@@ -144,8 +184,12 @@ function createReader(opts: ReaderOptions, send: (bytes: Uint8Array) => void): S
     const ack = { code: OsdpReply.ACK, data: new Uint8Array(0) };
     const bad = { code: OsdpReply.NAK, data: Uint8Array.of(OsdpNakReason.COMMAND_LENGTH) };
     switch (p.code) {
-      case OsdpCommand.POLL:
-        return events.shift() ?? ack;
+      case OsdpCommand.POLL: {
+        const event = events.shift();
+        if (!event) return ack;
+        spoil = event;
+        return event;
+      }
       case OsdpCommand.ID:
         return { code: OsdpReply.PDID, data: pdIdData(id) };
       case OsdpCommand.CAP:
@@ -176,73 +220,88 @@ function createReader(opts: ReaderOptions, send: (bytes: Uint8Array) => void): S
     }
   }
 
-  function transmit(sequence: number, useCrc: boolean, reply: Reply): void {
-    if (reply.code === OsdpReply.RAW) raws++;
-    if ((reply.lose ?? 0) > 0 || sim.lose > 0) {
-      if ((reply.lose ?? 0) > 0) reply.lose!--;
+  const link = createPdLink(address, security, act);
+
+  function transmit(bytes: Uint8Array): void {
+    const sent = decodeOsdp(bytes);
+    if (sent.ok) {
+      sim.sent.push({ code: sent.packet.code, sequence: sent.packet.sequence, at: performance.now() });
+      if (sent.packet.code === OsdpReply.RAW) raws++;
+      if (cutAfter === sent.packet.sequence) {
+        cutAfter = null;
+        queueMicrotask(() => sim.powerCut());
+      }
+    }
+    if ((spoil.lose ?? 0) > 0 || sim.lose > 0) {
+      if ((spoil.lose ?? 0) > 0) spoil.lose!--;
       else sim.lose--;
       return;
     }
-    const bytes = encodeOsdp({ address: sim.wrongAddress ? (address + 1) % 0x7f : address, reply: true, sequence, useCrc, code: reply.code, data: reply.data });
-    const p = bytes.subarray(1); // past the mark byte
-    if (sim.secure) {
-      p[4]! |= 0x08;
-      if (useCrc) {
-        const crc = osdpCrc16(p.subarray(0, p.length - 2));
-        p[p.length - 2] = crc & 0xff;
-        p[p.length - 1] = crc >> 8;
-      }
-    }
-    if ((reply.corrupt ?? 0) > 0 || sim.corrupt > 0) {
-      if ((reply.corrupt ?? 0) > 0) reply.corrupt!--;
+    let out = sim.wrongAddress ? patch(bytes, (p) => void (p[1] = 0x80 | ((address + 1) % 0x7f))) : bytes;
+    if ((spoil.corrupt ?? 0) > 0 || sim.corrupt > 0) {
+      if ((spoil.corrupt ?? 0) > 0) spoil.corrupt!--;
       else sim.corrupt--;
-      p[p.length - 1]! ^= 0x5a;
+      out = out.slice();
+      out[out.length - 1]! ^= 0x5a;
     }
-    if (reply.late) {
-      reply.late = false;
-      held = bytes;
-    } else send(bytes);
+    if (spoil.late) {
+      spoil.late = false;
+      held = out;
+    } else send(out);
   }
 
   const sim = {
     address,
     received: [] as SimCommand[],
+    sent: [] as SimReader['sent'],
     outs: [] as OutControl[],
     leds: [] as LedCommand[],
     buzzes: [] as BuzzerControl[],
+    security,
     output: (n: number) => ({ on: outputState(n).on, changes: outputState(n).changes }),
     rawSent: () => raws,
+    sessionActive: () => link.sessionActive(),
     silent: false,
     corrupt: 0,
     lose: 0,
     wrongAddress: false,
-    secure: false,
     nakNext: (code: number, reason: number) => void naks.set(code, reason),
-    scan(code: string, spoil: Spoil = {}) {
-      const bytes = new TextEncoder().encode(code);
-      events.push({ code: OsdpReply.RAW, data: rawData({ reader: 0, format: 0, bitCount: bytes.length * 8, data: bytes }), ...spoil });
+    powerCut() {
+      link.reset();
+      events.length = 0;
+      held = null;
+      for (const [n, o] of outputs) {
+        if (o.temp) clearTimeout(o.temp.timer);
+        o.temp = null;
+        o.permanent = false;
+        settle(n);
+      }
+    },
+    powerCutAfterReply: (sequence: number) => void (cutAfter = sequence),
+    scan(code: string, s: Spoil = {}) {
+      const bytes = new TextEncoder().encode(code).subarray(0, READER_MAX_CARD_BYTES);
+      events.push({ code: OsdpReply.RAW, data: rawData({ reader: 0, format: 0, bitCount: bytes.length * 8, data: bytes }), ...s });
     },
     keypad(keys: string) {
       events.push({ code: OsdpReply.KEYPAD, data: Uint8Array.from([0, keys.length, ...Buffer.from(keys, 'latin1')]) });
     },
+    garbled: () => link.garbled(),
     handle(p: OsdpPacket) {
-      const seen: SimCommand = { code: p.code, sequence: p.sequence, data: p.data, at: performance.now(), repeat: false, ignored: sim.silent };
+      const seen: SimCommand = {
+        code: p.code, sequence: p.sequence, data: p.data, at: performance.now(), repeat: false, ignored: sim.silent,
+        secure: (p.scb?.type ?? 0) >= Scs.CMD_MAC,
+      };
       sim.received.push(seen);
       if (sim.silent) return;
-      if (p.sequence !== 0 && p.sequence === lastSeq && lastReply) {
-        seen.repeat = true;
-        return transmit(p.sequence, p.useCrc, lastReply);
-      }
-      if (p.sequence !== 0 && (lastSeq === null || p.sequence !== nextOsdpSequence(lastSeq))) {
-        return transmit(p.sequence, p.useCrc, { code: OsdpReply.NAK, data: Uint8Array.of(OsdpNakReason.SEQUENCE) });
-      }
-      if (held) send(held);
-      held = null;
-      lastSeq = p.sequence;
-      lastReply = act(p);
-      transmit(p.sequence, p.useCrc, lastReply);
+      current = seen;
+      const { bytes, repeat } = link.receive(p);
+      current = null;
+      seen.repeat = repeat;
+      transmit(bytes);
     },
   };
+  /** The command being handled: act() records its decrypted data there. */
+  let current: SimCommand | null = null;
   return sim;
 }
 
@@ -252,9 +311,13 @@ export async function openOsdpSim(path: string, readers: ReaderOptions[], baudRa
   port.on('error', () => {});
   const send = (bytes: Uint8Array) => port.write(Buffer.from(bytes));
   const byAddress = new Map(readers.map((r) => [r.address, createReader(r, send)]));
-  const stream = createOsdpStreamReader((p) => {
-    if (!p.reply) byAddress.get(p.address)?.handle(p);
-  });
+  const stream = createOsdpStreamReader(
+    (p) => {
+      if (!p.reply) byAddress.get(p.address)?.handle(p);
+    },
+    // Every PD on the pair sees a garbled packet before it can tell whom it was for.
+    () => byAddress.forEach((r) => r.garbled()),
+  );
   port.on('data', (chunk: Buffer) => stream.push(chunk));
   return {
     reader(address) {
