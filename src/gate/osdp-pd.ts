@@ -190,6 +190,7 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
     pollDue = false;
     timers.clearTimeout(timer);
     problem = `${who} reiniciou ou perdeu a sessão: restabelecendo`;
+    logged = problem;
   }
 
   function wrongKey(): void {

@@ -60,8 +60,10 @@ export interface SimReader {
   nakNext(code: number, reason: number): void;
   /** Loses power and comes back at once: sequence, session, outputs and queued reads are gone. */
   powerCut(): void;
-  /** Loses power right after sending its next reply with this sequence number. */
-  powerCutAfterReply(sequence: number): void;
+  /** performance.now() of each power cut. */
+  readonly powerCuts: number[];
+  /** Loses power right after sending its next reply with this sequence number (and code, if given), `times` times. */
+  powerCutAfterReply(sequence: number, code?: number, times?: number): void;
   /** Queues the code as RAW card data for the next POLL; `spoil` loses, corrupts or delays its first send. */
   scan(code: string, spoil?: Spoil): void;
   keypad(keys: string): void;
@@ -130,7 +132,7 @@ function createReader(opts: ReaderOptions, send: (bytes: Uint8Array) => void) {
   let raws = 0;
   let held: Uint8Array | null = null;
   let spoil: Spoil = {};
-  let cutAfter: number | null = null;
+  let cutAfter: { sequence: number; code: number | undefined; times: number } | null = null;
 
   function outputState(n: number) {
     let o = outputs.get(n);
@@ -227,8 +229,8 @@ function createReader(opts: ReaderOptions, send: (bytes: Uint8Array) => void) {
     if (sent.ok) {
       sim.sent.push({ code: sent.packet.code, sequence: sent.packet.sequence, at: performance.now() });
       if (sent.packet.code === OsdpReply.RAW) raws++;
-      if (cutAfter === sent.packet.sequence) {
-        cutAfter = null;
+      if (cutAfter && cutAfter.sequence === sent.packet.sequence && (cutAfter.code ?? sent.packet.code) === sent.packet.code) {
+        if (--cutAfter.times <= 0) cutAfter = null;
         queueMicrotask(() => sim.powerCut());
       }
     }
@@ -266,7 +268,9 @@ function createReader(opts: ReaderOptions, send: (bytes: Uint8Array) => void) {
     lose: 0,
     wrongAddress: false,
     nakNext: (code: number, reason: number) => void naks.set(code, reason),
+    powerCuts: [] as number[],
     powerCut() {
+      sim.powerCuts.push(performance.now());
       link.reset();
       events.length = 0;
       held = null;
@@ -277,7 +281,7 @@ function createReader(opts: ReaderOptions, send: (bytes: Uint8Array) => void) {
         settle(n);
       }
     },
-    powerCutAfterReply: (sequence: number) => void (cutAfter = sequence),
+    powerCutAfterReply: (sequence: number, code?: number, times = 1) => void (cutAfter = { sequence, code, times }),
     scan(code: string, s: Spoil = {}) {
       const bytes = new TextEncoder().encode(code).subarray(0, READER_MAX_CARD_BYTES);
       events.push({ code: OsdpReply.RAW, data: rawData({ reader: 0, format: 0, bitCount: bytes.length * 8, data: bytes }), ...s });
