@@ -158,7 +158,8 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
     restore = (handlers.restore?.() ?? []).map((c) => ({
       ...c,
       resolve: () => {},
-      reject: (err: Error) => log.warn({ err, path, address }, 'OSDP output could not be restored'),
+      // Why is logged where it happens (a NAK, the PD going offline).
+      reject: (err: Error) => log.debug({ err, path, address }, 'OSDP output not restored'),
     }));
   }
 

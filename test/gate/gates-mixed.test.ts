@@ -80,6 +80,22 @@ describe('lanes with every relay driver', () => {
     expect(JSON.parse(laneEvents('negada').find((e) => e.lane === 'leste')!.details!)).toEqual({ motivo: 'TICKET_ALREADY_USED', padrao: 1 });
   });
 
+  it('a code longer than an OSDP reader can send (64 bytes) is refused with its reason, never looked up cut short', async () => {
+    const reader = osdp.reader(5);
+    const ledsBefore = reader.leds.length;
+    const denied = () => laneEvents('negada').filter((e) => e.lane === 'leste');
+    const before = denied().length;
+    reader.scan(`MIX-${'9'.repeat(80)}`);
+    await waitUntil(() => denied().length === before + 1, 3000, 'long read refused');
+    expect(JSON.parse(denied().at(-1)!.details!)).toEqual({ motivo: 'LEITURA_TOO_LONG', padrao: 4 });
+    expect(denied().at(-1)!.code).toBeNull();
+    await waitUntil(() => reader.leds.length > ledsBefore, 3000, 'red LED');
+    // One byte under the cap is a whole code: it is looked up (and not found).
+    reader.scan(`MIX-${'9'.repeat(59)}`);
+    await waitUntil(() => denied().length === before + 2, 3000, 'short read looked up');
+    expect(JSON.parse(denied().at(-1)!.details!)).toMatchObject({ motivo: 'TICKET_NOT_FOUND' });
+  });
+
   it('the fire input of one bridge board holds every lane open until it clears', async () => {
     await board.setFire(true);
     await waitUntil(() => lcus.isOn(2) && osdp.reader(5).output(1).on, 5000, 'LCUS and OSDP held open');

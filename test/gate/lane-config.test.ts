@@ -84,7 +84,7 @@ describe('lane config', () => {
     fs.writeFileSync(path.join(dir, 'lanes.json'), json);
     fs.writeFileSync(path.join(dir, 'lanes.conf'), json);
     fs.writeFileSync(path.join(dir, 'lanes'), YAML_OK);
-    expect(loadLaneConfig(path.join(dir, 'lanes.json')).config.lanes[0]!.relay).toEqual({ driver: 'osdp', path: '/dev/serial/by-id/rs485', baud: 9600, pulseMs: 500, address: 101, output: 0 });
+    expect(loadLaneConfig(path.join(dir, 'lanes.json')).config.lanes[0]!.relay).toEqual({ driver: 'osdp', path: '/dev/serial/by-id/rs485', baud: 9600, pulseMs: 500, address: 101, output: 0, installMode: false });
     expect(loadLaneConfig(path.join(dir, 'lanes.conf')).config.lanes).toHaveLength(1);
     expect(loadLaneConfig(path.join(dir, 'lanes')).config.lanes).toHaveLength(2);
   });
@@ -189,5 +189,45 @@ describe('lane config', () => {
       expect.stringMatching(/^lanes\.json: lanes\[0\]\.scanners\[0\]\.path = \/dev\/ttyACM0 não é um caminho estável/),
       expect.stringMatching(/^lanes\.json: lanes\[0\]\.relay\.path = \/dev\/ttyUSB0 não é um caminho estável/),
     ]);
+  });
+
+  describe('OSDP secure channel keys', () => {
+    const KEY = '00112233445566778899aabbccddeeff';
+    const osdpLane = (relay: Record<string, unknown>) =>
+      lane({ scanners: [], relay: { driver: 'osdp', path: '/dev/serial/by-id/rs485', address: 1, ...relay } });
+
+    it('a key inline, 32 hex digits; a bad one is refused without being repeated', () => {
+      expect(parseJson([osdpLane({ scbk: KEY.toUpperCase() })]).config.lanes[0]!.relay).toMatchObject({ scbk: KEY.toUpperCase(), installMode: false });
+      const msg = messageOf(() => parseJson([osdpLane({ scbk: 'secret-0011223344' })]));
+      expect(msg).toContain('lanes[0].relay.scbk: a chave (SCBK) tem 32 dígitos hexadecimais');
+      expect(msg).not.toContain('secret');
+    });
+
+    it('a key file next to the lanes file, read at load; its content never appears in a message', () => {
+      dir = tempDir('gate-lanes-');
+      fs.writeFileSync(path.join(dir, 'l1.key'), `${KEY}\n`, { mode: 0o600 });
+      fs.writeFileSync(path.join(dir, 'open.key'), KEY, { mode: 0o644 });
+      fs.chmodSync(path.join(dir, 'open.key'), 0o644);
+      fs.writeFileSync(path.join(dir, 'bad.key'), 'not-a-key-but-secret', { mode: 0o600 });
+      const file = path.join(dir, 'lanes.json');
+      const load = (relay: Record<string, unknown>) => {
+        fs.writeFileSync(file, JSON.stringify({ lanes: [osdpLane(relay)] }));
+        return loadLaneConfig(file);
+      };
+      const ok = load({ scbkFile: 'l1.key' });
+      expect(ok.config.lanes[0]!.relay).toMatchObject({ scbk: KEY });
+      expect(ok.warnings.filter((w) => w.includes('key'))).toEqual([]);
+      expect(load({ scbkFile: 'open.key' }).warnings).toEqual([expect.stringMatching(/scbkFile = .*open\.key pode ser lido por outros usuários: use chmod 600/)]);
+      const bad = messageOf(() => load({ scbkFile: 'bad.key' }));
+      expect(bad).toMatch(/lanes\[0\]\.relay\.scbkFile: .*bad\.key não contém uma chave de 32 dígitos hexadecimais/);
+      expect(bad).not.toContain('secret');
+      expect(messageOf(() => load({ scbkFile: 'missing.key' }))).toMatch(/lanes\[0\]\.relay\.scbkFile: não foi possível ler .*missing\.key: ENOENT/);
+    });
+
+    it('install mode needs the key to give the reader, and is warned about; a key inline and a key file together are refused', () => {
+      expect(messageOf(() => parseJson([osdpLane({ installMode: true })]))).toContain('lanes[0].relay.installMode: o modo de instalação precisa da chave');
+      expect(parseJson([osdpLane({ scbk: KEY, installMode: true })]).warnings).toEqual([expect.stringContaining('lanes[0].relay.installMode: o leitor OSDP pode receber a chave pelo canal com a chave padrão')]);
+      expect(messageOf(() => parseJson([osdpLane({ scbk: KEY, scbkFile: 'x.key' })]))).toContain('lanes[0].relay.scbkFile: use scbk ou scbkFile, não os dois');
+    });
   });
 });

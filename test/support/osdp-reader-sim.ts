@@ -29,6 +29,8 @@ export interface SimCommand {
   ignored: boolean;
   /** Came inside an active secure session (SCS_15/17). */
   secure: boolean;
+  /** Its security block type, null in clear. */
+  scs: number | null;
 }
 
 export interface OutputChange {
@@ -40,7 +42,7 @@ export interface SimReader {
   readonly address: number;
   readonly received: SimCommand[];
   /** What went out, decoded far enough to tell (code and sequence; the data may be encrypted). */
-  readonly sent: { code: number; sequence: number; at: number }[];
+  readonly sent: { code: number; sequence: number; at: number; scs: number | null }[];
   readonly outs: OutControl[];
   readonly leds: LedCommand[];
   readonly buzzes: BuzzerControl[];
@@ -227,7 +229,7 @@ function createReader(opts: ReaderOptions, send: (bytes: Uint8Array) => void) {
   function transmit(bytes: Uint8Array): void {
     const sent = decodeOsdp(bytes);
     if (sent.ok) {
-      sim.sent.push({ code: sent.packet.code, sequence: sent.packet.sequence, at: performance.now() });
+      sim.sent.push({ code: sent.packet.code, sequence: sent.packet.sequence, at: performance.now(), scs: sent.packet.scb?.type ?? null });
       if (sent.packet.code === OsdpReply.RAW) raws++;
       if (cutAfter && cutAfter.sequence === sent.packet.sequence && (cutAfter.code ?? sent.packet.code) === sent.packet.code) {
         if (--cutAfter.times <= 0) cutAfter = null;
@@ -293,7 +295,7 @@ function createReader(opts: ReaderOptions, send: (bytes: Uint8Array) => void) {
     handle(p: OsdpPacket) {
       const seen: SimCommand = {
         code: p.code, sequence: p.sequence, data: p.data, at: performance.now(), repeat: false, ignored: sim.silent,
-        secure: (p.scb?.type ?? 0) >= Scs.CMD_MAC,
+        secure: (p.scb?.type ?? 0) >= Scs.CMD_MAC, scs: p.scb?.type ?? null,
       };
       sim.received.push(seen);
       if (sim.silent) return;
