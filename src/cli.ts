@@ -4,6 +4,7 @@ import { printDemoBanner, seedDemo } from './demo/demo.js';
 import { configOf, EXIT, parse, printHelp, say, UsageError, withDb, type CliIo } from './cli/common.js';
 import { importCommand } from './cli/import.js';
 import { keysCommand } from './cli/keys.js';
+import { osdpCommand } from './cli/osdp.js';
 import { serveCommand } from './cli/serve.js';
 import { USAGE } from './cli/usage.js';
 
@@ -29,6 +30,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await keysCommand(args, io);
       case 'demo':
         return await demoCommand(args, io);
+      case 'osdp':
+        return await osdpCommand(args, io);
       case undefined:
         io.stderr.write(USAGE);
         return EXIT.usage;

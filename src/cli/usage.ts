@@ -8,6 +8,7 @@ export const COMMAND_USAGE = {
   'keys list': 'gate keys list [--tenant SLUG]',
   'keys revoke': 'gate keys revoke KEY_ID',
   demo: 'gate demo',
+  'osdp set-key': 'gate osdp set-key --port PORTA --address N --key-file ARQUIVO [--current-key-file ARQUIVO] [--baud 9600] [--timeout 15]',
 } as const;
 export type CommandName = keyof typeof COMMAND_USAGE;
 
@@ -25,6 +26,10 @@ Comandos:
                            lista as chaves (nunca a chave em si)
   keys revoke KEY_ID       revoga uma chave (o id de 12 hex da lista, ou a chave inteira)
   demo                     cria ou renova o tenant de demonstração e imprime suas chaves
+  osdp set-key --port PORTA --address N --key-file ARQUIVO [--current-key-file ARQUIVO]
+                           grava a chave do canal seguro (SCBK) num leitor OSDP que ainda
+                           tem a chave padrão (modo de instalação) ou a chave atual dada;
+                           com o serviço parado (a porta é dele enquanto roda)
   help                     mostra esta ajuda
 
 Permissões: ${PERMISSIONS.join(', ')}

@@ -81,6 +81,7 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
   /** What the log last said about this PD: 'online' or the problem; logs only on change. */
   let logged: string | null = null;
   let restarts = 0;
+  let keyWritten = false;
   let restartsInRow = 0;
   let lastNak: string | null = null;
   let pdId: OsdpPdState['pdId'] = null;
@@ -243,6 +244,7 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
         return;
       case 'keyset':
         sc!.keysetDone();
+        keyWritten = true;
         log.info({ path, address }, 'OSDP PD took the configured SCBK: starting a session with it');
         phase = 'chlng';
         return;
@@ -325,7 +327,7 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
       },
       state: () => ({
         address, phase, online: phase === 'online' && hooks.linkUp(), lastSeenAt: pd.lastSeenAt, problem, pdId, pdCap,
-        sequence: pd.seq, lastNak, secure: sc?.active ?? false, keyConfigured: sc !== null, restarts,
+        sequence: pd.seq, lastNak, secure: sc?.active ?? false, keyConfigured: sc !== null, restarts, keyWritten,
       }),
       detach() {
         if (!attached) return;

@@ -43,6 +43,8 @@ export interface OsdpPdState {
   keyConfigured: boolean;
   /** Restarts seen (power cuts, lost sessions) since the box started. */
   restarts: number;
+  /** The configured key was given to the PD (KEYSET) since the box started. */
+  keyWritten: boolean;
 }
 
 export interface OsdpPdHandlers {
