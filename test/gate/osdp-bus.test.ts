@@ -1,51 +1,29 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ByteLink } from '../../src/gate/byte-link.js';
-import { createOsdpBus, type OsdpBus } from '../../src/gate/osdp-bus.js';
 import { OsdpCommand, nextOsdpSequence } from '../../src/gate/osdp-codec.js';
 import { OsdpColor, OutControlCode } from '../../src/gate/osdp-messages.js';
 import { OsdpCommandError, type OsdpRelayConfig } from '../../src/gate/osdp-relay.js';
-import type { RelayDriver } from '../../src/gate/relay.js';
-import { openOsdpSim, type OsdpSim, type ReaderOptions, type SimCommand, type SimReader } from '../support/osdp-reader-sim.js';
-import { openPortLink } from '../support/port-link.js';
-import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
+import { TIMING, exchanges, online, openOsdpHarness, polls, type OsdpHarness } from '../support/osdp-harness.js';
+import type { OsdpSim, ReaderOptions, SimCommand, SimReader } from '../support/osdp-reader-sim.js';
+import { waitUntil } from '../support/pty.js';
 
-// Reply timeout well above OSDP's 200 ms: a busy 2-core machine must not make a healthy PD look dead.
-const TIMING = { pollIntervalMs: 40, replyTimeoutMs: 300, offlineAfter: 3, offlineRetryMs: 300 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-let pty: PtyPair | null = null;
+let h: OsdpHarness | null = null;
 let sim: OsdpSim | null = null;
-let link: ByteLink | null = null;
-let bus: OsdpBus | null = null;
-const logged: { level: string; msg: string }[] = [];
-const at = (level: string) => (_obj: object, msg: string) => void logged.push({ level, msg });
-const log = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 
 async function start(readers: ReaderOptions[], before?: (sim: OsdpSim) => void) {
-  logged.length = 0;
-  pty = await openPtyPair('osdp');
-  sim = await openOsdpSim(pty.device, readers);
-  before?.(sim);
-  link = await openPortLink(pty.box);
-  bus = createOsdpBus({ link, log, ...TIMING });
-  return { sim, bus };
+  h = await openOsdpHarness(readers);
+  sim = h.sim;
+  before?.(h.sim);
+  return { sim: h.sim, bus: h.bus };
 }
 
 afterEach(async () => {
-  await bus?.close();
-  await link?.close();
-  await sim?.close();
-  await pty?.close();
-  bus = link = sim = pty = null;
+  await h?.close();
+  h = sim = null;
 });
 
-const config = (address: number, over: Partial<OsdpRelayConfig> = {}): OsdpRelayConfig => ({
-  driver: 'osdp', path: pty!.box, baud: 9600, pulseMs: 500, address, output: 0, installMode: false, ...over,
-});
-const online = (relay: RelayDriver, timeoutMs = 8000) => waitUntil(() => relay.status().online, timeoutMs, 'PD online');
-/** One entry per exchange: the CP's resends of a packet show as repeats at the PD. */
-const exchanges = (r: SimReader) => r.received.filter((c) => !c.repeat && !c.ignored);
-const polls = (r: SimReader) => exchanges(r).filter((c) => c.code === OsdpCommand.POLL).length;
+const config = (address: number, over: Partial<OsdpRelayConfig> = {}): OsdpRelayConfig => h!.config(address, over);
 
 function expectSequenceRule(cmds: SimCommand[]) {
   expect(cmds[0]!.sequence).toBe(0);
@@ -67,7 +45,7 @@ describe('OSDP control panel over a pty', () => {
     expect(ex.slice(3).every((c) => c.code === OsdpCommand.POLL)).toBe(true);
     expectSequenceRule(ex);
     const s = relay.status();
-    expect(s).toMatchObject({ driver: 'osdp', path: pty!.box, online: true, failSafe: true, freePassage: false, problem: null });
+    expect(s).toMatchObject({ driver: 'osdp', path: h!.pty.box, online: true, failSafe: true, freePassage: false, problem: null });
     expect(s.lastSeenAt).not.toBeNull();
     expect(s.device).toMatchObject({
       address: 1, output: 0, vendor: '0a0b0c', model: 7, version: 1, serial: 1001, firmware: '2.1.0', capabilities: '1:1:1 2:1:2 4:1:1 5:1:1 9:1:0', secureChannel: false, keyConfigured: false, restarts: 0,
@@ -144,6 +122,8 @@ describe('OSDP control panel over a pty', () => {
     await sleep(600);
     expect(codes).toEqual(['QR-2026-000123']);
     expect(r.rawSent()).toBe(2);
+    // A late copy of an earlier reply is not a restart.
+    expect(relay.status().device.restarts).toBe(0);
     expect(r.received.some((c) => c.repeat && c.code === OsdpCommand.POLL)).toBe(true);
     r.scan('QR-2');
     await waitUntil(() => codes.length === 2, 5000, 'second scan');
@@ -248,7 +228,7 @@ describe('OSDP control panel over a pty', () => {
     const b = bus.relay(config(2));
     await online(a);
     await online(b);
-    await pty!.unplug();
+    await h!.pty.unplug();
     await waitUntil(() => !a.status().online && !b.status().online, 8000, 'offline');
     expect(a.status().problem).toMatch(/desconectada/);
     await expect(Promise.resolve(b.grant('entrada', 500))).rejects.toMatchObject({ kind: 'offline' });
