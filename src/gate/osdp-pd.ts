@@ -39,6 +39,8 @@ interface Pending {
   reject(err: Error): void;
   /** Already sent again once after a restart. */
   retried?: boolean;
+  /** Part of a restore: made anew by the next one, never carried over (it could be stale). */
+  restoring?: boolean;
 }
 
 export interface Pd {
@@ -62,7 +64,6 @@ export interface Pd {
 /** Restarts in a row without reaching online before the PD is left offline. */
 const MAX_RESTARTS = 3;
 export const osdpCommandName = (code: number) => Object.entries(OsdpCommand).find(([, c]) => c === code)?.[0] ?? `0x${code.toString(16)}`;
-const cmdName = osdpCommandName;
 
 export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: PdKeys | null; hooks: PdHooks; detach(): void }): Pd {
   const { address, handlers, hooks } = o;
@@ -103,11 +104,7 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
     }, ms);
   }
 
-  function secured(code: number, data: Uint8Array): NextCommand {
-    if (!sc?.active) return { code, data };
-    const w = sc.wrap(data);
-    return { code, data: w.data, scb: w.scb, sign: w.sign };
-  }
+  const secured = (code: number, data: Uint8Array): NextCommand => (sc?.active ? { code, ...sc.wrap(data) } : { code, data });
 
   function next(): NextCommand | null {
     switch (phase) {
@@ -158,6 +155,7 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
     phase = 'restore';
     restore = (handlers.restore?.() ?? []).map((c) => ({
       ...c,
+      restoring: true,
       resolve: () => {},
       // Why is logged where it happens (a NAK, the PD going offline).
       reject: (err: Error) => log.debug({ err, path, address }, 'OSDP output not restored'),
@@ -180,8 +178,8 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
     restarts++;
     if (++restartsInRow > MAX_RESTARTS) return goOffline(`${who} reinicia repetidamente (${why})`);
     log.warn({ path, address, why }, 'OSDP PD restarted or lost its session: starting over, then restoring its outputs');
-    if (current) {
-      if (current.retried) current.reject(new OsdpCommandError(`leitor OSDP ${address} reiniciou duas vezes durante ${cmdName(current.code)}`, 'offline'));
+    if (current && !current.restoring) {
+      if (current.retried) current.reject(new OsdpCommandError(`leitor OSDP ${address} reiniciou duas vezes durante ${osdpCommandName(current.code)}`, 'offline'));
       else queue.unshift({ ...current, retried: true });
     }
     current = null;
@@ -243,6 +241,7 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
         else enterRestore();
         return;
       case 'keyset':
+        if (code !== OsdpReply.ACK) return goOffline(`${who} não confirmou a nova chave do canal seguro`);
         sc!.keysetDone();
         keyWritten = true;
         log.info({ path, address }, 'OSDP PD took the configured SCBK: starting a session with it');
@@ -264,13 +263,13 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
       if (pending) queue.unshift(pending);
       return;
     }
-    pending?.reject(new OsdpCommandError(`leitor OSDP ${address}: resposta inesperada 0x${code.toString(16)} a ${cmdName(command)}`, 'unexpected'));
+    pending?.reject(new OsdpCommandError(`leitor OSDP ${address}: resposta inesperada 0x${code.toString(16)} a ${osdpCommandName(command)}`, 'unexpected'));
   }
 
   function nak(command: number, reason: number): void {
     const text = nakReasonText(reason);
-    lastNak = `${cmdName(command)}: ${text}`;
-    if (reason === OsdpNakReason.SEQUENCE || reason === OsdpNakReason.CHECK_CHARACTER) return restart(`NAK ${reason} a ${cmdName(command)}`);
+    lastNak = `${osdpCommandName(command)}: ${text}`;
+    if (reason === OsdpNakReason.SEQUENCE || reason === OsdpNakReason.CHECK_CHARACTER) return restart(`NAK ${reason} a ${osdpCommandName(command)}`);
     // Some readers answer ID or CAP with a NAK; what matters here is that they answer.
     if (phase === 'offline' || phase === 'id' || phase === 'cap') return step(null, new Uint8Array(0));
     if (phase === 'chlng' || phase === 'scrypt') {
@@ -282,10 +281,10 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
       if (sc) return restart(`NAK ${reason}: sessão segura perdida`);
       return goOffline(`${who} exige canal seguro (secure channel): configure a chave (scbk) da pista`);
     }
-    log.warn({ path, address, command: cmdName(command), reason, text }, 'OSDP NAK');
+    log.warn({ path, address, command: osdpCommandName(command), reason, text }, 'OSDP NAK');
     const pending = current;
     current = null;
-    pending?.reject(new OsdpCommandError(`leitor OSDP ${address} recusou ${cmdName(command)}: ${text}`, 'nak', reason));
+    pending?.reject(new OsdpCommandError(`leitor OSDP ${address} recusou ${osdpCommandName(command)}: ${text}`, 'nak', reason));
   }
 
   const pd: Pd = {
