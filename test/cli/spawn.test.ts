@@ -2,32 +2,15 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClock } from '../../src/clock.js';
 import { tempDir, TZ } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
+import { BIN, ensureBuilt, ROOT, serveGate } from '../support/gate-process.js';
 import { writeImportFile } from './run.js';
 
 // The real `gate` as a user runs it: node bin/gate.js, compiled code in dist/, separate processes
 // sharing one database file.
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = path.join(ROOT, 'bin/gate.js');
-
-/** Builds dist/ when it is missing or older than the sources (npm test builds first anyway). */
-function ensureBuilt() {
-  const built = path.join(ROOT, 'dist/src/cli.js');
-  const newest = (dir: string): number =>
-    fs.readdirSync(dir, { withFileTypes: true }).reduce((m, e) => {
-      const p = path.join(dir, e.name);
-      return Math.max(m, e.isDirectory() ? newest(p) : fs.statSync(p).mtimeMs);
-    }, 0);
-  if (fs.existsSync(built) && fs.statSync(built).mtimeMs >= Math.max(newest(path.join(ROOT, 'src')), newest(path.join(ROOT, 'migrations')))) return;
-  // Type errors elsewhere in the tree still emit JavaScript; only a missing CLI is fatal here.
-  spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'ignore' });
-  if (!fs.existsSync(built)) throw new Error('npm run build did not produce dist/src/cli.js');
-}
 
 const children: ChildProcess[] = [];
 let dir: string;
@@ -44,20 +27,7 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started })));
 }
 
-/** Starts `gate serve` and resolves with its URL once it listens (read from its JSON log line). */
-function serve(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve'], { env, cwd: dir });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (c) => {
-      out += c;
-      const url = /"url":"(http:[^"]+)".*"gate appliance listening"/.exec(out)?.[1];
-      if (url) resolve({ child, url });
-    });
-    child.on('exit', (code) => reject(new Error(`gate serve exited with ${code}: ${out}`)));
-  });
-}
+const serve = () => serveGate(env, dir, children);
 
 // One kept-alive connection, closed before the server is stopped: fetch's pool may leave sockets
 // that never carried a request, which Node's server.close() waits on until they time out.
