@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createCheckinService, type CheckinService } from '../src/checkin/checkin.service.js';
+import type { Granted } from '../src/checkin/result.js';
 import { createClock } from '../src/clock.js';
 import { migrateToLatest, openDatabase } from '../src/db/open.js';
 import { laneConfigSchema } from '../src/gate/lane-config.js';
@@ -24,7 +25,13 @@ const ORDERS = Math.ceil(SCANS / 4) + 100;
 const TARGET_P99_MS = 15;
 
 const workDir = path.resolve('.bench-gate');
-const noDatabase: CheckinService = { checkIn: async () => ({}), reverse: async () => ({}) };
+const granted: Granted = {
+  ok: true, target: 'person', code: '', movement: 'checkin', at: '', orderId: null, numeroPedido: null, people: [], totalPessoas: 1, additional: null, withoutEntry: false,
+};
+const noDatabase = {
+  checkIn: async () => ({ batch: false, result: granted, view: undefined }),
+  reverse: async () => ({ batch: false, result: { ok: false, code: 'SEM_CHECKIN' }, view: undefined }),
+} as unknown as CheckinService;
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001_core.js';
 import * as m0002 from './0002_sync.js';
 import * as m0003 from './0003_lane_events.js';
+import * as m0004 from './0004_movements.js';
 
 /** Every migration, in order. Listed statically so the same code runs from src (tests) and dist (production). */
 export const migrations: Record<string, Migration> = {
   '0001_core': m0001,
   '0002_sync': m0002,
   '0003_lane_events': m0003,
+  '0004_movements': m0004,
 };

@@ -3,6 +3,7 @@ import { buildApp, type App } from './app.js';
 import { createAuth } from './auth/auth.js';
 import { checkinRoutes } from './checkin/checkin.routes.js';
 import { createCheckinService, type CheckinService } from './checkin/checkin.service.js';
+import { DEFAULT_MOVEMENT_SETTINGS, movementRoutes } from './checkin/movement.routes.js';
 import { clientRoutes } from './clients/clients.routes.js';
 import type { Clock } from './clock.js';
 import { comboRoutes } from './combos/combos.routes.js';
@@ -33,7 +34,12 @@ export async function assembleBox({ db, clock, logger, sync, lanes }: BoxDeps): 
     logger,
     v1: [checkinRoutes({ auth, checkin }), voucherRoutes(listing), clientRoutes(listing)],
     integration: [comboRoutes(listing)],
-    local: [healthRoutes(base), syncRoutes({ ...listing, sync }), gatesRoutes({ auth, gates })],
+    local: [
+      healthRoutes(base),
+      syncRoutes({ ...listing, sync }),
+      gatesRoutes({ auth, gates, checkin }),
+      movementRoutes({ auth, checkin, settingsOf: (tenantId) => (gates?.tenantId === tenantId ? gates.settings : DEFAULT_MOVEMENT_SETTINGS) }),
+    ],
   });
   return { app, checkin, gates };
 }

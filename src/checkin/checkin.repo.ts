@@ -53,6 +53,19 @@ export function createCheckinRepo(sqlite: Sqlite, k: Kysely<DB>) {
       k.updateTable('people')
         .set({ checkin_em: p.at, checkin_dispositivo: p.terminal, checkin_operador: p.operador, estornado_em: null, estorno_dispositivo: null, estorno_operador: null })
         .where('id', '=', p.personId).where('checkin_em', 'is', null)),
+    presence: prepareQuery(sqlite, (p: { tenantId: number; area: string; personId: number }) =>
+      k.selectFrom('presence').select(['local_date', 'inside']).where('tenant_id', '=', p.tenantId).where('area', '=', p.area).where('person_id', '=', p.personId)),
+    enter: prepareQuery(sqlite, (p: { tenantId: number; area: string; personId: number; today: string; at: string }) =>
+      k.insertInto('presence').values({ tenant_id: p.tenantId, area: p.area, person_id: p.personId, local_date: p.today, inside: 1, since: p.at })
+        .onConflict((oc) => oc.columns(['tenant_id', 'area', 'person_id']).doUpdateSet({ local_date: p.today, inside: 1, since: p.at }))),
+    leave: prepareQuery(sqlite, (p: { tenantId: number; area: string; personId: number; today: string; at: string }) =>
+      k.updateTable('presence').set({ inside: 0, since: p.at })
+        .where('tenant_id', '=', p.tenantId).where('area', '=', p.area).where('person_id', '=', p.personId).where('local_date', '=', p.today).where('inside', '=', 1)),
+    leaveAll: prepareQuery(sqlite, (p: { personId: number; at: string }) =>
+      k.updateTable('presence').set({ inside: 0, since: p.at }).where('person_id', '=', p.personId).where('inside', '=', 1)),
+    occupancy: prepareQuery(sqlite, (p: { tenantId: number; today: string }) =>
+      k.selectFrom('presence').select(['area', (eb) => eb.fn.countAll<number>().as('inside')])
+        .where('tenant_id', '=', p.tenantId).where('local_date', '=', p.today).where('inside', '=', 1).groupBy('area')),
     markReversed: prepareQuery(sqlite, (p: { personId: number; checkinEm: string } & Actor) =>
       k.updateTable('people')
         .set({ checkin_em: null, checkin_dispositivo: null, checkin_operador: null, estornado_em: p.at, estorno_dispositivo: p.terminal, estorno_operador: p.operador })
@@ -89,6 +102,16 @@ export function createCheckinRepo(sqlite: Sqlite, k: Kysely<DB>) {
 
     markReversed: (personId: number, checkinEm: string, at: string, terminal: string | null, operador: string | null) =>
       q.markReversed.run({ personId, checkinEm, at, terminal, operador }).changes === 1,
+
+    /** Where a person stands in an area: the last movement's day and whether it left them inside. */
+    presence: (tenantId: number, area: string, personId: number) => q.presence.get({ tenantId, area, personId }),
+    enter: (tenantId: number, area: string, personId: number, today: string, at: string) => void q.enter.run({ tenantId, area, personId, today, at }),
+    /** Conditional, like markCheckedIn: of two lanes racing one exit, one leaves. */
+    leave: (tenantId: number, area: string, personId: number, today: string, at: string) => q.leave.run({ tenantId, area, personId, today, at }).changes === 1,
+    /** A reversed check-in ends the person's movements: inside nowhere. */
+    leaveAll: (personId: number, at: string) => void q.leaveAll.run({ personId, at }),
+    /** People inside each area today (areas nobody is in are absent). */
+    occupancy: (tenantId: number, today: string) => q.occupancy.all({ tenantId, today }),
   };
 }
 

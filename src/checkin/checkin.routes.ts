@@ -3,6 +3,7 @@ import type { RouteRegistrar } from '../app.js';
 import { CHECKIN_PERMISSIONS, type Auth } from '../auth/auth.js';
 import { guard } from '../auth/guard.js';
 import { MAX_BATCH_CODES } from './checkin.rules.js';
+import { batchData, checkinData, reversalData, single } from './checkin.payload.js';
 import type { CheckinService } from './checkin.service.js';
 
 // A POST with no body arrives as null: it is an empty request (MISSING_FIELD), not a malformed one.
@@ -18,13 +19,13 @@ export const checkinRoutes = ({ auth, checkin }: { auth: Auth; checkin: CheckinS
   const { onRequest, callerOf } = guard((request) => auth.apiKey(request, CHECKIN_PERMISSIONS));
   const callerInfo = (c: ReturnType<typeof callerOf>) => ({ tenantId: c.tenantId, apiKeyId: c.apiKeyId, keyName: c.keyName, source: 'api' });
 
-  app.post('/api-qrcode-checkin', { onRequest, schema: { body: bodySchema, tags: ['check-in'], security: [{ apiKey: [] }] } }, async (request) => ({
-    success: true,
-    data: await checkin.checkIn(request.body, callerInfo(callerOf(request))),
-  }));
+  app.post('/api-qrcode-checkin', { onRequest, schema: { body: bodySchema, tags: ['check-in'], security: [{ apiKey: [] }] } }, async (request) => {
+    const reply = await checkin.checkIn(request.body, callerInfo(callerOf(request)), { view: checkinData });
+    return { success: true, data: reply.batch ? batchData(reply.items, 'check-in(s)') : single(reply.result, reply.view) };
+  });
 
-  app.patch('/api-qrcode-checkin', { onRequest, schema: { body: bodySchema, tags: ['check-in'], security: [{ apiKey: [] }] } }, async (request) => ({
-    success: true,
-    data: await checkin.reverse(request.body, callerInfo(callerOf(request))),
-  }));
+  app.patch('/api-qrcode-checkin', { onRequest, schema: { body: bodySchema, tags: ['check-in'], security: [{ apiKey: [] }] } }, async (request) => {
+    const reply = await checkin.reverse(request.body, callerInfo(callerOf(request)), { view: reversalData });
+    return { success: true, data: reply.batch ? batchData(reply.items, 'estorno(s)') : single(reply.result, reply.view) };
+  });
 };

@@ -1,4 +1,5 @@
 import { AppError } from '../http/errors.js';
+import type { Refusal } from './result.js';
 
 // Pure rules of check-in and reversal: no I/O, fixed inputs in tests.
 
@@ -16,17 +17,17 @@ export function splitCodes(raw: string): string[] {
  * Date validity of a ticket on `today` (tenant-local): dayuse, evento and dia_unico are valid only on
  * their data_uso; dayuse_sem_data is an open-dated ticket and is not gated by date.
  */
-export function dateRefusal(ticket: { tipo_ingresso: string; data_uso: string }, today: string, qrCode: string): AppError | null {
+export function dateRefusal(ticket: { tipo_ingresso: string; data_uso: string }, today: string, qrCode: string): Refusal | null {
   if (ticket.tipo_ingresso === 'dayuse_sem_data') return null;
-  if (ticket.data_uso < today) return new AppError('TICKET_EXPIRED', { data_ingresso: ticket.data_uso, data_atual: today, qr_code: qrCode });
-  if (ticket.data_uso > today) return new AppError('TICKET_NOT_VALID_YET', { data_ingresso: ticket.data_uso, qr_code: qrCode });
+  if (ticket.data_uso < today) return { code: 'TICKET_EXPIRED', details: { data_ingresso: ticket.data_uso, data_atual: today, qr_code: qrCode } };
+  if (ticket.data_uso > today) return { code: 'TICKET_NOT_VALID_YET', details: { data_ingresso: ticket.data_uso, qr_code: qrCode } };
   return null;
 }
 
 /** Reversal is allowed only on the tenant-local calendar day of the check-in. */
-export function sameDayRefusal(checkinLocalDate: string, today: string, qrCode: string, checkinEm: string): AppError | null {
+export function sameDayRefusal(checkinLocalDate: string, today: string, qrCode: string, checkinEm: string): Refusal | null {
   if (checkinLocalDate === today) return null;
-  return new AppError('ESTORNO_NAO_PERMITIDO', { qr_code: qrCode, checkin_em: checkinEm, data_checkin: checkinLocalDate, data_atual: today });
+  return { code: 'ESTORNO_NAO_PERMITIDO', details: { qr_code: qrCode, checkin_em: checkinEm, data_checkin: checkinLocalDate, data_atual: today } };
 }
 
 export interface RequestFields {

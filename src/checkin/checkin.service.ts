@@ -1,11 +1,14 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
-import { AppError } from '../http/errors.js';
+import { loadOrders } from '../orders/order.payload.js';
 import { checkInAdditional, checkInGroup, checkInOrder, checkInPerson } from './checkin.flows.js';
+import type { OrderReader } from './checkin.payload.js';
 import { createCheckinRepo } from './checkin.repo.js';
-import { ADDITIONAL_QR_LENGTH, GROUP_QR, batchMessage, requestTarget } from './checkin.rules.js';
-import { refuse, type Flow, type Outcome } from './flow.js';
+import { ADDITIONAL_QR_LENGTH, GROUP_QR, requestTarget } from './checkin.rules.js';
+import { PARK_AREA, refuse, type Flow } from './flow.js';
+import { enterGroup, enterPerson, exitGroup, exitPerson, exitUnknown, type MovePolicy } from './movement.flows.js';
+import type { CheckinResult, ReversalResult } from './result.js';
 import { reverseAdditional, reverseMany, reversePerson } from './reversal.flows.js';
 import { createWriteQueue } from './write-queue.js';
 
@@ -24,16 +27,30 @@ export interface CheckinInput {
   operador?: string | null | undefined;
 }
 
-export interface CheckinOptions {
+export interface CheckinOptions<R, V> {
   /** false: qr_code is one scanned code, never a comma-separated batch (lanes, console scans). */
   batch?: boolean;
+  /**
+   * What the door wants to show of a granted result, built in the same transaction (the HTTP door
+   * reads the order for the spec's payload; a lane asks for nothing).
+   */
+  view?: (result: Extract<R, { ok: true }>, order: OrderReader) => V;
 }
 
+/** One code's result, or one per code of a batch; `view` only for granted results when asked. */
+export type Reply<R, V> =
+  | { batch: false; result: R; view: V | undefined }
+  | { batch: true; items: { code: string; result: R; view: V | undefined }[] };
+
 export interface CheckinService {
-  /** POST check-in (4.1): resolves to the spec's `data`; throws AppError for a refused single code. */
-  checkIn(input: CheckinInput, caller: CheckinCaller, options?: CheckinOptions): Promise<Record<string, unknown>>;
-  /** PATCH reversal (4.2), same contract. */
-  reverse(input: CheckinInput, caller: CheckinCaller, options?: CheckinOptions): Promise<Record<string, unknown>>;
+  /** Check-in (4.1): a typed result per code; refusals are results, input mistakes throw AppError. */
+  checkIn<V = undefined>(input: CheckinInput, caller: CheckinCaller, options?: CheckinOptions<CheckinResult, V>): Promise<Reply<CheckinResult, V>>;
+  /** Reversal (4.2), same contract. */
+  reverse<V = undefined>(input: CheckinInput, caller: CheckinCaller, options?: CheckinOptions<ReversalResult, V>): Promise<Reply<ReversalResult, V>>;
+  /** An entry or exit scan at one of the box's own doors (movement.flows.ts): one code, never a batch. */
+  move(input: CheckinInput, caller: CheckinCaller, policy: MovePolicy): Promise<CheckinResult>;
+  /** People inside each area now (today, tenant-local); areas nobody is in are absent. */
+  occupancy(tenantId: number): { area: string; inside: number }[];
 }
 
 /** The one rule set for every door: HTTP routes, serial lanes and the console all call this. */
@@ -41,9 +58,9 @@ export function createCheckinService({ db, clock, log }: { db: Db; clock: Clock;
   const { sqlite, kysely: k } = db;
   const repo = createCheckinRepo(sqlite, k);
   const queue = createWriteQueue(sqlite);
-  const inSavepoint = sqlite.transaction((work: () => Outcome) => work());
+  const inSavepoint = sqlite.transaction((work: () => unknown) => work()) as <T>(work: () => T) => T;
 
-  const flowFor = (input: CheckinInput, caller: CheckinCaller): Flow => {
+  const flowFor = (input: CheckinInput, caller: CheckinCaller, area = PARK_AREA): Flow => {
     const now = clock.now();
     return {
       sqlite,
@@ -52,11 +69,12 @@ export function createCheckinService({ db, clock, log }: { db: Db; clock: Clock;
       clock,
       now: now.toISOString(),
       today: clock.localDate(now),
+      area,
       actor: { ...caller, terminal: input.terminal?.trim() || null, operador: input.operador?.trim() || null },
     };
   };
 
-  function checkInCode(f: Flow, code: string): Outcome {
+  function checkInCode(f: Flow, code: string): CheckinResult {
     const tenant = f.actor.tenantId;
     const person = repo.personByQr(tenant, code);
     if (person) return checkInPerson(f, code, person);
@@ -64,10 +82,10 @@ export function createCheckinService({ db, clock, log }: { db: Db; clock: Clock;
     if (order) return checkInGroup(f, code, order);
     const additional = code.length === ADDITIONAL_QR_LENGTH ? repo.additionalByQr(tenant, code) : undefined;
     if (additional) return checkInAdditional(f, code, additional);
-    return refuse(f, { action: 'checkin', mode: 'qr', code, qrCode: code }, new AppError('TICKET_NOT_FOUND', { qr_code: code }));
+    return refuse(f, { action: 'checkin', mode: 'qr', code, qrCode: code }, 'TICKET_NOT_FOUND', { qr_code: code });
   }
 
-  function reverseCode(f: Flow, code: string): Outcome {
+  function reverseCode(f: Flow, code: string): ReversalResult {
     const tenant = f.actor.tenantId;
     const person = repo.personByQr(tenant, code);
     if (person) return reversePerson(f, code, person);
@@ -75,50 +93,67 @@ export function createCheckinService({ db, clock, log }: { db: Db; clock: Clock;
     if (order) return reverseMany(f, 'combo', code, order);
     const additional = code.length === ADDITIONAL_QR_LENGTH ? repo.additionalByQr(tenant, code) : undefined;
     if (additional) return reverseAdditional(f, code, additional);
-    const error = repo.existsElsewhere(tenant, code) ? new AppError('TENANT_MISMATCH', { qr_code: code }) : new AppError('TICKET_NOT_FOUND', { qr_code: code });
-    return refuse(f, { action: 'estorno', mode: 'qr', code, qrCode: code }, error);
+    return refuse(f, { action: 'estorno', mode: 'qr', code, qrCode: code }, repo.existsElsewhere(tenant, code) ? 'TENANT_MISMATCH' : 'TICKET_NOT_FOUND', { qr_code: code });
   }
 
-  function reverseOrder(f: Flow, numero: string): Outcome {
+  function reverseOrder(f: Flow, numero: string): ReversalResult {
     const order = repo.orderByNumero(f.actor.tenantId, numero);
-    if (!order) return refuse(f, { action: 'estorno', mode: 'pedido', code: numero, numeroPedido: numero }, new AppError('ORDER_NOT_FOUND', { numero_pedido: numero }));
+    if (!order) return refuse(f, { action: 'estorno', mode: 'pedido', code: numero, numeroPedido: numero }, 'ORDER_NOT_FOUND', { numero_pedido: numero });
     return reverseMany(f, 'pedido', numero, order);
   }
 
-  /** Batch: sequential, each code in its own savepoint; HTTP 200 with one result per code. */
-  function batch(f: Flow, codes: string[], perCode: (f: Flow, code: string) => Outcome, verb: string): Outcome {
-    const resultados = codes.map((code) => {
-      let o: Outcome;
-      try {
-        o = inSavepoint(() => perCode(f, code));
-      } catch (err) {
-        log?.error({ err }, 'batch item failed');
-        o = { ok: false, error: new AppError('INTERNAL_ERROR') };
+  async function execute<R extends CheckinResult | ReversalResult, V>(
+    input: CheckinInput,
+    caller: CheckinCaller,
+    flows: { code: (f: Flow, code: string) => R; order: (f: Flow, numero: string) => R },
+    options: CheckinOptions<R, V>,
+  ): Promise<Reply<R, V>> {
+    const target = requestTarget({ qr_code: input.qr_code ?? undefined, numero_pedido: input.numero_pedido ?? undefined }, options.batch ?? true);
+    const order: OrderReader = (orderId) => loadOrders(sqlite, k, [orderId], caller.apiKeyId)[0]!;
+    const viewOf = (result: R) => (result.ok && options.view ? options.view(result as Extract<R, { ok: true }>, order) : undefined);
+    return queue.run((): Reply<R, V> => {
+      const f = flowFor(input, caller);
+      if (target.kind === 'order' || target.codes.length === 1) {
+        const result = target.kind === 'order' ? flows.order(f, target.numero) : flows.code(f, target.codes[0]!);
+        return { batch: false, result, view: viewOf(result) };
       }
-      return o.ok ? { ...o.data, qr_code: code, success: true, status: 200 } : { qr_code: code, success: false, status: o.error.status, error: o.error.toBody() };
+      // Batch: sequential, each code in its own savepoint, so one failure does not undo the others.
+      const items = target.codes.map((code) => {
+        try {
+          return inSavepoint(() => {
+            const result = flows.code(f, code);
+            return { code, result, view: viewOf(result) };
+          });
+        } catch (err) {
+          log?.error({ err }, 'batch item failed');
+          return { code, result: { ok: false, code: 'INTERNAL_ERROR' } as R, view: undefined };
+        }
+      });
+      return { batch: true, items };
     });
-    const ok = resultados.filter((r) => r.success).length;
-    return {
-      ok: true,
-      data: { message: batchMessage(ok, codes.length - ok, verb), total_enviados: codes.length, total_sucesso: ok, total_falha: codes.length - ok, resultados },
-    };
   }
 
-  async function execute(input: CheckinInput, caller: CheckinCaller, action: 'checkin' | 'estorno', options: CheckinOptions = {}): Promise<Record<string, unknown>> {
-    const target = requestTarget({ qr_code: input.qr_code ?? undefined, numero_pedido: input.numero_pedido ?? undefined }, options.batch ?? true);
-    const perCode = action === 'checkin' ? checkInCode : reverseCode;
-    const outcome = await queue.run(() => {
-      const f = flowFor(input, caller);
-      if (target.kind === 'order') return action === 'checkin' ? checkInOrder(f, target.numero) : reverseOrder(f, target.numero);
-      if (target.codes.length === 1) return perCode(f, target.codes[0]!);
-      return batch(f, target.codes, perCode, action === 'checkin' ? 'check-in(s)' : 'estorno(s)');
-    });
-    if (!outcome.ok) throw outcome.error;
-    return outcome.data;
+  function moveCode(f: Flow, code: string, policy: MovePolicy): CheckinResult {
+    const tenant = f.actor.tenantId;
+    const entry = policy.direction === 'entrada';
+    const person = repo.personByQr(tenant, code);
+    if (person) return entry ? enterPerson(f, code, person, policy) : exitPerson(f, code, person, policy);
+    const order = GROUP_QR.test(code) ? repo.orderByNumero(tenant, code) : undefined;
+    if (order) return entry ? enterGroup(f, code, order, policy) : exitGroup(f, code, order, policy);
+    if (!entry) return exitUnknown(f, code, policy);
+    const additional = code.length === ADDITIONAL_QR_LENGTH ? repo.additionalByQr(tenant, code) : undefined;
+    if (additional) return checkInAdditional(f, code, additional);
+    return refuse(f, { action: 'checkin', mode: 'qr', code, qrCode: code }, 'TICKET_NOT_FOUND', { qr_code: code });
   }
 
   return {
-    checkIn: (input, caller, options) => execute(input, caller, 'checkin', options),
-    reverse: (input, caller, options) => execute(input, caller, 'estorno', options),
+    checkIn: (input, caller, options = {}) => execute(input, caller, { code: checkInCode, order: checkInOrder }, options),
+    reverse: (input, caller, options = {}) => execute(input, caller, { code: reverseCode, order: reverseOrder }, options),
+    move(input, caller, policy) {
+      const target = requestTarget({ qr_code: input.qr_code ?? undefined, numero_pedido: input.numero_pedido ?? undefined }, false);
+      const code = target.kind === 'order' ? target.numero : target.codes[0]!;
+      return queue.run(() => moveCode(flowFor(input, caller, policy.area), code, policy));
+    },
+    occupancy: (tenantId) => repo.occupancy(tenantId, clock.today()),
   };
 }

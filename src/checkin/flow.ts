@@ -2,10 +2,10 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Sqlite } from '../db/open.js';
 import type { DB } from '../db/schema.js';
-import type { AppError } from '../http/errors.js';
-import { loadOrders, type OrderRecord } from '../orders/order.payload.js';
+import type { ErrorCode } from '../http/errors.js';
 import type { CheckinRepo } from './checkin.repo.js';
 import { appendEvent, type Actor, type EventInput } from './event-log.js';
+import type { Refused } from './result.js';
 
 /** What one check-in or reversal flow sees: the same instant and tenant-local day throughout. */
 export interface Flow {
@@ -16,16 +16,17 @@ export interface Flow {
   actor: Actor;
   now: string;
   today: string;
+  /** The area an entry leads into: the lane's, or the whole park (PARK_AREA). */
+  area: string;
 }
 
-export type Outcome = { ok: true; data: Record<string, unknown> } | { ok: false; error: AppError };
+/** The area of every door that names none: the whole park. */
+export const PARK_AREA = 'parque';
 
 export const record = (f: Flow, e: EventInput) => appendEvent(f.sqlite, f.k, f.actor, f.now, e);
 
 /** A refusal is recorded in the event log too, then returned. */
-export function refuse(f: Flow, e: Omit<EventInput, 'result' | 'details'>, error: AppError): Outcome {
-  record(f, { ...e, result: error.code, ...(error.details ? { details: error.details } : {}) });
-  return { ok: false, error };
+export function refuse(f: Flow, e: Omit<EventInput, 'result' | 'details'>, code: ErrorCode, details?: Record<string, unknown>): Refused {
+  record(f, { ...e, result: code, ...(details ? { details } : {}) });
+  return details ? { ok: false, code, details } : { ok: false, code };
 }
-
-export const loadOrder = (f: Flow, orderId: number): OrderRecord => loadOrders(f.sqlite, f.k, [orderId], f.actor.apiKeyId)[0]!;

@@ -42,9 +42,16 @@ export function openDatabase(file: string): Db {
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
   const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => migrations } });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  // SQLite's procedure for rebuilding a table needs foreign keys off (they cannot change inside the
+  // migration's transaction); a migration that rebuilds checks them with foreign_key_check itself.
+  db.sqlite.pragma('foreign_keys = OFF');
+  try {
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) throw error instanceof Error ? error : new Error(String(error));
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  } finally {
+    db.sqlite.pragma('foreign_keys = ON');
+  }
 }
 
 /** SQLite does run DDL inside transactions; telling kysely so makes the migrator wrap them in one. */

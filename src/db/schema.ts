@@ -175,7 +175,8 @@ export interface EventsTable {
   id: Generated<number>;
   tenant_id: number;
   occurred_at: string;
-  action: 'checkin' | 'estorno';
+  /** checkin and estorno go to the cloud; the movements entrada, reentrada and saida are local facts. */
+  action: 'checkin' | 'estorno' | 'entrada' | 'reentrada' | 'saida';
   mode: string;
   code: string;
   qr_code: string | null;
@@ -188,6 +189,16 @@ export interface EventsTable {
   operador: string | null;
   source: string;
   details: string | null;
+}
+
+/** Who is inside each area today (migrations/0004_movements.ts). */
+export interface PresenceTable {
+  tenant_id: number;
+  area: string;
+  person_id: number;
+  local_date: string;
+  inside: number;
+  since: string;
 }
 
 export type LaneEventKind = 'liberada' | 'negada' | 'passagem' | 'nao_passou' | 'carona' | 'incendio_inicio' | 'incendio_fim' | 'dispositivo_offline' | 'dispositivo_online';
@@ -267,6 +278,7 @@ export interface DB {
   client_marks: ClientMarksTable;
   events: EventsTable;
   lane_events: LaneEventsTable;
+  presence: PresenceTable;
   sync_push: SyncPushTable;
   sync_state: SyncStateTable;
   sync_rejects: SyncRejectsTable;

@@ -41,7 +41,7 @@ export type BridgeMessageOf<T extends BridgeTypeName> = Extract<BridgeMessage, {
 
 export const Direction = { IN: 0, OUT: 1 } as const;
 export const FailMode = { LOCKED: 0, FREE: 1 } as const;
-export const DenyPattern = { GENERIC: 0, ALREADY_USED: 1, EXPIRED: 2, NOT_YET_VALID: 3, NOT_FOUND: 4, CANCELLED: 5 } as const;
+export const DenyPattern = { GENERIC: 0, ALREADY_USED: 1, EXPIRED: 2, NOT_YET_VALID: 3, NOT_FOUND: 4, CANCELLED: 5, CAPACITY: 6 } as const;
 export const LedColor = { OFF: 0, RED: 1, GREEN: 2, AMBER: 3 } as const;
 export const ResetCause = { POWER_ON: 0, WATCHDOG: 1, BROWN_OUT: 2, EXTERNAL: 3, SOFTWARE: 4, UNKNOWN: 255 } as const;
 export const NakReason = { NOT_READY: 1, BAD_PAYLOAD: 2, UNKNOWN_TYPE: 3, FIRE_ACTIVE: 4 } as const;
@@ -60,7 +60,7 @@ export function commandValuesOk(message: BridgeMessage): boolean {
     case 'GRANT':
       return message.direction <= 1;
     case 'DENY':
-      return message.pattern <= 5;
+      return message.pattern <= DenyPattern.CAPACITY;
     case 'LED':
       return message.color <= 3;
     case 'FREE':

@@ -1,8 +1,8 @@
 import type { Clock } from '../clock.js';
-import { createFrameReader, Direction, encodeFrame, FailMode, NakReason, ResetCause, type BridgeMessage } from './bridge-codec.js';
+import { createFrameReader, DenyPattern, Direction, encodeFrame, FailMode, NakReason, ResetCause, type BridgeMessage } from './bridge-codec.js';
 import type { ByteLink, LinkState } from './byte-link.js';
 import type { LaneConfig, RelayConfig } from './lane-config.js';
-import type { LaneLog } from './lane.js';
+import type { DenyReason, LaneLog } from './lane.js';
 import type { RelayDriver, RelayStatus } from './relay.js';
 import { realTimers, type TimerFns } from './scanner-lines.js';
 
@@ -40,6 +40,17 @@ type Body<M = BridgeMessage> = M extends BridgeMessage ? Omit<M, 'seq' | 'ack'> 
 type Phase = 'down' | 'booting' | 'handshake' | 'ready' | 'offline' | 'closed';
 type Command = { body: Body; resolve(): void; reject(err: Error): void };
 type InFlight = { cmd: Command; seq: number; bytes: Uint8Array; attempts: number; timer: unknown };
+
+/** The board's DENY pattern for each reason (PROTOCOL.md): its own red flashes and beeps. */
+const DENY_PATTERNS: Record<DenyReason, number> = {
+  other: DenyPattern.GENERIC,
+  already_used: DenyPattern.ALREADY_USED,
+  expired: DenyPattern.EXPIRED,
+  not_yet_valid: DenyPattern.NOT_YET_VALID,
+  not_found: DenyPattern.NOT_FOUND,
+  cancelled: DenyPattern.CANCELLED,
+  capacity: DenyPattern.CAPACITY,
+};
 
 const NAK_TEXT: Record<number, string> = {
   [NakReason.NOT_READY]: 'placa sem sessão (sem HELLO ou após o watchdog)',
@@ -296,7 +307,7 @@ export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
 
   return {
     grant: (direction, pulseMs) => command({ type: 'GRANT', direction: direction === 'entrada' ? Direction.IN : Direction.OUT, pulseMs }),
-    deny: (pattern) => command({ type: 'DENY', pattern }),
+    deny: (reason) => command({ type: 'DENY', pattern: DENY_PATTERNS[reason] }),
     async setFreePassage(on) {
       freePassage = on;
       // Without a session the next handshake applies it (and a board without a host drops FREE anyway).

@@ -3,6 +3,8 @@ import type { RouteRegistrar } from '../app.js';
 import type { Auth } from '../auth/auth.js';
 import { guard } from '../auth/guard.js';
 import type { LaneEventKind } from '../db/schema.js';
+import type { CheckinService } from '../checkin/checkin.service.js';
+import { occupancyPayload, type MovementSettings } from '../checkin/movement.routes.js';
 import { pageLimit } from '../http/validation.js';
 import { laneEventRow, type LaneEventLog } from './lane-events.js';
 import type { GateLaneStatus, Gates } from './gates.js';
@@ -12,6 +14,8 @@ export interface GatesInfo {
   tenantId: number;
   gates: Gates;
   events: LaneEventLog;
+  /** The lanes file's movement settings (policies, areas): the tenant's. */
+  settings: MovementSettings;
 }
 
 const KINDS = ['liberada', 'negada', 'passagem', 'nao_passou', 'carona', 'incendio_inicio', 'incendio_fim', 'dispositivo_offline', 'dispositivo_online'] as const satisfies readonly LaneEventKind[];
@@ -28,6 +32,7 @@ function lanePayload(l: GateLaneStatus) {
   return {
     nome: l.name,
     direcao: l.direction,
+    area: l.area,
     operador: l.operador,
     sensor_passagem: l.passageSensor,
     falha_segura: l.failSafe,
@@ -58,7 +63,7 @@ function lanePayload(l: GateLaneStatus) {
 }
 
 /** GET /api/local/gates and /api/local/gates/eventos: the lanes as the gate technician sees them (docs/lanes.md). */
-export const gatesRoutes = (deps: { auth: Auth; gates: GatesInfo | undefined }): RouteRegistrar => (app) => {
+export const gatesRoutes = (deps: { auth: Auth; gates: GatesInfo | undefined; checkin: CheckinService }): RouteRegistrar => (app) => {
   const { onRequest, callerOf } = guard((request) => deps.auth.apiKey(request, ['local:read']));
   const common = { tags: ['local'], security: [{ apiKey: [] }] };
   // The lanes check in for one tenant; a key of another tenant sees none.
@@ -73,6 +78,7 @@ export const gatesRoutes = (deps: { auth: Auth; gates: GatesInfo | undefined }):
       data: {
         configurado: true,
         alarme_incendio: { ativo: s.fireAlarm.active, desde: s.fireAlarm.since, origens: s.fireAlarm.sources },
+        ocupacao: occupancyPayload(deps.checkin, info.tenantId, info.settings),
         pistas: s.lanes.map(lanePayload),
       },
     };

@@ -2,7 +2,7 @@ import type { CheckinService } from '../checkin/checkin.service.js';
 import type { Clock } from '../clock.js';
 import type { ByteLink } from './byte-link.js';
 import { attachScanner, createLane, type Lane, type LaneLog, type LaneStatus } from './lane.js';
-import type { LaneConfig, LaneConfigFile, RelayConfig } from './lane-config.js';
+import { movePolicy, type LaneConfig, type LaneConfigFile, type RelayConfig } from './lane-config.js';
 import { laneEventRow, type LaneEventLog } from './lane-events.js';
 import type { RelayDriver, RelayStatus } from './relay.js';
 
@@ -93,7 +93,7 @@ export function startGates({ config, checkin, tenantId, clock, log, events, devi
 
   for (const laneConfig of config.lanes) {
     const relay = relayFor(laneConfig);
-    const lane = createLane({ config: laneConfig, checkin, tenantId, relay, clock, log });
+    const lane = createLane({ config: laneConfig, policy: movePolicy(config, laneConfig), checkin, tenantId, relay, clock, log });
     const cleanups: (() => void)[] = [];
     cleanups.push(lane.onEvent((e) => void events.append(laneEventRow(e))));
     const scanners = laneConfig.scanners.map((s) => {

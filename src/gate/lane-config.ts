@@ -4,6 +4,8 @@ import YAML from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../config.js';
 import { describeIssues } from '../orders/order.schemas.js';
+import { PARK_AREA } from '../checkin/flow.js';
+import type { MovePolicy } from '../checkin/movement.flows.js';
 import { DEFAULT_MAX_CODE_LENGTH } from './scanner-lines.js';
 
 // The lanes file named by GATE_CONFIG (docs/lanes.md has a full example). Objects are strict so a
@@ -69,9 +71,18 @@ export const relaySchema = z.discriminatedUnion('driver', [bridgeRelay, lcusRela
   error: 'driver de relé desconhecido: use bridge, lcus ou osdp',
 });
 
+const reentrada = z.enum(['nao', 'mesmo_dia'], { error: 'use nao ou mesmo_dia' });
+const saidaSemEntrada = z.enum(['liberar', 'negar'], { error: 'use liberar ou negar' });
+const areaName = z.string().trim().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'nome de área: letras minúsculas, dígitos, - e _ (até 40)');
+
 export const laneSchema = z.strictObject({
     name: z.string().trim().min(1, 'informe o nome da pista (é o terminal no registro de eventos)').max(64),
     direction: z.enum(['entrada', 'saida'], { error: 'use entrada ou saida' }),
+    // The lane group it leads into or out of (docs/lanes.md, "Movements"); default the whole park.
+    area: areaName.default(PARK_AREA),
+    // Unset: the file's (the tenant's) policy.
+    reentrada: reentrada.optional(),
+    saidaSemEntrada: saidaSemEntrada.optional(),
     operador: z.string().trim().min(1, 'informe o operador registrado nos check-ins da pista').max(64),
     // An OSDP reader that sends the QR as card data is the lane's scanner: then no serial scanner is needed.
     scanners: z.array(scannerSchema).default([]),
@@ -85,6 +96,10 @@ export const laneSchema = z.strictObject({
 });
 
 export const laneConfigSchema = z.strictObject({
+  // The tenant's movement policies; a lane may override them.
+  reentrada: reentrada.default('nao'),
+  saidaSemEntrada: saidaSemEntrada.default('liberar'),
+  areas: z.record(areaName, z.strictObject({ capacidade: z.number().int().min(1).max(1_000_000) })).default({}),
   lanes: z.array(laneSchema).min(1, 'configure pelo menos uma pista'),
 });
 
@@ -92,6 +107,17 @@ export type LaneConfigFile = z.infer<typeof laneConfigSchema>;
 export type LaneConfig = LaneConfigFile['lanes'][number];
 export type ScannerConfig = LaneConfig['scanners'][number];
 export type RelayConfig = LaneConfig['relay'];
+
+/** What a lane's scans mean: its direction and area, its (or the tenant's) policies, the area's capacity. */
+export function movePolicy(file: Pick<LaneConfigFile, 'reentrada' | 'saidaSemEntrada' | 'areas'>, lane: LaneConfig): MovePolicy {
+  return {
+    direction: lane.direction,
+    area: lane.area,
+    reentrada: lane.reentrada ?? file.reentrada,
+    saidaSemEntrada: lane.saidaSemEntrada ?? file.saidaSemEntrada,
+    capacity: file.areas[lane.area]?.capacidade ?? null,
+  };
+}
 
 /** A ConfigError: `gate serve` prints it and exits with the usage code, like a bad variable. */
 export class LaneConfigError extends ConfigError {}

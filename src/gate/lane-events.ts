@@ -33,9 +33,9 @@ export interface LaneEventLog {
 export function laneEventRow(e: LaneEvent): LaneEventInput {
   switch (e.type) {
     case 'granted':
-      return { lane: e.lane, at: e.at, kind: 'liberada', code: e.code };
+      return { lane: e.lane, at: e.at, kind: 'liberada', code: e.code, details: { movimento: e.movement, ...(e.withoutEntry ? { sem_entrada: true } : {}) } };
     case 'denied':
-      return { lane: e.lane, at: e.at, kind: 'negada', code: e.code, details: { motivo: e.reason, padrao: e.pattern } };
+      return { lane: e.lane, at: e.at, kind: 'negada', code: e.code, details: { motivo: e.refusal, sinal: e.reason } };
     case 'passed':
       return { lane: e.lane, at: e.at, kind: 'passagem', code: e.code };
     case 'not_passed':

@@ -1,7 +1,8 @@
 import type { CheckinCaller, CheckinService } from '../checkin/checkin.service.js';
+import type { MovePolicy } from '../checkin/movement.flows.js';
+import type { Granted, Movement } from '../checkin/result.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../http/errors.js';
-import { DenyPattern } from './bridge-codec.js';
 import type { LaneConfig, ScannerConfig } from './lane-config.js';
 import { realTimers, createDebouncer, createScannerLineSplitter, type ScannerLineSplitter, type ScanRejectReason, type TimerFns } from './scanner-lines.js';
 
@@ -10,35 +11,34 @@ import { realTimers, createDebouncer, createScannerLineSplitter, type ScannerLin
 
 export type LaneDirection = LaneConfig['direction'];
 
-/** Bridge DENY patterns (firmware-bridge/PROTOCOL.md): 0 is "refused for another reason". */
-export const GENERIC_DENY_PATTERN = DenyPattern.GENERIC;
-export type DenyPatternCode = number;
-
-/** Refusals the lane decides before the check-in service (they never reach the event log). */
 /** A scan is one code: a comma in it is part of the code (so it is not found), never a batch. */
 const ONE_CODE = { batch: false } as const;
 
 export type LaneOwnReason = `LEITURA_${Uppercase<ScanRejectReason>}`;
 
+/** Why a turnstile says no, as a person at it needs to know; each relay driver has its signal for each. */
+export type DenyReason = 'already_used' | 'expired' | 'not_yet_valid' | 'not_found' | 'cancelled' | 'capacity' | 'other';
+
 // A code the lane cannot use shows as "not found": the person's next step is the same (scan again
 // or go to the counter).
-const PATTERNS: Partial<Record<string, DenyPatternCode>> = {
-  TICKET_ALREADY_USED: DenyPattern.ALREADY_USED,
-  TICKET_EXPIRED: DenyPattern.EXPIRED,
-  TICKET_NOT_VALID_YET: DenyPattern.NOT_YET_VALID,
-  TICKET_NOT_FOUND: DenyPattern.NOT_FOUND,
-  TICKET_CANCELLED: DenyPattern.CANCELLED,
-  LEITURA_TOO_LONG: DenyPattern.NOT_FOUND,
-  LEITURA_NON_PRINTABLE: DenyPattern.NOT_FOUND,
-  LEITURA_STALE: DenyPattern.NOT_FOUND,
-} satisfies Record<LaneOwnReason, DenyPatternCode> & Record<string, DenyPatternCode>;
+const REASONS: Partial<Record<string, DenyReason>> = {
+  TICKET_ALREADY_USED: 'already_used',
+  TICKET_EXPIRED: 'expired',
+  TICKET_NOT_VALID_YET: 'not_yet_valid',
+  TICKET_NOT_FOUND: 'not_found',
+  TICKET_CANCELLED: 'cancelled',
+  CAPACITY_REACHED: 'capacity',
+  LEITURA_TOO_LONG: 'not_found',
+  LEITURA_NON_PRINTABLE: 'not_found',
+  LEITURA_STALE: 'not_found',
+} satisfies Record<LaneOwnReason, DenyReason> & Record<string, DenyReason>;
 
-export const denyPatternFor = (reason: string): DenyPatternCode => PATTERNS[reason] ?? GENERIC_DENY_PATTERN;
+export const denyReasonFor = (refusal: string): DenyReason => REASONS[refusal] ?? 'other';
 
 /** What the relay drivers implement. */
 export interface LaneRelay {
   grant(direction: LaneDirection, pulseMs: number): Promise<void> | void;
-  deny(pattern: DenyPatternCode): Promise<void> | void;
+  deny(reason: DenyReason): Promise<void> | void;
   /** Drivers with a passage input call the listener once per person through; returns unsubscribe. */
   onPassage?(listener: () => void): () => void;
 }
@@ -55,20 +55,21 @@ export const NOT_PASSED_OPERADOR = 'sistema: não passou';
 export const RELAY_FAILED_OPERADOR = 'sistema: falha no relé';
 
 export type LaneEvent =
-  | { type: 'granted'; lane: string; at: string; code: string }
-  | { type: 'denied'; lane: string; at: string; code: string | null; reason: string; pattern: DenyPatternCode }
+  | { type: 'granted'; lane: string; at: string; code: string; movement: Movement; withoutEntry: boolean }
+  | { type: 'denied'; lane: string; at: string; code: string | null; refusal: string; reason: DenyReason }
   | { type: 'passed'; lane: string; at: string; code: string }
   | { type: 'not_passed'; lane: string; at: string; code: string; cause: 'timeout' | 'relay_failed'; reversed: boolean }
   | { type: 'tailgating'; lane: string; at: string };
 
 export type ScanResult =
   | { kind: 'ignored'; code: string }
-  | { kind: 'granted'; code: string; data: Record<string, unknown> }
-  | { kind: 'denied'; code: string | null; reason: string; pattern: DenyPatternCode };
+  | { kind: 'granted'; code: string; result: Granted }
+  | { kind: 'denied'; code: string | null; refusal: string; reason: DenyReason };
 
 export interface LaneStatus {
   name: string;
   direction: LaneDirection;
+  area: string;
   operador: string;
   relayDriver: LaneConfig['relay']['driver'];
   passageSensor: boolean;
@@ -95,6 +96,8 @@ export interface Lane {
 
 export interface LaneDeps {
   config: LaneConfig;
+  /** What its scans mean (direction, area, policies, capacity): lane-config.ts movePolicy. */
+  policy: MovePolicy;
   checkin: CheckinService;
   tenantId: number;
   relay: LaneRelay;
@@ -109,7 +112,7 @@ interface PendingGrant {
 }
 
 
-export function createLane({ config, checkin, tenantId, relay, clock, log, timers = realTimers }: LaneDeps): Lane {
+export function createLane({ config, policy, checkin, tenantId, relay, clock, log, timers = realTimers }: LaneDeps): Lane {
   const name = config.name;
   const caller: CheckinCaller = { tenantId, apiKeyId: null, keyName: null, source: 'lane' };
   const debouncer = createDebouncer({ windowMs: config.debounceMs, now: () => clock.now().getTime() });
@@ -132,17 +135,17 @@ export function createLane({ config, checkin, tenantId, relay, clock, log, timer
     }
   }
 
-  async function deny(code: string | null, reason: string): Promise<ScanResult> {
-    const pattern = denyPatternFor(reason);
+  async function deny(code: string | null, refusal: string): Promise<ScanResult> {
+    const reason = denyReasonFor(refusal);
     counters.denied++;
-    emit({ type: 'denied', lane: name, at: clock.nowIso(), code, reason, pattern });
+    emit({ type: 'denied', lane: name, at: clock.nowIso(), code, refusal, reason });
     try {
-      await relay.deny(pattern);
+      await relay.deny(reason);
     } catch (err) {
       counters.errors++;
-      log.error({ err, lane: name, reason }, 'relay deny failed');
+      log.error({ err, lane: name, refusal }, 'relay deny failed');
     }
-    return { kind: 'denied', code, reason, pattern };
+    return { kind: 'denied', code, refusal, reason };
   }
 
   async function notPassed(code: string, cause: 'timeout' | 'relay_failed'): Promise<void> {
@@ -150,11 +153,12 @@ export function createLane({ config, checkin, tenantId, relay, clock, log, timer
     const operador = cause === 'timeout' ? NOT_PASSED_OPERADOR : RELAY_FAILED_OPERADOR;
     let reversed = false;
     try {
-      await checkin.reverse({ qr_code: code, terminal: name, operador }, caller, ONE_CODE);
-      reversed = true;
-    } catch (err) {
+      const { result } = (await checkin.reverse({ qr_code: code, terminal: name, operador }, caller, ONE_CODE)) as { result: { ok: boolean; code?: string } };
+      reversed = result.ok;
       // E.g. staff already reversed it by hand, or the day turned: the check-in then stays.
-      if (!(err instanceof AppError)) counters.errors++;
+      if (!result.ok) log.warn({ lane: name, code, refusal: result.code }, 'automatic reversal refused');
+    } catch (err) {
+      counters.errors++;
       log.warn({ err, lane: name, code }, 'automatic reversal failed');
     }
     log.info({ lane: name, code, cause, reversed }, 'granted but nobody passed');
@@ -181,9 +185,11 @@ export function createLane({ config, checkin, tenantId, relay, clock, log, timer
       counters.ignored++;
       return { kind: 'ignored', code };
     }
-    let data: Record<string, unknown>;
+    let result: Granted;
     try {
-      data = await checkin.checkIn({ qr_code: code, terminal: name, operador: config.operador }, caller, ONE_CODE);
+      const moved = await checkin.move({ qr_code: code, terminal: name, operador: config.operador }, caller, policy);
+      if (!moved.ok) return deny(code, moved.code);
+      result = moved;
     } catch (err) {
       if (err instanceof AppError) return deny(code, err.code);
       counters.errors++;
@@ -191,17 +197,18 @@ export function createLane({ config, checkin, tenantId, relay, clock, log, timer
       return deny(code, 'INTERNAL_ERROR');
     }
     counters.granted++;
-    emit({ type: 'granted', lane: name, at: clock.nowIso(), code });
+    emit({ type: 'granted', lane: name, at: clock.nowIso(), code, movement: result.movement, withoutEntry: result.withoutEntry });
     try {
       await relay.grant(config.direction, config.relay.pulseMs);
     } catch (err) {
       counters.errors++;
       log.error({ err, lane: name, code }, 'relay grant failed');
-      await notPassed(code, 'relay_failed');
-      return { kind: 'granted', code, data };
+      // Only a check-in is undone: an exit or a re-entry stays recorded as it is.
+      if (result.movement === 'checkin') await notPassed(code, 'relay_failed');
+      return { kind: 'granted', code, result };
     }
-    expectPassage(code);
-    return { kind: 'granted', code, data };
+    if (result.movement === 'checkin') expectPassage(code);
+    return { kind: 'granted', code, result };
   }
 
   function passage(): void {
@@ -230,6 +237,7 @@ export function createLane({ config, checkin, tenantId, relay, clock, log, timer
     status: () => ({
       name,
       direction: config.direction,
+      area: config.area,
       operador: config.operador,
       relayDriver: config.relay.driver,
       passageSensor: config.passage !== undefined,

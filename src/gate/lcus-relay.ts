@@ -72,9 +72,9 @@ export function createLcusRelay({ link, config, log, timers = realTimers }: Lcus
         set(false).catch((err: unknown) => log.error({ err, path, channel }, 'LCUS relay: switching off after the pulse failed'));
       }, pulseMs);
     },
-    deny(pattern) {
+    deny(reason) {
       // The module has only the relay: a deny shows nothing at the turnstile.
-      log.debug({ path, channel, pattern }, 'LCUS relay: deny has no signal on this device');
+      log.debug({ path, channel, reason }, 'LCUS relay: deny has no signal on this device');
     },
     async setFreePassage(on) {
       freePassage = on;

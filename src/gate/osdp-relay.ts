@@ -6,6 +6,7 @@ import {
   BuzzerTone, LedControl, OsdpColor, OutControlCode, buzData, ledData, outData, parseFmt, parseKeypad, parseRaw, rawCardText,
   type LedTemporary, type PdCapability, type PdId,
 } from './osdp-messages.js';
+import type { DenyReason } from './lane.js';
 import type { RelayDriver, RelayStatus } from './relay.js';
 import type { ScanRejectReason } from './scanner-lines.js';
 import { SCBK_DEFAULT, parseScbk } from './osdp-secure.js';
@@ -82,27 +83,30 @@ const red = (onTime: number, offTime: number, timer: number, offColor: number = 
 });
 
 /**
- * Deny signals per lane pattern (times in 100 ms; LED 0 of reader 0, temporary state, then back to
- * the reader's own permanent state). Each pattern differs in its LED rhythm and its beeps:
+ * Deny signals per reason (times in 100 ms; LED 0 of reader 0, temporary state, then back to the
+ * reader's own permanent state). Each differs in its LED rhythm and its beeps:
  *
- * | pattern | meaning         | LED (on / off)               | for   | buzzer                |
- * |---------|-----------------|------------------------------|-------|-----------------------|
- * | 0       | other refusal   | red steady                   | 2 s   | 1 beep of 0.5 s       |
- * | 1       | already used    | red fast blink 0.1 / 0.1 s   | 3 s   | 3 short beeps         |
- * | 2       | expired         | red slow blink 0.5 / 0.5 s   | 3 s   | 2 beeps of 0.3 s      |
- * | 3       | not valid yet   | red 0.3 s / amber 0.3 s      | 3 s   | 2 short, spaced beeps |
- * | 4       | not found       | red flash 0.1 s every 0.5 s  | 3 s   | 1 long beep of 1 s    |
- * | 5       | cancelled       | red 0.8 s / off 0.2 s        | 3 s   | 4 short beeps         |
- *
- * Unknown patterns show as 0.
+ * | reason        | LED (on / off)               | for   | buzzer                |
+ * |---------------|------------------------------|-------|-----------------------|
+ * | other         | red steady                   | 2 s   | 1 beep of 0.5 s       |
+ * | already_used  | red fast blink 0.1 / 0.1 s   | 3 s   | 3 short beeps         |
+ * | expired       | red slow blink 0.5 / 0.5 s   | 3 s   | 2 beeps of 0.3 s      |
+ * | not_yet_valid | red 0.3 s / amber 0.3 s      | 3 s   | 2 short, spaced beeps |
+ * | not_found     | red flash 0.1 s every 0.5 s  | 3 s   | 1 long beep of 1 s    |
+ * | cancelled     | red 0.8 s / off 0.2 s        | 3 s   | 4 short beeps         |
+ * | capacity      | amber steady                 | 3 s   | 2 beeps of 0.5 s      |
  */
-export const OSDP_DENY_SIGNALS: Readonly<Record<number, Signal>> = {
-  0: { led: red(20, 0, 20, OsdpColor.RED), buz: { onTime: 5, offTime: 0, count: 1 } },
-  1: { led: red(1, 1, 30), buz: { onTime: 1, offTime: 1, count: 3 } },
-  2: { led: red(5, 5, 30), buz: { onTime: 3, offTime: 3, count: 2 } },
-  3: { led: red(3, 3, 30, OsdpColor.AMBER), buz: { onTime: 1, offTime: 3, count: 2 } },
-  4: { led: red(1, 4, 30), buz: { onTime: 10, offTime: 0, count: 1 } },
-  5: { led: red(8, 2, 30), buz: { onTime: 1, offTime: 2, count: 4 } },
+export const OSDP_DENY_SIGNALS: Readonly<Record<DenyReason, Signal>> = {
+  other: { led: red(20, 0, 20, OsdpColor.RED), buz: { onTime: 5, offTime: 0, count: 1 } },
+  already_used: { led: red(1, 1, 30), buz: { onTime: 1, offTime: 1, count: 3 } },
+  expired: { led: red(5, 5, 30), buz: { onTime: 3, offTime: 3, count: 2 } },
+  not_yet_valid: { led: red(3, 3, 30, OsdpColor.AMBER), buz: { onTime: 1, offTime: 3, count: 2 } },
+  not_found: { led: red(1, 4, 30), buz: { onTime: 10, offTime: 0, count: 1 } },
+  cancelled: { led: red(8, 2, 30), buz: { onTime: 1, offTime: 2, count: 4 } },
+  capacity: {
+    led: { control: LedControl.TEMPORARY_SET, onTime: 30, offTime: 0, onColor: OsdpColor.AMBER, offColor: OsdpColor.AMBER, timer: 30 },
+    buz: { onTime: 5, offTime: 5, count: 2 },
+  },
 };
 
 /** The green shows at least this long (100 ms units) even for short pulses, so people see it. */
@@ -191,8 +195,8 @@ export function createOsdpRelay({ bus, config, log }: OsdpRelayDeps): RelayDrive
       pd.send(OsdpCommand.BUZ, beep({ onTime: 1, offTime: 0, count: 1 })).catch(cosmetic('grant beep'));
       await opened;
     },
-    async deny(pattern) {
-      const signal = OSDP_DENY_SIGNALS[pattern] ?? OSDP_DENY_SIGNALS[0]!;
+    async deny(reason) {
+      const signal = OSDP_DENY_SIGNALS[reason];
       await Promise.all([pd.send(OsdpCommand.LED, ledCommand(signal.led)), pd.send(OsdpCommand.BUZ, beep(signal.buz))]);
     },
     async setFreePassage(on) {

@@ -42,5 +42,5 @@ export function startLanes({ config, db, clock, checkin, tenantId, log, devices 
   void listSerialPorts(log).then((ports) => log.info({ portas: ports.map((p) => p.pnpId ?? p.path) }, 'serial ports seen by the box'));
   const events = createLaneEventLog({ sqlite: db.sqlite, kysely: db.kysely, tenantId, log });
   const gates = startGates({ config, checkin, tenantId, clock, log, events, devices });
-  return { tenantId, gates, events };
+  return { tenantId, gates, events, settings: config };
 }

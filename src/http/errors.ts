@@ -34,6 +34,9 @@ export const errorCatalogue = {
   NOT_FOUND: { status: 404, message: 'Rota não encontrada.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Método não permitido para esta rota.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'Serviço temporariamente indisponível.' },
+  // Movements at the box's own doors (lanes, POST /api/local/saida): docs/lanes.md
+  CAPACITY_REACHED: { status: 409, message: 'Capacidade da área atingida: aguarde a saída de alguém.' },
+  SEM_ENTRADA: { status: 422, message: 'Saída sem entrada registrada hoje.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -36,7 +36,9 @@ export function createOutboxRepo(sqlite: Sqlite, k: Kysely<DB>, tenantId: number
         k.insertInto('sync_push').columns(['event_id', 'tenant_id', 'chave', 'action']).expression(
           k.selectFrom('events')
             .select(['id', 'tenant_id', sql<string>`coalesce(qr_code, code)`.as('chave'), 'action'])
-            .where('tenant_id', '=', tenantId).where('result', '=', 'ok').where('id', '>', cursor).orderBy('id'),
+            .where('tenant_id', '=', tenantId).where('result', '=', 'ok').where('id', '>', cursor)
+            // Exits, re-entries and area entries are local facts: the cloud knows check-ins and reversals.
+            .where('action', 'in', ['checkin', 'estorno']).orderBy('id'),
         ),
       ).changes;
     },

@@ -207,7 +207,7 @@ describe('bridge relay commands', () => {
     await online(t);
     t.board.answer((m) => (m.type === 'GRANT' ? { nak: NakReason.BAD_PAYLOAD } : m.type === 'DENY' ? { nak: NakReason.FIRE_ACTIVE } : 'ack'));
     await expect(t.relay.grant('entrada', 500)).rejects.toThrow(/NAK 2/);
-    await expect(t.relay.deny(1)).resolves.toBeUndefined();
+    await expect(t.relay.deny('already_used')).resolves.toBeUndefined();
 
     t.board.answer((m) => (m.type === 'GRANT' ? { nak: NakReason.NOT_READY } : 'ack'));
     const err = await failure(t.relay.grant('entrada', 500));
@@ -219,7 +219,8 @@ describe('bridge relay commands', () => {
   it('wraps seq from 255 to 1, never using 0', async () => {
     const t = await setup();
     await online(t);
-    for (let i = 0; i < 260; i++) await t.relay.deny(i % 6);
+    const reasons = ['other', 'already_used', 'expired', 'not_yet_valid', 'not_found', 'cancelled', 'capacity'] as const;
+    for (let i = 0; i < 260; i++) await t.relay.deny(reasons[i % reasons.length]!);
     // Retransmissions folded: a slow machine may repeat a frame.
     const seqs = t.board.seen.filter((s) => s.msg.type !== 'ACK').map((s) => s.msg.seq).filter((q, i, all) => q !== all[i - 1]);
     expect(seqs).not.toContain(0);

@@ -93,7 +93,9 @@ describe('a bridge lane on real ptys', () => {
       expect({ code, pattern: deny.value }).toEqual({ code, pattern });
       expect(board.events.slice(since).some((e) => e.what === 'relay' && e.value === 1)).toBe(false);
     }
-    expect(laneEvents('negada').map((e) => [e.code, JSON.parse(e.details!).padrao])).toEqual(cases);
+    expect(laneEvents('negada').map((e) => [e.code, JSON.parse(e.details!).sinal])).toEqual([
+      ['OK-1', 'already_used'], ['OLD-1', 'expired'], ['SOON-1', 'not_yet_valid'], ['NOPE-1', 'not_found'], ['GONE-1', 'cancelled'],
+    ]);
   });
 
   it('a grant nobody passes through is reversed after the passage timeout; a passage without a grant is tailgating', async () => {

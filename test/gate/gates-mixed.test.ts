@@ -38,7 +38,7 @@ beforeAll(async () => {
     lanes: [
       { name: 'norte', direction: 'entrada', operador: 'Norte', scanners: [{ path: '/tmp/unused-norte-scanner' }], relay: { driver: 'bridge', path: ptys.bridge.box, heartbeatTimeoutMs: 1000 } },
       { name: 'sul', direction: 'entrada', operador: 'Sul', debounceMs: 0, scanners: [{ path: ptys.scanner.box }], relay: { driver: 'lcus', path: ptys.lcus.box, pulseMs: 200, channel: 2 } },
-      { name: 'leste', direction: 'saida', operador: 'Leste', debounceMs: 0, scanners: [], relay: { driver: 'osdp', path: ptys.osdp.box, address: 5, output: 1, pulseMs: 300 } },
+      { name: 'leste', direction: 'entrada', operador: 'Leste', debounceMs: 0, scanners: [], relay: { driver: 'osdp', path: ptys.osdp.box, address: 5, output: 1, pulseMs: 300 } },
     ],
   });
   box = await createTestBox({ lanes: ({ db, clock, checkin, tenantId }) => startLanes({ config, db, clock, checkin, tenantId, log: silentLog }) });
@@ -77,7 +77,7 @@ describe('lanes with every relay driver', () => {
     expect(person('MIX-2').checkin_em).not.toBeNull();
     reader.scan('MIX-2');
     await waitUntil(() => laneEvents('negada').some((e) => e.lane === 'leste'), 3000, 'OSDP deny');
-    expect(JSON.parse(laneEvents('negada').find((e) => e.lane === 'leste')!.details!)).toEqual({ motivo: 'TICKET_ALREADY_USED', padrao: 1 });
+    expect(JSON.parse(laneEvents('negada').find((e) => e.lane === 'leste')!.details!)).toEqual({ motivo: 'TICKET_ALREADY_USED', sinal: 'already_used' });
   });
 
   it('a code longer than an OSDP reader can send (64 bytes) is refused with its reason, never looked up cut short', async () => {
@@ -87,7 +87,7 @@ describe('lanes with every relay driver', () => {
     const before = denied().length;
     reader.scan(`MIX-${'9'.repeat(80)}`);
     await waitUntil(() => denied().length === before + 1, 3000, 'long read refused');
-    expect(JSON.parse(denied().at(-1)!.details!)).toEqual({ motivo: 'LEITURA_TOO_LONG', padrao: 4 });
+    expect(JSON.parse(denied().at(-1)!.details!)).toEqual({ motivo: 'LEITURA_TOO_LONG', sinal: 'not_found' });
     expect(denied().at(-1)!.code).toBeNull();
     await waitUntil(() => reader.leds.length > ledsBefore, 3000, 'red LED');
     // One byte under the cap is a whole code: it is looked up (and not found).

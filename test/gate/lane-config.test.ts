@@ -62,9 +62,11 @@ describe('lane config', () => {
     const file = path.join(dir, 'lanes.yaml');
     fs.writeFileSync(file, YAML_OK);
     const { config, warnings } = loadLaneConfig(file);
+    expect(config).toMatchObject({ reentrada: 'nao', saidaSemEntrada: 'liberar', areas: {} });
     expect(config.lanes[0]).toEqual({
       name: 'entrada-1',
       direction: 'entrada',
+      area: 'parque',
       operador: 'Catraca Norte',
       scanners: [{ path: `${BY_ID}-1`, baud: 9600, suffix: 'crlf', interByteTimeoutMs: 50, stripAimId: true, maxLength: 256 }],
       relay: { driver: 'bridge', path: '/dev/serial/by-path/platform-xhci-hcd.0-usb-0:1:1.0', baud: 115200, pulseMs: 700, heartbeatTimeoutMs: 3000 },

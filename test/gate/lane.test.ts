@@ -1,9 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CheckinService } from '../../src/checkin/checkin.service.js';
-import { DenyPattern } from '../../src/gate/bridge-codec.js';
-import { laneSchema, type LaneConfig } from '../../src/gate/lane-config.js';
-import { attachScanner, createLane, GENERIC_DENY_PATTERN, NOT_PASSED_OPERADOR, RELAY_FAILED_OPERADOR, type Lane, type LaneEvent, type LaneLog, type LaneRelay } from '../../src/gate/lane.js';
+import { laneConfigSchema, laneSchema, movePolicy, type LaneConfig } from '../../src/gate/lane-config.js';
+import { attachScanner, createLane, NOT_PASSED_OPERADOR, RELAY_FAILED_OPERADOR, type Lane, type LaneEvent, type LaneLog, type LaneRelay } from '../../src/gate/lane.js';
 import type { TimerFns } from '../../src/gate/scanner-lines.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
@@ -52,7 +51,7 @@ function fakeRelay(opts: { failGrant?: boolean } = {}) {
       calls.push(`grant:${direction}:${pulseMs}`);
       if (opts.failGrant) throw new Error('port gone');
     },
-    deny: (pattern) => void calls.push(`deny:${pattern}`),
+    deny: (reason) => void calls.push(`deny:${reason}`),
     onPassage(listener) {
       passageListener = listener;
       return () => (passageListener = undefined);
@@ -81,12 +80,17 @@ const config = (over: Record<string, unknown> = {}): LaneConfig =>
     ...over,
   });
 
-async function setup(over: Record<string, unknown> = {}, opts: { checkin?: CheckinService; failGrant?: boolean } = {}) {
+/** The lanes file's own settings (the tenant's policies, areas) around the lane. */
+const fileSettings = (over: Record<string, unknown> = {}) => laneConfigSchema.parse({ lanes: [config()], ...over });
+
+async function setup(over: Record<string, unknown> = {}, opts: { checkin?: CheckinService; failGrant?: boolean; file?: Record<string, unknown> } = {}) {
   const checkin = opts.checkin ?? box.checkin;
   const time = manualTimers(box.clock);
   const relay = fakeRelay(opts);
   const { log, lines } = fakeLog();
-  const lane = createLane({ config: config(over), checkin, tenantId: box.tenantId, relay: relay.relay, clock: box.clock, log, timers: time.timers });
+  const cfg = config(over);
+  const policy = movePolicy(fileSettings(opts.file), cfg);
+  const lane = createLane({ config: cfg, policy, checkin, tenantId: box.tenantId, relay: relay.relay, clock: box.clock, log, timers: time.timers });
   lanes.push(lane);
   const seen: LaneEvent[] = [];
   lane.onEvent((e) => seen.push(e));
@@ -100,14 +104,14 @@ describe('lane flow', () => {
   it('grants through the check-in service, pulses the relay once and logs terminal/operador/source', async () => {
     box = await createTestBox();
     box.importOrders([makeOrder({ prefix: 'OK', people: 1 })]);
-    const { lane, calls, seen } = await setup({ direction: 'saida' });
+    const { lane, calls, seen } = await setup();
     const result = await lane.scan('OK-1');
-    expect(result).toMatchObject({ kind: 'granted', code: 'OK-1', data: { qr_code: 'OK-1', message: 'Check-in realizado com sucesso.' } });
-    expect(calls).toEqual(['grant:saida:600']);
+    expect(result).toMatchObject({ kind: 'granted', code: 'OK-1', result: { ok: true, target: 'person', movement: 'checkin', people: [{ qrCode: 'OK-1' }] } });
+    expect(calls).toEqual(['grant:entrada:600']);
     expect(events(box)).toEqual([
       { action: 'checkin', mode: 'qr', code: 'OK-1', qr_code: 'OK-1', result: 'ok', key_name: null, terminal: 'entrada-1', operador: 'Catraca Norte', source: 'lane' },
     ]);
-    expect(seen).toEqual([{ type: 'granted', lane: 'entrada-1', at: '2026-11-21T13:00:00.000Z', code: 'OK-1' }]);
+    expect(seen).toEqual([{ type: 'granted', lane: 'entrada-1', at: '2026-11-21T13:00:00.000Z', code: 'OK-1', movement: 'checkin', withoutEntry: false }]);
     expect(lane.status()).toMatchObject({
       name: 'entrada-1',
       relayDriver: 'bridge',
@@ -120,7 +124,7 @@ describe('lane flow', () => {
     });
   });
 
-  it('gives each refusal reason its own deny pattern', async () => {
+  it('gives each refusal its own deny reason', async () => {
     box = await createTestBox();
     box.importOrders([
       makeOrder({ prefix: 'USED', people: 1 }),
@@ -132,16 +136,15 @@ describe('lane flow', () => {
     await lane.scan('USED-1');
     const results = [];
     for (const code of ['USED-1', 'OLD-1', 'SOON-1', 'NOPE-1', 'GONE-1', 'A-1,B-1']) results.push(await lane.scan(code));
-    expect(results.map((r) => (r.kind === 'denied' ? `${r.reason}:${r.pattern}` : r.kind))).toEqual([
-      `TICKET_ALREADY_USED:${DenyPattern.ALREADY_USED}`,
-      `TICKET_EXPIRED:${DenyPattern.EXPIRED}`,
-      `TICKET_NOT_VALID_YET:${DenyPattern.NOT_YET_VALID}`,
-      `TICKET_NOT_FOUND:${DenyPattern.NOT_FOUND}`,
-      `TICKET_CANCELLED:${DenyPattern.CANCELLED}`,
-      `TICKET_NOT_FOUND:${DenyPattern.NOT_FOUND}`,
+    expect(results.map((r) => (r.kind === 'denied' ? `${r.refusal}:${r.reason}` : r.kind))).toEqual([
+      'TICKET_ALREADY_USED:already_used',
+      'TICKET_EXPIRED:expired',
+      'TICKET_NOT_VALID_YET:not_yet_valid',
+      'TICKET_NOT_FOUND:not_found',
+      'TICKET_CANCELLED:cancelled',
+      'TICKET_NOT_FOUND:not_found',
     ]);
-    expect(new Set(results.slice(0, 5).map((r) => r.kind === 'denied' && r.pattern)).size).toBe(5);
-    expect(calls).toEqual(['grant:entrada:600', 'deny:1', 'deny:2', 'deny:3', 'deny:4', 'deny:5', 'deny:4']);
+    expect(calls).toEqual(['grant:entrada:600', 'deny:already_used', 'deny:expired', 'deny:not_yet_valid', 'deny:not_found', 'deny:cancelled', 'deny:not_found']);
     // The comma code never became a batch: one refusal for the whole read, none for A-1 or B-1.
     expect(events(box).map((e) => `${e.code}:${e.result}:${e.source}`)).toEqual([
       'USED-1:ok:lane',
@@ -155,13 +158,14 @@ describe('lane flow', () => {
     expect(lane.status().counters).toMatchObject({ scans: 7, granted: 1, denied: 6 });
   });
 
-  it('any other failure gets the generic pattern; a rejected read gets "not found"', async () => {
+  it('any other failure gets the generic signal; a rejected read gets "not found"', async () => {
     box = await createTestBox();
-    const broken: CheckinService = { checkIn: () => Promise.reject(new Error('disk on fire')), reverse: () => Promise.reject(new Error('unused')) };
+    const fail = () => Promise.reject(new Error('disk on fire'));
+    const broken: CheckinService = { checkIn: fail, reverse: fail, move: fail, occupancy: () => [] };
     const { lane, calls, lines } = await setup({}, { checkin: broken });
-    expect(await lane.scan('ANY')).toMatchObject({ kind: 'denied', reason: 'INTERNAL_ERROR', pattern: GENERIC_DENY_PATTERN });
-    expect(await lane.scanRejected('non_printable')).toMatchObject({ kind: 'denied', code: null, reason: 'LEITURA_NON_PRINTABLE', pattern: DenyPattern.NOT_FOUND });
-    expect(calls).toEqual([`deny:${GENERIC_DENY_PATTERN}`, `deny:${DenyPattern.NOT_FOUND}`]);
+    expect(await lane.scan('ANY')).toMatchObject({ kind: 'denied', refusal: 'INTERNAL_ERROR', reason: 'other' });
+    expect(await lane.scanRejected('non_printable')).toMatchObject({ kind: 'denied', code: null, refusal: 'LEITURA_NON_PRINTABLE', reason: 'not_found' });
+    expect(calls).toEqual(['deny:other', 'deny:not_found']);
     expect(lines).toEqual(['error:check-in failed']);
     expect(lane.status().counters.errors).toBe(1);
   });
@@ -175,7 +179,7 @@ describe('lane flow', () => {
     expect((await lane.scan('DEB-1')).kind).toBe('ignored');
     box.clock.advance(2000);
     expect((await lane.scan('DEB-1')).kind).toBe('denied');
-    expect(calls).toEqual(['grant:entrada:600', 'deny:1']);
+    expect(calls).toEqual(['grant:entrada:600', 'deny:already_used']);
     expect(events(box)).toHaveLength(2);
   });
 
@@ -192,8 +196,8 @@ describe('lane flow', () => {
     expect(await granted).toMatchObject({ code: 'SC-1' });
     const denied = next('denied');
     port.push(Uint8Array.from([0x53, 0x07, 0x0d, 0x0a]));
-    expect(await denied).toMatchObject({ code: null, reason: 'LEITURA_NON_PRINTABLE', pattern: DenyPattern.NOT_FOUND });
-    expect(calls).toEqual(['grant:entrada:600', `deny:${DenyPattern.NOT_FOUND}`]);
+    expect(await denied).toMatchObject({ code: null, refusal: 'LEITURA_NON_PRINTABLE', reason: 'not_found' });
+    expect(calls).toEqual(['grant:entrada:600', 'deny:not_found']);
     expect(lines).toEqual(['warn:scanner read rejected']);
   });
 
@@ -204,7 +208,7 @@ describe('lane flow', () => {
     const b = await setup({ name: 'entrada-2', relay: { driver: 'osdp', path: '/dev/serial/by-id/rs485', address: 2 } });
     const results = await Promise.all([a.lane.scan('RACE-1'), b.lane.scan('RACE-1')]);
     expect(results.map((r) => r.kind).sort()).toEqual(['denied', 'granted']);
-    expect([...a.calls, ...b.calls].sort()).toEqual(['deny:1', 'grant:entrada:600']);
+    expect([...a.calls, ...b.calls].sort()).toEqual(['deny:already_used', 'grant:entrada:600']);
     expect(events(box).map((e) => e.result).sort()).toEqual(['TICKET_ALREADY_USED', 'ok']);
   });
 });

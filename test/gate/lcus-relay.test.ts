@@ -91,8 +91,8 @@ describe('LCUS relay over a pty', () => {
   it('deny writes nothing: the module has no lamp or buzzer', async () => {
     relay = createLcusRelay({ link, config: config(), log: logged.log });
     await waitUntil(() => sim.commands.length === 1, 3000, 'initial off');
-    await relay.deny(1);
-    await relay.deny(4);
+    await relay.deny('already_used');
+    await relay.deny('capacity');
     await new Promise((r) => setTimeout(r, 200));
     expect(sim.commands).toEqual(['a0 01 00 a1']);
     expect(logged.lines.filter((l) => l.level === 'debug')).toHaveLength(2);

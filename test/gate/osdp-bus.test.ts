@@ -60,7 +60,7 @@ describe('OSDP control panel over a pty', () => {
     await online(b);
     const [ra, rb] = [sim.reader(1), sim.reader(5)];
     await a.grant('entrada', 300);
-    await b.deny(2);
+    await b.deny('expired');
     await waitUntil(() => polls(ra) >= 4 && polls(rb) >= 4, 5000, 'both polled');
     expect(ra.outs.filter((o) => o.control === OutControlCode.TEMPORARY_ON)).toEqual([{ output: 0, control: OutControlCode.TEMPORARY_ON, timer: 3 }]);
     expect(rb.outs.filter((o) => o.control === OutControlCode.TEMPORARY_ON)).toEqual([]);
@@ -91,17 +91,17 @@ describe('OSDP control panel over a pty', () => {
     expect(r.output(0).changes).toEqual([]);
   });
 
-  it('every deny pattern has its own red blink and beeps; unknown patterns look like 0', async () => {
+  it('every deny reason has its own blink and beeps: red for the ticket, amber for a full area', async () => {
     const { sim, bus } = await start([{ address: 2 }]);
     const relay = bus.relay(config(2));
     await online(relay);
     const r = sim.reader(2);
-    for (const p of [0, 1, 2, 3, 4, 5, 42]) await relay.deny(p);
+    for (const reason of ['other', 'already_used', 'expired', 'not_yet_valid', 'not_found', 'cancelled', 'capacity'] as const) await relay.deny(reason);
     expect(r.leds).toHaveLength(7);
-    expect(r.leds.every((l) => l.temporary.onColor === OsdpColor.RED && l.temporary.control === 2 && l.permanent.control === 0)).toBe(true);
+    expect(r.leds.every((l) => l.temporary.control === 2 && l.permanent.control === 0)).toBe(true);
+    expect(r.leds.map((l) => l.temporary.onColor)).toEqual([...Array(6).fill(OsdpColor.RED), OsdpColor.AMBER]);
     const looks = r.leds.map((l, i) => JSON.stringify([l.temporary, r.buzzes[i]]));
-    expect(new Set(looks.slice(0, 6)).size).toBe(6);
-    expect(looks[6]).toBe(looks[0]);
+    expect(new Set(looks).size).toBe(7);
     expect(r.outs.filter((o) => o.control === OutControlCode.TEMPORARY_ON)).toEqual([]);
   });
 

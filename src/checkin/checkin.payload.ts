@@ -1,0 +1,76 @@
+import { AppError } from '../http/errors.js';
+import { comboPedido, orderModePedido, reversedPerson, voucherPedido, type OrderRecord } from '../orders/order.payload.js';
+import { batchMessage } from './checkin.rules.js';
+import type { CheckinResult, Granted, Reversed, ReversalResult } from './result.js';
+
+// The HTTP door's words for the check-in service's results: the spec's `data` (4.1, 4.2), built
+// in the transaction of the change, so a batch shows each code's order as it was right after it.
+
+export type OrderReader = (orderId: number) => OrderRecord;
+
+export function checkinData(g: Granted, order: OrderReader): Record<string, unknown> {
+  const pedido = () => order(g.orderId!);
+  switch (g.target) {
+    case 'person':
+      return { message: 'Check-in realizado com sucesso.', qr_code: g.people[0]!.qrCode, checkin_em: g.at, pedido: voucherPedido(pedido(), true) };
+    case 'group':
+      return {
+        message: `Check-in do combo realizado: ${g.people.length} de ${g.totalPessoas} pessoa(s).`,
+        combo_qr_code: g.code, total_checkins: g.people.length, total_pessoas: g.totalPessoas, pedido: comboPedido(pedido()),
+      };
+    case 'order':
+      return {
+        message: `Check-in do pedido realizado: ${g.people.length} de ${g.totalPessoas} pessoa(s).`,
+        numero_pedido: g.code, total_checkins: g.people.length, total_pessoas: g.totalPessoas, pedido: orderModePedido(pedido()),
+      };
+    default: {
+      const a = g.additional!;
+      return {
+        message: `Adicional utilizado: unidade ${a.used} de ${a.quantidade}.`,
+        qr_code: g.code,
+        checkin_em: g.at,
+        adicional: { nome: a.nome, quantidade: a.quantidade, unidades_utilizadas: a.used, unidades_restantes: a.quantidade - a.used },
+        pedido: voucherPedido(pedido(), true),
+      };
+    }
+  }
+}
+
+export function reversalData(r: Reversed): Record<string, unknown> {
+  const pessoas = r.people.map((p) => reversedPerson({ qr_code: p.qrCode, nome: p.nome, estornado_em: r.at, estorno_dispositivo: r.terminal, estorno_operador: r.operador }));
+  const totals = { total_estornados: pessoas.length, total_pessoas: r.totalPessoas };
+  switch (r.target) {
+    case 'person':
+      return { message: 'Check-in estornado com sucesso.', pedido: { numero_pedido: r.numeroPedido, pessoa: pessoas[0] } };
+    case 'group':
+      return { message: `Estorno do combo realizado: ${pessoas.length} pessoa(s).`, combo_qr_code: r.code, ...totals, pedido: { numero_pedido: r.numeroPedido, pessoas } };
+    case 'order':
+      return { message: `Estorno do pedido realizado: ${pessoas.length} pessoa(s).`, numero_pedido: r.code, ...totals, pedido: { numero_pedido: r.numeroPedido, pessoas } };
+    default: {
+      const a = r.additional!;
+      return {
+        message: 'Unidade do adicional estornada com sucesso.',
+        qr_code: r.code,
+        adicional: { nome: a.nome, quantidade: a.quantidade, unidades_utilizadas: a.used, unidades_restantes: a.quantidade - a.used },
+        pedido: { numero_pedido: r.numeroPedido, estornado_em: r.at, estorno_dispositivo: r.terminal, estorno_operador: r.operador },
+      };
+    }
+  }
+}
+
+/** One code's answer: its data, or the refusal as the AppError the error handler words. */
+export function single(result: CheckinResult | ReversalResult, data: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (!result.ok) throw new AppError(result.code, result.details);
+  return data!;
+}
+
+/** Batch (4.1 rule 3): HTTP 200 with one result per code. */
+export function batchData(items: { code: string; result: CheckinResult | ReversalResult; view?: Record<string, unknown> | undefined }[], verb: string) {
+  const resultados = items.map(({ code, result, view }) => {
+    if (result.ok) return { ...view, qr_code: code, success: true, status: 200 };
+    const error = new AppError(result.code, result.details);
+    return { qr_code: code, success: false, status: error.status, error: error.toBody() };
+  });
+  const ok = resultados.filter((r) => r.success).length;
+  return { message: batchMessage(ok, items.length - ok, verb), total_enviados: items.length, total_sucesso: ok, total_falha: items.length - ok, resultados };
+}

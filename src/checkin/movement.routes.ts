@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import type { RouteRegistrar } from '../app.js';
+import { CHECKIN_PERMISSIONS, type Auth } from '../auth/auth.js';
+import { guard } from '../auth/guard.js';
+import { AppError } from '../http/errors.js';
+import type { CheckinService } from './checkin.service.js';
+import { PARK_AREA } from './flow.js';
+import type { MovePolicy } from './movement.flows.js';
+
+// The box's own movement doors for people with a handheld (docs/api.md, "Movements"): an exit
+// (POST /api/local/saida; entries are the spec's check-in) and the occupancy of each area.
+
+/** The tenant's movement settings: the lanes file's, or these when there is none. */
+export interface MovementSettings {
+  reentrada: MovePolicy['reentrada'];
+  saidaSemEntrada: MovePolicy['saidaSemEntrada'];
+  areas: Record<string, { capacidade: number }>;
+}
+export const DEFAULT_MOVEMENT_SETTINGS: MovementSettings = { reentrada: 'nao', saidaSemEntrada: 'liberar', areas: {} };
+
+const areaName = z.string().trim().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'nome de área: letras minúsculas, dígitos, - e _ (até 40)');
+const exitBody = z.preprocess((b) => b ?? {}, z.object({
+  qr_code: z.string().trim().min(1, 'informe qr_code').max(2000).describe('QR de pessoa ou QR de combo (YYYYMMDD-NNNN): um código'),
+  terminal: z.string().max(200).nullish(),
+  operador: z.string().max(200).nullish(),
+  area: areaName.optional().describe(`Área de onde a pessoa sai (padrão: ${PARK_AREA})`),
+}));
+
+/** People inside each area now, with its capacity: the park and every configured area always listed. */
+export function occupancyPayload(checkin: CheckinService, tenantId: number, settings: MovementSettings) {
+  const inside = new Map(checkin.occupancy(tenantId).map((o) => [o.area, o.inside]));
+  const names = [...new Set([PARK_AREA, ...Object.keys(settings.areas), ...inside.keys()])];
+  return names.map((area) => {
+    const capacidade = settings.areas[area]?.capacidade ?? null;
+    const dentro = inside.get(area) ?? 0;
+    return { area, dentro, capacidade, livres: capacidade === null ? null : Math.max(0, capacidade - dentro) };
+  });
+}
+
+export const movementRoutes = (deps: { auth: Auth; checkin: CheckinService; settingsOf: (tenantId: number) => MovementSettings }): RouteRegistrar => (app) => {
+  const exits = guard((request) => deps.auth.apiKey(request, CHECKIN_PERMISSIONS));
+  const reads = guard((request) => deps.auth.apiKey(request, ['local:read']));
+  const common = { tags: ['local'], security: [{ apiKey: [] }] };
+
+  app.post('/api/local/saida', { onRequest: exits.onRequest, schema: { ...common, summary: 'Saída de uma pessoa ou grupo (nunca um check-in)', body: exitBody } }, async (request) => {
+    const c = exits.callerOf(request);
+    const body = request.body;
+    const settings = deps.settingsOf(c.tenantId);
+    const policy: MovePolicy = { direction: 'saida', area: body.area ?? PARK_AREA, reentrada: settings.reentrada, saidaSemEntrada: settings.saidaSemEntrada, capacity: null };
+    const result = await deps.checkin.move(body, { tenantId: c.tenantId, apiKeyId: c.apiKeyId, keyName: c.keyName, source: 'api' }, policy);
+    if (!result.ok) throw new AppError(result.code, result.details);
+    return {
+      success: true,
+      data: {
+        message: result.withoutEntry ? 'Saída liberada sem entrada registrada hoje.' : `Saída registrada: ${result.people.length} pessoa(s).`,
+        movimento: result.movement,
+        sem_entrada: result.withoutEntry,
+        area: policy.area,
+        em: result.at,
+        numero_pedido: result.numeroPedido,
+        pessoas: result.people.map((p) => ({ qr_code: p.qrCode, nome: p.nome })),
+      },
+    };
+  });
+
+  app.get('/api/local/ocupacao', { onRequest: reads.onRequest, schema: { ...common, summary: 'Pessoas dentro de cada área agora' } }, async (request) => {
+    const tenantId = reads.callerOf(request).tenantId;
+    return { success: true, data: { areas: occupancyPayload(deps.checkin, tenantId, deps.settingsOf(tenantId)) } };
+  });
+};
