@@ -38,6 +38,8 @@ const parseDetails = (json: string | null) => (json === null ? null : (JSON.pars
 
 /** Where the event stands with the cloud: pendente, one of the results, or nao_enviado (refusals; no cloud). */
 function situacao(r: EventRow, synced: boolean): string {
+  // Exits, re-entries and area entries are the box's own facts: the cloud's API has no place for them.
+  if (r.action !== 'checkin' && r.action !== 'estorno') return 'somente_local';
   if (r.push_status === 'concluido') return r.resultado ?? 'outro';
   if (r.push_status === 'pendente' || (r.result === 'ok' && synced)) return 'pendente';
   return 'nao_enviado';

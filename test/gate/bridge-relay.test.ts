@@ -221,6 +221,9 @@ describe('bridge relay commands', () => {
     await online(t);
     const reasons = ['other', 'already_used', 'expired', 'not_yet_valid', 'not_found', 'cancelled', 'capacity'] as const;
     for (let i = 0; i < 260; i++) await t.relay.deny(reasons[i % reasons.length]!);
+    // Each reason has its own board pattern; a full area is 6.
+    const patterns = t.board.seen.filter((x) => x.msg.type === 'DENY').map((x) => (x.msg as { pattern: number }).pattern);
+    expect(patterns.slice(0, 7)).toEqual([0, 1, 2, 3, 4, 5, 6]);
     // Retransmissions folded: a slow machine may repeat a frame.
     const seqs = t.board.seen.filter((s) => s.msg.type !== 'ACK').map((s) => s.msg.seq).filter((q, i, all) => q !== all[i - 1]);
     expect(seqs).not.toContain(0);

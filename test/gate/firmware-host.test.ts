@@ -168,10 +168,10 @@ describe('bridge firmware (host build) on a pty', () => {
     expect(board.relayOn()).toBe(false);
   });
 
-  it('shows each DENY pattern 0..5 with its own count of red flashes and beeps', async () => {
+  it('shows each DENY pattern 0..6 with its own count of red flashes and beeps', async () => {
     await bringOnline();
-    // [red flashes, beeps] per pattern (PROTOCOL.md table): counted, not timed.
-    const expected = [[1, 2], [1, 1], [2, 2], [3, 3], [4, 4], [5, 5]] as const;
+    // [red flashes, beeps] per pattern (PROTOCOL.md table): counted, not timed. 6 is a full area.
+    const expected = [[1, 2], [1, 1], [2, 2], [3, 3], [4, 4], [5, 5], [6, 6]] as const;
     const seen: number[][] = [];
     let genericRedMs = 0;
     for (const [pattern, [red, beeps]] of expected.entries()) {
@@ -187,7 +187,8 @@ describe('bridge firmware (host build) on a pty', () => {
       if (pattern === 0) genericRedMs = changes('led red', 0)[0]!.boardMs - changes('led red', 1)[0]!.boardMs;
     }
     expect(seen).toEqual(expected.map((pair) => [...pair]));
-    expect(new Set(seen.map((pair) => pair.join('/'))).size).toBe(6);
+    expect(new Set(seen.map((pair) => pair.join('/'))).size).toBe(7);
+    expect(await box.request({ type: 'DENY', pattern: 7 })).toBe(nak(NakReason.BAD_PAYLOAD));
     expect(genericRedMs).toBeGreaterThanOrEqual(800); // board tick times: the long flash is never cut short
     expect(board.relayOn()).toBe(false);
   });

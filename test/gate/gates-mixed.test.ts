@@ -9,15 +9,18 @@ import { openLcusSim, type LcusSim } from '../support/lcus-sim.js';
 import { openOsdpSim, type OsdpSim } from '../support/osdp-reader-sim.js';
 import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
 
-// Three lanes, one per relay driver, on real ptys: the bridge firmware (whose fire input frees
-// every lane), an LCUS module with a serial scanner, and an OSDP reader that is its lane's scanner.
+// Lanes of every relay driver on real ptys: the bridge firmware (whose fire input frees every
+// lane), an LCUS module with a serial scanner, an OSDP reader that is its lane's scanner, and an
+// exit lane (serial scanner, LCUS relay).
 
 let box: TestBox;
-const ptys: Record<'scanner' | 'bridge' | 'lcus' | 'osdp', PtyPair> = {} as never;
+const ptys: Record<'scanner' | 'bridge' | 'lcus' | 'osdp' | 'exitScanner' | 'exitLcus', PtyPair> = {} as never;
 let board: BridgeBoard;
 let lcus: LcusSim;
+let exitLcus: LcusSim;
 let osdp: OsdpSim;
 let scanner: ScannerSim;
+let exitScanner: ScannerSim;
 
 const scan = (code: string) => scanner.scan(code);
 async function gates(): Promise<any> {
@@ -30,27 +33,32 @@ const person = (qr: string) => box.db.sqlite.prepare('select checkin_em, checkin
 const laneEvents = (kind: string) => box.db.sqlite.prepare('select lane, code, details from lane_events where kind = ? order by id').all(kind) as { lane: string; code: string | null; details: string | null }[];
 
 beforeAll(async () => {
-  for (const name of ['scanner', 'bridge', 'lcus', 'osdp'] as const) ptys[name] = await openPtyPair(name);
+  for (const name of ['scanner', 'bridge', 'lcus', 'osdp', 'exitScanner', 'exitLcus'] as const) ptys[name] = await openPtyPair(name);
   board = await startBridgeBoard(ptys.bridge.device);
   lcus = await openLcusSim(ptys.lcus.device);
+  exitLcus = await openLcusSim(ptys.exitLcus.device);
   osdp = await openOsdpSim(ptys.osdp.device, [{ address: 5 }]);
   const config = laneConfigSchema.parse({
     lanes: [
       { name: 'norte', direction: 'entrada', operador: 'Norte', scanners: [{ path: '/tmp/unused-norte-scanner' }], relay: { driver: 'bridge', path: ptys.bridge.box, heartbeatTimeoutMs: 1000 } },
       { name: 'sul', direction: 'entrada', operador: 'Sul', debounceMs: 0, scanners: [{ path: ptys.scanner.box }], relay: { driver: 'lcus', path: ptys.lcus.box, pulseMs: 200, channel: 2 } },
       { name: 'leste', direction: 'entrada', operador: 'Leste', debounceMs: 0, scanners: [], relay: { driver: 'osdp', path: ptys.osdp.box, address: 5, output: 1, pulseMs: 300 } },
+      { name: 'oeste', direction: 'saida', operador: 'Oeste', debounceMs: 0, scanners: [{ path: ptys.exitScanner.box }], relay: { driver: 'lcus', path: ptys.exitLcus.box, pulseMs: 200, channel: 1 } },
     ],
   });
   box = await createTestBox({ lanes: ({ db, clock, checkin, tenantId }) => startLanes({ config, db, clock, checkin, tenantId, log: silentLog }) });
   box.importOrders([makeOrder({ prefix: 'MIX', people: 4 })]);
   scanner = await openScannerSim(ptys.scanner.device);
+  exitScanner = await openScannerSim(ptys.exitScanner.device);
   await board.waitFor('online', 1, { timeoutMs: 8000 });
   await waitUntil(async () => (await lane('leste')).rele.online, 8000, 'OSDP reader online');
 }, 30_000);
 
 afterAll(async () => {
   await scanner?.close();
+  await exitScanner?.close();
   await box?.close();
+  await exitLcus?.close();
   await board?.stop();
   await lcus?.close();
   await osdp?.close();
@@ -96,12 +104,30 @@ describe('lanes with every relay driver', () => {
     expect(JSON.parse(denied().at(-1)!.details!)).toMatchObject({ motivo: 'TICKET_NOT_FOUND' });
   });
 
+  it('an exit lane lets out someone who came in (an exit, not a check-in) and a visitor with no entry, by the default policy', async () => {
+    await scan('MIX-3');
+    await waitUntil(() => person('MIX-3').checkin_em !== null, 3000, 'MIX-3 in');
+    const inside = async () => (await gates()).ocupacao.find((o: { area: string }) => o.area === 'parque').dentro;
+    const before = await inside();
+    const opened = () => exitLcus.changes.filter((c) => c.channel === 1 && c.on).length;
+    await exitScanner.scan('MIX-3');
+    await waitUntil(() => opened() === 1, 3000, 'exit relay on');
+    expect(await inside()).toBe(before - 1);
+    expect(person('MIX-3').checkin_dispositivo).toBe('sul');
+    await exitScanner.scan('MIX-4');
+    await waitUntil(() => opened() === 2, 3000, 'exit relay on for a visitor with no entry');
+    expect(person('MIX-4').checkin_em).toBeNull();
+    const exits = laneEvents('liberada').filter((e) => e.lane === 'oeste').map((e) => [e.code, JSON.parse(e.details!)]);
+    expect(exits).toEqual([['MIX-3', { movimento: 'saida' }], ['MIX-4', { movimento: 'saida', sem_entrada: true }]]);
+    expect((await lane('oeste')).direcao).toBe('saida');
+  });
+
   it('the fire input of one bridge board holds every lane open until it clears', async () => {
     await board.setFire(true);
     await waitUntil(() => lcus.isOn(2) && osdp.reader(5).output(1).on, 5000, 'LCUS and OSDP held open');
     const during = await gates();
     expect(during.alarme_incendio).toMatchObject({ ativo: true, origens: ['norte'] });
-    expect(during.pistas.map((p: { rele: { passagem_livre: boolean } }) => p.rele.passagem_livre)).toEqual([true, true, true]);
+    expect(during.pistas.map((p: { rele: { passagem_livre: boolean } }) => p.rele.passagem_livre)).toEqual([true, true, true, true]);
     await board.setFire(false);
     await waitUntil(() => !lcus.isOn(2) && !osdp.reader(5).output(1).on, 5000, 'LCUS and OSDP released');
     expect((await gates()).alarme_incendio.ativo).toBe(false);
