@@ -148,31 +148,37 @@ export function createLane({ config, policy, checkin, tenantId, relay, clock, lo
     return { kind: 'denied', code, refusal, reason };
   }
 
-  async function notPassed(code: string, cause: 'timeout' | 'relay_failed'): Promise<void> {
-    counters.notPassed++;
-    const operador = cause === 'timeout' ? NOT_PASSED_OPERADOR : RELAY_FAILED_OPERADOR;
-    let reversed = false;
+  async function reverseCheckin(code: string, operador: string): Promise<boolean> {
     try {
-      const { result } = (await checkin.reverse({ qr_code: code, terminal: name, operador }, caller, ONE_CODE)) as { result: { ok: boolean; code?: string } };
-      reversed = result.ok;
+      const reply = await checkin.reverse({ qr_code: code, terminal: name, operador }, caller, ONE_CODE);
+      const result = reply.batch ? reply.items[0]!.result : reply.result;
       // E.g. staff already reversed it by hand, or the day turned: the check-in then stays.
       if (!result.ok) log.warn({ lane: name, code, refusal: result.code }, 'automatic reversal refused');
+      return result.ok;
     } catch (err) {
       counters.errors++;
       log.warn({ err, lane: name, code }, 'automatic reversal failed');
+      return false;
     }
+  }
+
+  /** Only a check-in is undone when nobody passed: an exit or a re-entry stays recorded as it is. */
+  async function notPassed(code: string, cause: 'timeout' | 'relay_failed', movement: Movement): Promise<void> {
+    counters.notPassed++;
+    const operador = cause === 'timeout' ? NOT_PASSED_OPERADOR : RELAY_FAILED_OPERADOR;
+    const reversed = movement === 'checkin' && (await reverseCheckin(code, operador));
     log.info({ lane: name, code, cause, reversed }, 'granted but nobody passed');
     emit({ type: 'not_passed', lane: name, at: clock.nowIso(), code, cause, reversed });
   }
 
-  function expectPassage(code: string): void {
+  function expectPassage(code: string, movement: Movement): void {
     if (!config.passage || closed) return;
     const entry: PendingGrant = { code, timer: undefined };
     entry.timer = timers.setTimeout(() => {
       const i = pending.indexOf(entry);
       if (i < 0) return;
       pending.splice(i, 1);
-      void notPassed(code, 'timeout');
+      void notPassed(code, 'timeout', movement);
     }, config.passage.timeoutMs);
     pending.push(entry);
   }
@@ -203,11 +209,10 @@ export function createLane({ config, policy, checkin, tenantId, relay, clock, lo
     } catch (err) {
       counters.errors++;
       log.error({ err, lane: name, code }, 'relay grant failed');
-      // Only a check-in is undone: an exit or a re-entry stays recorded as it is.
-      if (result.movement === 'checkin') await notPassed(code, 'relay_failed');
+      await notPassed(code, 'relay_failed', result.movement);
       return { kind: 'granted', code, result };
     }
-    if (result.movement === 'checkin') expectPassage(code);
+    expectPassage(code, result.movement);
     return { kind: 'granted', code, result };
   }
 

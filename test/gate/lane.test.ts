@@ -252,6 +252,25 @@ describe('lane with a passage sensor', () => {
     expect(events(box).map((e) => e.action)).toEqual(['checkin', 'checkin']);
   });
 
+  it('an exit lane: an exit is no check-in; its passage is no tailgating; an exit nobody passed stays an exit', async () => {
+    box = await createTestBox();
+    box.importOrders([makeOrder({ prefix: 'EX', people: 2 })]);
+    const door = await setup({ name: 'entrada-1' });
+    await door.lane.scan('EX-1');
+    await door.lane.scan('EX-2');
+    const { lane, time, sensor, seen, calls } = await setup({ name: 'saida-1', direction: 'saida', passage: { timeoutMs: 5000 } });
+    expect(await lane.scan('EX-1')).toMatchObject({ kind: 'granted', result: { movement: 'saida', withoutEntry: false } });
+    sensor();
+    expect(await lane.scan('EX-2')).toMatchObject({ kind: 'granted', result: { movement: 'saida' } });
+    time.advance(6000);
+    expect(seen.map((e) => e.type)).toEqual(['granted', 'passed', 'granted', 'not_passed']);
+    expect(seen.at(-1)).toMatchObject({ code: 'EX-2', reversed: false });
+    expect(calls).toEqual(['grant:saida:600', 'grant:saida:600']);
+    expect(events(box).map((e) => [e.action, e.code, e.result])).toEqual([
+      ['checkin', 'EX-1', 'ok'], ['checkin', 'EX-2', 'ok'], ['saida', 'EX-1', 'ok'], ['saida', 'EX-2', 'ok'],
+    ]);
+  });
+
   it('a passage without a pending grant raises the tailgating alarm', async () => {
     box = await createTestBox();
     box.importOrders([makeOrder({ prefix: 'T', people: 1 })]);
