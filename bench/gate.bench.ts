@@ -31,6 +31,8 @@ const granted: Granted = {
 const noDatabase = {
   checkIn: async () => ({ batch: false, result: granted, view: undefined }),
   reverse: async () => ({ batch: false, result: { ok: false, code: 'SEM_CHECKIN' }, view: undefined }),
+  move: async () => granted,
+  occupancy: () => [],
 } as unknown as CheckinService;
 
 function percentile(sorted: number[], p: number): number {
