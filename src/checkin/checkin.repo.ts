@@ -63,6 +63,9 @@ export function createCheckinRepo(sqlite: Sqlite, k: Kysely<DB>) {
         .where('tenant_id', '=', p.tenantId).where('area', '=', p.area).where('person_id', '=', p.personId).where('local_date', '=', p.today).where('inside', '=', 1)),
     leaveAll: prepareQuery(sqlite, (p: { personId: number; at: string }) =>
       k.updateTable('presence').set({ inside: 0, since: p.at }).where('person_id', '=', p.personId).where('inside', '=', 1)),
+    insideArea: prepareQuery(sqlite, (p: { tenantId: number; today: string; area: string }) =>
+      k.selectFrom('presence').select((eb) => eb.fn.countAll<number>().as('inside'))
+        .where('tenant_id', '=', p.tenantId).where('local_date', '=', p.today).where('area', '=', p.area).where('inside', '=', 1)),
     occupancy: prepareQuery(sqlite, (p: { tenantId: number; today: string }) =>
       k.selectFrom('presence').select(['area', (eb) => eb.fn.countAll<number>().as('inside')])
         .where('tenant_id', '=', p.tenantId).where('local_date', '=', p.today).where('inside', '=', 1).groupBy('area')),
@@ -110,6 +113,8 @@ export function createCheckinRepo(sqlite: Sqlite, k: Kysely<DB>) {
     leave: (tenantId: number, area: string, personId: number, today: string, at: string) => q.leave.run({ tenantId, area, personId, today, at }).changes === 1,
     /** A reversed check-in ends the person's movements: inside nowhere. */
     leaveAll: (personId: number, at: string) => void q.leaveAll.run({ personId, at }),
+    /** People inside one area today: one index range, cheap enough for every entry into a limited area. */
+    insideArea: (tenantId: number, area: string, today: string) => q.insideArea.get({ tenantId, area, today })?.inside ?? 0,
     /** People inside each area today (areas nobody is in are absent). */
     occupancy: (tenantId: number, today: string) => q.occupancy.all({ tenantId, today }),
   };

@@ -40,7 +40,7 @@ function granted(f: Flow, movement: Movement, fields: Pick<Granted, 'target' | '
 
 function full(f: Flow, policy: MovePolicy, entering: number): { area: string; capacidade: number; ocupacao: number } | null {
   if (policy.capacity === null || entering === 0) return null;
-  const ocupacao = f.repo.occupancy(f.actor.tenantId, f.today).find((o) => o.area === f.area)?.inside ?? 0;
+  const ocupacao = f.repo.insideArea(f.actor.tenantId, f.area, f.today);
   return ocupacao + entering > policy.capacity ? { area: f.area, capacidade: policy.capacity, ocupacao } : null;
 }
 
