@@ -33,11 +33,18 @@ export function createClock(timeZone: string, now: () => Date = () => new Date()
     today: () => localDate(now()),
     localDate,
     startOfLocalDate(date) {
-      // Start from UTC midnight and correct by the zone's offset at that moment (twice, for DST edges).
+      // The first minute whose local date is `date`. Where DST starts at midnight (America/Santiago,
+      // America/Havana) 00:00 does not exist and the day begins at 01:00. Every zone is within
+      // UTC-12..+14, so 15 h before UTC midnight is still the day before and 13 h after is the day.
       const utcMidnight = Date.parse(`${date}T00:00:00Z`);
-      let guess = utcMidnight;
-      for (let i = 0; i < 2; i++) guess = utcMidnight - offsetMs(timeZone, new Date(guess));
-      return new Date(guess);
+      let before = Math.floor((utcMidnight - 15 * HOUR_MS) / MINUTE_MS);
+      let from = Math.floor((utcMidnight + 13 * HOUR_MS) / MINUTE_MS);
+      while (from - before > 1) {
+        const mid = Math.floor((before + from) / 2);
+        if (fmt.format(mid * MINUTE_MS) < date) before = mid;
+        else from = mid;
+      }
+      return new Date(from * MINUTE_MS);
     },
   };
 }
@@ -56,22 +63,8 @@ export function createFixedClock(timeZone: string, start: string | Date) {
   });
 }
 
-function offsetMs(timeZone: string, at: Date): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(at);
-  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value);
-  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
-  return asUtc - Math.floor(at.getTime() / 1000) * 1000;
-}
-
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
 /** A calendar date (YYYY-MM-DD) `days` later (or earlier); plain date arithmetic, no time zone involved. */
