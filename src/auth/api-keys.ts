@@ -63,34 +63,31 @@ const keyLookup = (sqlite: Sqlite, k: Kysely<DB>) =>
 interface KeyCache {
   dataVersion: Database.Statement;
   version: unknown;
-  checkedAt: number;
-  rows: Map<string, NonNullable<ReturnType<ReturnType<typeof keyLookup>['get']>>>;
+  /** null: looked up, no such key id (cached too, so an unknown id costs what a known one does). */
+  rows: Map<string, NonNullable<ReturnType<ReturnType<typeof keyLookup>['get']>> | null>;
   lookup: ReturnType<typeof keyLookup>;
 }
 /**
  * Key rows by key id, per connection: the lookup would otherwise be a join on every request. Keys are
- * issued and revoked by the CLI, another connection, whose commits change `PRAGMA data_version`: the
- * cache is dropped then, so a revocation takes effect within REVALIDATE_MS. A change made on this
- * same connection does not change it: code that ever revokes keys in-process must clear this cache.
+ * issued and revoked by the CLI, another connection, whose commits change `PRAGMA data_version`
+ * (asked on every request, about a microsecond): the cache is dropped then, so a revoked key is
+ * refused from the first request after the CLI's commit. A change made on this same connection does
+ * not change it: code that ever revokes keys in-process must clear this cache.
  */
 const caches = new WeakMap<Sqlite, KeyCache>();
-export const REVALIDATE_MS = 100;
+/** Random key ids must not grow the cache without bound: past this many it starts over. */
+const MAX_CACHED_KEYS = 10_000;
 
 function keyCache(sqlite: Sqlite, k: Kysely<DB>): KeyCache {
   let cache = caches.get(sqlite);
   if (!cache) {
     const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
-    caches.set(sqlite, (cache = { dataVersion, version: dataVersion.get(), checkedAt: performance.now(), rows: new Map(), lookup: keyLookup(sqlite, k) }));
+    caches.set(sqlite, (cache = { dataVersion, version: dataVersion.get(), rows: new Map(), lookup: keyLookup(sqlite, k) }));
   }
-  // Asking SQLite is itself a few microseconds: at most every REVALIDATE_MS.
-  const now = performance.now();
-  if (now - cache.checkedAt >= REVALIDATE_MS) {
-    cache.checkedAt = now;
-    const version = cache.dataVersion.get();
-    if (version !== cache.version) {
-      cache.version = version;
-      cache.rows.clear();
-    }
+  const version = cache.dataVersion.get();
+  if (version !== cache.version) {
+    cache.version = version;
+    cache.rows.clear();
   }
   return cache;
 }
@@ -99,10 +96,11 @@ function keyCache(sqlite: Sqlite, k: Kysely<DB>): KeyCache {
 export function verifyApiKey(sqlite: Sqlite, k: Kysely<DB>, presented: string, nowIso: string): Caller | null {
   const match = KEY_SHAPE.exec(presented);
   const cache = keyCache(sqlite, k);
-  let row = match ? cache.rows.get(match[1]!) : undefined;
-  if (match && !row) {
-    row = cache.lookup.get({ keyId: match[1]! });
-    if (row) cache.rows.set(match[1]!, row);
+  let row = match ? cache.rows.get(match[1]!) : null;
+  if (match && row === undefined) {
+    row = cache.lookup.get({ keyId: match[1]! }) ?? null;
+    if (cache.rows.size >= MAX_CACHED_KEYS) cache.rows.clear();
+    cache.rows.set(match[1]!, row);
   }
   // Compare even when nothing matched, so a miss costs the same as a wrong secret.
   const equal = crypto.timingSafeEqual(hash(presented), row ? row.key_hash : DUMMY_HASH);
