@@ -65,7 +65,8 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     if (error instanceof AppError) return reply.status(error.status).send(errorEnvelope(error.toBody()));
     if (hasZodFastifySchemaValidationErrors(error)) {
       const campos = error.validation.map((v) => ({
-        campo: `${error.validationContext ?? ''}${v.instancePath.replace(/\//g, '.')}`,
+        // The body itself (not an object) is `body`, not `body.`.
+        campo: `${error.validationContext ?? ''}${v.instancePath.replace(/\//g, '.')}`.replace(/\.$/, ''),
         mensagem: v.message ?? 'inválido',
       }));
       const e = new AppError('VALIDATION_ERROR', { campos }, `Parâmetros inválidos: ${campos.map((c) => `${c.campo}: ${c.mensagem}`).join('; ')}`);

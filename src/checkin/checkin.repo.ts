@@ -35,8 +35,6 @@ export function createCheckinRepo(sqlite: Sqlite, k: Kysely<DB>) {
       k.selectFrom('orders').select(['id', 'numero_pedido', 'status']).where('tenant_id', '=', p.tenantId).where('numero_pedido', '=', p.numero)),
     personElsewhere: prepareQuery(sqlite, (p: { tenantId: number; code: string }) =>
       k.selectFrom('people').select('id').where('qr_code', '=', p.code).where('tenant_id', '!=', p.tenantId).limit(1)),
-    orderElsewhere: prepareQuery(sqlite, (p: { tenantId: number; code: string }) =>
-      k.selectFrom('orders').select('id').where('numero_pedido', '=', p.code).where('tenant_id', '!=', p.tenantId).limit(1)),
     additionalElsewhere: prepareQuery(sqlite, (p: { tenantId: number; code: string }) =>
       k.selectFrom('additionals').select('id').where('adicional_qr_code', '=', p.code).where('tenant_id', '!=', p.tenantId).limit(1)),
     additionalByQr: prepareQuery(sqlite, (p: { tenantId: number; qr: string }) =>
@@ -82,11 +80,13 @@ export function createCheckinRepo(sqlite: Sqlite, k: Kysely<DB>) {
 
     orderByNumero: (tenantId: number, numero: string) => q.orderByNumero.get({ tenantId, numero }),
 
-    /** Whether a QR or order number exists under another tenant (reversal answers TENANT_MISMATCH). */
+    /**
+     * Whether a ticket's QR (a person's or an additional's) exists under another tenant: reversal
+     * answers TENANT_MISMATCH. Order numbers are left out on purpose: they are sequential, so the
+     * answer would let a tenant count another's daily orders (docs/api.md).
+     */
     existsElsewhere(tenantId: number, code: string): boolean {
-      if (q.personElsewhere.get({ tenantId, code })) return true;
-      if (q.orderElsewhere.get({ tenantId, code })) return true;
-      return !!q.additionalElsewhere.get({ tenantId, code });
+      return !!q.personElsewhere.get({ tenantId, code }) || !!q.additionalElsewhere.get({ tenantId, code });
     },
 
     additionalByQr: (tenantId: number, qr: string) => q.additionalByQr.get({ tenantId, qr }),

@@ -25,9 +25,9 @@ export function dateRefusal(ticket: { tipo_ingresso: string; data_uso: string },
 }
 
 /** Reversal is allowed only on the tenant-local calendar day of the check-in. */
-export function sameDayRefusal(checkinLocalDate: string, today: string, qrCode: string, checkinEm: string): Refusal | null {
+export function sameDayRefusal(checkinLocalDate: string, today: string, code: string, checkinEm: string, codeKey: 'qr_code' | 'numero_pedido' = 'qr_code'): Refusal | null {
   if (checkinLocalDate === today) return null;
-  return { code: 'ESTORNO_NAO_PERMITIDO', details: { qr_code: qrCode, checkin_em: checkinEm, data_checkin: checkinLocalDate, data_atual: today } };
+  return { code: 'ESTORNO_NAO_PERMITIDO', details: { [codeKey]: code, checkin_em: checkinEm, data_checkin: checkinLocalDate, data_atual: today } };
 }
 
 export interface RequestFields {

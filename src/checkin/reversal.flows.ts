@@ -50,7 +50,7 @@ export function reverseMany(f: Flow, mode: 'combo' | 'pedido', code: string, ord
   const today = active.filter((p) => f.clock.localDate(p.checkin_em!) === f.today);
   if (today.length === 0) {
     const p = active[0]!;
-    const why = sameDayRefusal(f.clock.localDate(p.checkin_em!), f.today, code, p.checkin_em!)!;
+    const why = sameDayRefusal(f.clock.localDate(p.checkin_em!), f.today, code, p.checkin_em!, mode === 'pedido' ? 'numero_pedido' : 'qr_code')!;
     return refuse(f, ev, why.code, why.details);
   }
   const undone = today.filter((p) => reverseOne(f, p, mode, code)).map((p) => ({ id: p.id, qrCode: p.qr_code, nome: p.nome }));

@@ -9,8 +9,10 @@ export const queryBoolean = z.preprocess(
   z.enum(['true', 'false', '1', '0'], { message: 'use true ou false' }).transform((v) => v === 'true' || v === '1'),
 );
 
-// Whole numbers of any size (zod's int() refuses those beyond 2^53): a huge limit is still a limit.
-const wholeNumber = z.coerce.number({ message: 'deve ser um número' }).refine(Number.isInteger, 'deve ser um número inteiro');
+// Whole decimal numbers of any size (zod's int() refuses those beyond 2^53): a huge limit is still a
+// limit. Only decimal digits: Number() would also read 0x10, 1e3 or an empty string.
+const decimal = (v: unknown) => (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v) ? Number(v) : v);
+const wholeNumber = z.preprocess(decimal, z.number({ message: 'deve ser um número inteiro decimal' }).refine(Number.isInteger, 'deve ser um número inteiro'));
 
 /** A page size: a non-negative integer, clamped to `max` (values above it are served as `max`). */
 export const pageLimit = (max: number, fallback: number) =>

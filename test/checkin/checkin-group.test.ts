@@ -85,6 +85,14 @@ describe('batch (comma-separated codes)', () => {
     expect(box.db.sqlite.prepare('select count(*) from events').pluck().get()).toBe((before as number) + 1000);
   });
 
+  it('a body that is not an object is named body', async () => {
+    for (const payload of ['[1]', '"S-1"', '42']) {
+      const res = await box.app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': box.keys.checkin, 'content-type': 'application/json' }, payload });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.details.campos.map((c: { campo: string }) => c.campo)).toEqual(['body']);
+    }
+  });
+
   it('reads a comma as part of one code when the door says it is a single scan', async () => {
     box.importOrders([makeOrder({ prefix: 'S', people: 2 })]);
     const lane = { tenantId: box.tenantId, apiKeyId: null, keyName: null, source: 'lane' };

@@ -31,12 +31,18 @@ describe('single reversal', () => {
   it('answers SEM_CHECKIN, TICKET_NOT_FOUND and TENANT_MISMATCH', async () => {
     box = await createTestBox();
     box.importOrders([makeOrder({ prefix: 'B' })]);
-    box.importOrders([makeOrder({ prefix: 'OTHER' })], box.otherTenantId);
+    box.importOrders([makeOrder({ numero: '20261120-0901', prefix: 'OTHER' })], box.otherTenantId);
     const none = await reverse(box, { qr_code: 'B-1' });
     expect([none.status, none.body.error.code, none.body.error.details]).toEqual([422, 'SEM_CHECKIN', { qr_code: 'B-1' }]);
     expect((await reverse(box, { qr_code: 'NOPE' })).body.error.code).toBe('TICKET_NOT_FOUND');
     const mismatch = await reverse(box, { qr_code: 'OTHER-1' });
     expect([mismatch.status, mismatch.body.error.code]).toEqual([403, 'TENANT_MISMATCH']);
+    // Order numbers are sequential: another tenant's answers exactly as one that exists nowhere.
+    const theirs = await reverse(box, { qr_code: '20261120-0901' });
+    const nobodys = await reverse(box, { qr_code: '20261120-0902' });
+    expect([theirs.status, theirs.body.error.code]).toEqual([404, 'TICKET_NOT_FOUND']);
+    expect(theirs.body.error.message).toBe(nobodys.body.error.message);
+    expect((await reverse(box, { numero_pedido: '20261120-0901' })).body.error.code).toBe('ORDER_NOT_FOUND');
   });
 
   it('applies the input rules and auth of POST', async () => {
@@ -111,7 +117,9 @@ describe('combo, order and batch reversal', () => {
     box.importOrders([order]);
     await checkin(box, { qr_code: 'D-1' });
     box.clock.set('2026-11-21T13:00:00.000Z');
-    expect((await reverse(box, { numero_pedido: '20261120-0302' })).body.error.code).toBe('ESTORNO_NAO_PERMITIDO');
+    const late = (await reverse(box, { numero_pedido: '20261120-0302' })).body.error;
+    expect(late).toMatchObject({ code: 'ESTORNO_NAO_PERMITIDO', details: { numero_pedido: '20261120-0302', data_checkin: '2026-11-20' } });
+    expect(late.details.qr_code).toBeUndefined();
     await checkin(box, { qr_code: 'D-next' });
     const res = await reverse(box, { numero_pedido: '20261120-0302' });
     expect(res.body.data.pedido.pessoas.map((p: { qr_code: string }) => p.qr_code)).toEqual(['D-next']);

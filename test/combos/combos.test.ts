@@ -80,7 +80,7 @@ describe.each(comboPaths)('GET %s/combos', (base) => {
     expect(res.json().data.limit).toBe(100);
   });
 
-  it.each(['limit=0', 'limit=abc', 'limit=1.5', 'offset=-1', 'destaque=sim', 'slug='])('rejects %s with VALIDATION_ERROR', async (qs) => {
+  it.each(['limit=0', 'limit=abc', 'limit=1.5', 'limit=0x10', 'limit=1e3', 'limit=', 'offset=-1', 'offset=0x10', 'destaque=sim', 'slug='])('rejects %s with VALIDATION_ERROR', async (qs) => {
     const res = await get(`${base}/combos?${qs}`);
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
