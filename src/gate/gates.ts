@@ -91,6 +91,17 @@ export function startGates({ config, checkin, tenantId, clock, log, events, devi
       Promise.resolve(e.relay.setFreePassage(isActive)).catch((err: unknown) => log.error({ err, lane: e.lane.name }, 'free passage could not be set'));
   }
 
+  // Offline/online transitions of relays and scanner ports, as lane events: one per change, none
+  // for a device that is up from the start.
+  const online = new Map<string, boolean>();
+  function deviceSeen(lane: string, dispositivo: 'rele' | 'leitor', path: string, up: boolean): void {
+    const key = `${lane}:${dispositivo}:${path}`;
+    const before = online.get(key);
+    online.set(key, up);
+    if (before === undefined ? up : before === up) return;
+    void events.append({ lane, at: clock.nowIso(), kind: up ? 'dispositivo_online' : 'dispositivo_offline', details: { porta: path, dispositivo } });
+  }
+
   for (const laneConfig of config.lanes) {
     const relay = relayFor(laneConfig);
     const lane = createLane({ config: laneConfig, policy: movePolicy(config, laneConfig), checkin, tenantId, relay, clock, log });
@@ -100,7 +111,11 @@ export function startGates({ config, checkin, tenantId, clock, log, events, devi
       const link = linkFor(s.path, s.baud, 'scanner');
       const splitter = attachScanner(lane, s, log);
       cleanups.push(link.onData((chunk) => splitter.push(chunk)));
-      cleanups.push(link.onState((state) => state === 'down' && splitter.reset()));
+      cleanups.push(link.onState((state) => {
+        if (state === 'down') splitter.reset();
+        // From the port itself: a cable out and back in within a second still leaves both events.
+        deviceSeen(laneConfig.name, 'leitor', s.path, state === 'up');
+      }));
       return link;
     });
     const scanFailed = (err: unknown) => log.error({ err, lane: lane.name }, 'scan failed');
@@ -110,19 +125,13 @@ export function startGates({ config, checkin, tenantId, clock, log, events, devi
     entries.push({ lane, relay, scanners, cleanups });
   }
 
-  // Offline/online transitions of relays and scanner ports, as lane events.
-  const online = new Map<string, boolean>();
+  // Relay devices are sampled (their "online" is the device answering, not only the port); scanner
+  // ports report every change themselves, and the sample only sets their first state.
   const sampleHealth = () => {
     for (const e of entries) {
       const relay = e.relay.status();
-      const seen: [string, boolean, string][] = [[`${e.lane.name}:relay`, relay.online, relay.path]];
-      for (const s of e.scanners) seen.push([`${e.lane.name}:${s.path}`, s.status().up, s.path]);
-      for (const [key, up, path] of seen) {
-        const before = online.get(key);
-        online.set(key, up);
-        if (before === undefined ? up : before === up) continue;
-        void events.append({ lane: e.lane.name, at: clock.nowIso(), kind: up ? 'dispositivo_online' : 'dispositivo_offline', details: { porta: path, dispositivo: key.endsWith(':relay') ? 'rele' : 'leitor' } });
-      }
+      deviceSeen(e.lane.name, 'rele', relay.path, relay.online);
+      for (const s of e.scanners) deviceSeen(e.lane.name, 'leitor', s.path, s.status().up);
     }
   };
   const health = setInterval(sampleHealth, healthEveryMs);
