@@ -8,6 +8,7 @@ import { clientRoutes } from './clients/clients.routes.js';
 import type { Clock } from './clock.js';
 import { comboRoutes } from './combos/combos.routes.js';
 import type { Db } from './db/open.js';
+import { createStorageHealth, type StorageHealth } from './db/storage.js';
 import { gatesRoutes, type GatesInfo } from './gate/gates.routes.js';
 import { healthRoutes } from './http/health.routes.js';
 import { voucherRoutes } from './orders/vouchers.routes.js';
@@ -20,7 +21,7 @@ export interface BoxDeps {
   /** The sync worker, when the cloud is configured: /api/local/sync shows its state. */
   sync?: SyncInfo | undefined;
   /** Starts the gate lanes on the box's check-in service (GATE_CONFIG): /api/local/gates shows them. */
-  lanes?: ((checkin: CheckinService) => GatesInfo) | undefined;
+  lanes?: ((checkin: CheckinService, storage: StorageHealth) => GatesInfo) | undefined;
 }
 
 /** Services and HTTP app wired together: shared by main.ts and the tests, so both run the same box. */
@@ -28,14 +29,15 @@ export async function assembleBox({ db, clock, logger, sync, lanes }: BoxDeps): 
   const base = { sqlite: db.sqlite, kysely: db.kysely, clock };
   const auth = createAuth(base);
   const listing = { ...base, auth };
-  const checkin = createCheckinService({ db, clock, ...(logger ? { log: logger } : {}) });
-  const gates = lanes?.(checkin);
+  const storage = createStorageHealth({ sqlite: db.sqlite, log: logger || undefined });
+  const checkin = createCheckinService({ db, clock, storage, ...(logger ? { log: logger } : {}) });
+  const gates = lanes?.(checkin, storage);
   const app = await buildApp({
     logger,
     v1: [checkinRoutes({ auth, checkin }), voucherRoutes(listing), clientRoutes(listing)],
     integration: [comboRoutes(listing)],
     local: [
-      healthRoutes(base),
+      healthRoutes({ ...base, storage }),
       syncRoutes({ ...listing, sync }),
       gatesRoutes({ auth, gates, checkin }),
       movementRoutes({ auth, checkin, settingsOf: (tenantId) => (gates?.tenantId === tenantId ? gates.settings : DEFAULT_MOVEMENT_SETTINGS) }),

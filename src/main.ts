@@ -7,6 +7,7 @@ import { migrateToLatest, openDatabase } from './db/open.js';
 import { isEmptyBox, printDemoBanner, seedDemo } from './demo/demo.js';
 import { createCloudSync } from './sync/cloud-sync.js';
 import type { CheckinService } from './checkin/checkin.service.js';
+import type { StorageHealth } from './db/storage.js';
 import { loadLaneConfig } from './gate/lane-config.js';
 import { laneTenant, startLanes } from './gate/register.js';
 
@@ -38,8 +39,8 @@ export async function main(config: Config = loadConfig(), out: Writable = proces
     db.close();
     throw error;
   }
-  const lanes = lanesFile && ((checkin: CheckinService) =>
-    startLanes({ config: lanesFile.config, db, clock, checkin, tenantId: lanesTenant!, log: logger.child({ modulo: 'pistas' }) }));
+  const lanes = lanesFile && ((checkin: CheckinService, storage: StorageHealth) =>
+    startLanes({ config: lanesFile.config, db, clock, checkin, storage, tenantId: lanesTenant!, log: logger.child({ modulo: 'pistas' }) }));
   const { app, gates } = await assembleBox({ db, clock, logger, sync: sync?.worker, lanes });
   let url: string;
   try {

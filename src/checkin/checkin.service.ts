@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
+import { CANNOT_RECORD, storageFailure, type StorageHealth } from '../db/storage.js';
+import { AppError } from '../http/errors.js';
 import { loadOrders } from '../orders/order.payload.js';
 import { checkInAdditional, checkInGroup, checkInOrder, checkInPerson } from './checkin.flows.js';
 import type { OrderReader } from './checkin.payload.js';
@@ -54,10 +56,25 @@ export interface CheckinService {
 }
 
 /** The one rule set for every door: HTTP routes, serial lanes and the console all call this. */
-export function createCheckinService({ db, clock, log }: { db: Db; clock: Clock; log?: FastifyBaseLogger }): CheckinService {
+export function createCheckinService({ db, clock, log, storage }: { db: Db; clock: Clock; log?: FastifyBaseLogger; storage?: StorageHealth }): CheckinService {
   const { sqlite, kysely: k } = db;
   const repo = createCheckinRepo(sqlite, k);
   const queue = createWriteQueue(sqlite);
+
+  /** The write queue, with a database that cannot be written answered as SERVICE_UNAVAILABLE, not a 500. */
+  const write = <T>(work: () => T): Promise<T> =>
+    queue.run(work).then(
+      (value) => {
+        storage?.recovered();
+        return value;
+      },
+      (err: unknown) => {
+        const code = storageFailure(err);
+        if (!code) throw err;
+        storage?.record(err);
+        throw new AppError('SERVICE_UNAVAILABLE', { motivo: code }, CANNOT_RECORD);
+      },
+    );
   const inSavepoint = sqlite.transaction((work: () => unknown) => work()) as <T>(work: () => T) => T;
 
   const flowFor = (input: CheckinInput, caller: CheckinCaller, area = PARK_AREA): Flow => {
@@ -111,7 +128,7 @@ export function createCheckinService({ db, clock, log }: { db: Db; clock: Clock;
     const target = requestTarget({ qr_code: input.qr_code ?? undefined, numero_pedido: input.numero_pedido ?? undefined }, options.batch ?? true);
     const order: OrderReader = (orderId) => loadOrders(sqlite, k, [orderId], caller.apiKeyId)[0]!;
     const viewOf = (result: R) => (result.ok && options.view ? options.view(result as Extract<R, { ok: true }>, order) : undefined);
-    return queue.run((): Reply<R, V> => {
+    return write((): Reply<R, V> => {
       const f = flowFor(input, caller);
       if (target.kind === 'order' || target.codes.length === 1) {
         const result = target.kind === 'order' ? flows.order(f, target.numero) : flows.code(f, target.codes[0]!);
@@ -125,6 +142,8 @@ export function createCheckinService({ db, clock, log }: { db: Db; clock: Clock;
             return { code, result, view: viewOf(result) };
           });
         } catch (err) {
+          // Nothing more can be written: the whole request fails with it (SERVICE_UNAVAILABLE).
+          if (storageFailure(err)) throw err;
           log?.error({ err }, 'batch item failed');
           return { code, result: { ok: false, code: 'INTERNAL_ERROR' } as R, view: undefined };
         }
@@ -152,7 +171,7 @@ export function createCheckinService({ db, clock, log }: { db: Db; clock: Clock;
     move(input, caller, policy) {
       const target = requestTarget({ qr_code: input.qr_code ?? undefined, numero_pedido: input.numero_pedido ?? undefined }, false);
       const code = target.kind === 'order' ? target.numero : target.codes[0]!;
-      return queue.run(() => moveCode(flowFor(input, caller, policy.area), code, policy));
+      return write(() => moveCode(flowFor(input, caller, policy.area), code, policy));
     },
     occupancy: (tenantId) => repo.occupancy(tenantId, clock.today()),
   };

@@ -44,6 +44,9 @@ export function createWriteQueue(sqlite: Sqlite, { maxBatch = 512, fsyncWal = wa
       try {
         outcomes.push({ ok: true, value: inSavepoint(item.work) });
       } catch (error) {
+        // SQLite rolls the whole transaction back by itself on some errors (a full disk, an I/O
+        // error): then nothing of the batch stands, and every item fails with that error.
+        if (!sqlite.inTransaction) throw error;
         outcomes.push({ ok: false, error });
       }
     }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { createWriteQueue } from '../checkin/write-queue.js';
+import type { StorageHealth } from '../db/storage.js';
 import { all, prepareQuery, type Sqlite } from '../db/open.js';
 import type { DB, LaneEventKind } from '../db/schema.js';
 import type { LaneEvent, LaneLog } from './lane.js';
@@ -45,7 +46,7 @@ export function laneEventRow(e: LaneEvent): LaneEventInput {
   }
 }
 
-export function createLaneEventLog({ sqlite, kysely: k, tenantId, log }: { sqlite: Sqlite; kysely: Kysely<DB>; tenantId: number; log: LaneLog }): LaneEventLog {
+export function createLaneEventLog({ sqlite, kysely: k, tenantId, log, storage }: { sqlite: Sqlite; kysely: Kysely<DB>; tenantId: number; log: LaneLog; storage?: StorageHealth | undefined }): LaneEventLog {
   const queue = createWriteQueue(sqlite);
   const insert = prepareQuery(sqlite, (p: { tenant_id: number; occurred_at: string; lane: string; kind: LaneEventKind; code: string | null; details: string | null }) =>
     k.insertInto('lane_events').values({ tenant_id: p.tenant_id, occurred_at: p.occurred_at, lane: p.lane, kind: p.kind, code: p.code, details: p.details }),
@@ -53,7 +54,12 @@ export function createLaneEventLog({ sqlite, kysely: k, tenantId, log }: { sqlit
   return {
     append(e) {
       const row = { tenant_id: tenantId, occurred_at: e.at, lane: e.lane, kind: e.kind, code: e.code ?? null, details: e.details ? JSON.stringify(e.details) : null };
-      return queue.run(() => void insert.run(row)).catch((err: unknown) => log.error({ err, lane: e.lane, kind: e.kind }, 'lane event not recorded'));
+      return queue.run(() => void insert.run(row)).then(
+        () => storage?.recovered(),
+        (err: unknown) => {
+          if (!storage?.record(err)) log.error({ err, lane: e.lane, kind: e.kind }, 'lane event not recorded');
+        },
+      );
     },
     list({ afterId, lane, kind, limit }) {
       let q = k.selectFrom('lane_events').selectAll().where('tenant_id', '=', tenantId).orderBy('id').limit(limit);

@@ -9,6 +9,7 @@ import { startGates, type GateDevices } from './gates.js';
 import type { GatesInfo } from './gates.routes.js';
 import type { LaneConfigFile } from './lane-config.js';
 import { createLaneEventLog } from './lane-events.js';
+import type { StorageHealth } from '../db/storage.js';
 import type { DriverLog } from './relay.js';
 
 /**
@@ -33,14 +34,16 @@ export interface StartLanesDeps {
   checkin: CheckinService;
   tenantId: number;
   log: DriverLog;
+  /** A database that cannot be written is logged once there, not once per lane event. */
+  storage?: StorageHealth | undefined;
   devices?: GateDevices;
 }
 
 /** Opens the lanes' ports and starts them; what /api/local/gates shows. */
-export function startLanes({ config, db, clock, checkin, tenantId, log, devices = serialDevices(log) }: StartLanesDeps): GatesInfo {
+export function startLanes({ config, db, clock, checkin, storage, tenantId, log, devices = serialDevices(log) }: StartLanesDeps): GatesInfo {
   // For the technician: what the box sees. Without udev (containers) this is an empty list and a warning.
   void listSerialPorts(log).then((ports) => log.info({ portas: ports.map((p) => p.pnpId ?? p.path) }, 'serial ports seen by the box'));
-  const events = createLaneEventLog({ sqlite: db.sqlite, kysely: db.kysely, tenantId, log });
+  const events = createLaneEventLog({ sqlite: db.sqlite, kysely: db.kysely, tenantId, log, storage });
   const gates = startGates({ config, checkin, tenantId, clock, log, events, devices });
   return { tenantId, gates, events, settings: config };
 }

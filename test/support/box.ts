@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createApiKey } from '../../src/auth/api-keys.js';
 import { assembleBox } from '../../src/box.js';
 import type { CheckinService } from '../../src/checkin/checkin.service.js';
+import type { StorageHealth } from '../../src/db/storage.js';
 import type { Clock } from '../../src/clock.js';
 import type { GatesInfo } from '../../src/gate/gates.routes.js';
 import { createFixedClock } from '../../src/clock.js';
@@ -26,7 +27,7 @@ export interface TestBoxOptions {
   now?: string;
   timeZone?: string;
   /** Gate lanes on the box's check-in service (tenant `parque`), as main.ts starts them from GATE_CONFIG. */
-  lanes?: (box: { db: Db; clock: Clock; checkin: CheckinService; tenantId: number }) => GatesInfo;
+  lanes?: (box: { db: Db; clock: Clock; checkin: CheckinService; tenantId: number; storage: StorageHealth }) => GatesInfo;
 }
 
 export async function createTestBox(opts: TestBoxOptions = {}) {
@@ -50,7 +51,7 @@ export async function createTestBox(opts: TestBoxOptions = {}) {
     none: key(['clientes:read'], 'sem-checkin'),
     otherTenant: key(['vouchers:checkin', 'vouchers:read', 'clientes:read', 'integration:combos:read'], 'outro', otherTenantId),
   };
-  const lanes = opts.lanes && ((checkin: CheckinService) => opts.lanes!({ db, clock, checkin, tenantId }));
+  const lanes = opts.lanes && ((checkin: CheckinService, storage: StorageHealth) => opts.lanes!({ db, clock, checkin, tenantId, storage }));
   const { app, checkin, gates } = await assembleBox({ db, clock, logger: false, lanes });
   await app.ready();
 
