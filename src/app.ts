@@ -9,6 +9,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { answerClientError, HTTP_LIMITS, limitConnections, type HttpLimits } from './http/connections.js';
 import { AppError, errorEnvelope } from './http/errors.js';
 
 export type App = FastifyInstance<any, any, any, FastifyBaseLogger, ZodTypeProvider>;
@@ -22,6 +23,8 @@ export interface AppOptions {
   integration?: RouteRegistrar[];
   /** Routes of the box itself (health, local API), served as they are. */
   local?: RouteRegistrar[];
+  /** Timeouts and the per-address cap (src/http/connections.ts); HTTP_LIMITS unless a test says otherwise. */
+  httpLimits?: HttpLimits;
 }
 
 z.config(z.locales.pt());
@@ -43,7 +46,9 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     },
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
+    clientErrorHandler: answerClientError,
   } as never).withTypeProvider<ZodTypeProvider>() as unknown as App;
+  limitConnections(app.server, opts.httpLimits ?? HTTP_LIMITS, app.log);
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -62,6 +67,9 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   });
 
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    // Refused before its body was read (no key, too large, another media type): do not read the
+    // rest of it, however large; close the connection instead.
+    if (!request.raw.complete) reply.header('connection', 'close');
     if (error instanceof AppError) return reply.status(error.status).send(errorEnvelope(error.toBody()));
     if (hasZodFastifySchemaValidationErrors(error)) {
       const campos = error.validation.map((v) => ({

@@ -10,6 +10,7 @@ import { comboRoutes } from './combos/combos.routes.js';
 import type { Db } from './db/open.js';
 import { createStorageHealth, type StorageHealth } from './db/storage.js';
 import { gatesRoutes, type GatesInfo } from './gate/gates.routes.js';
+import type { HttpLimits } from './http/connections.js';
 import { healthRoutes } from './http/health.routes.js';
 import { voucherRoutes } from './orders/vouchers.routes.js';
 import { syncRoutes, type SyncInfo } from './sync/sync.routes.js';
@@ -22,10 +23,12 @@ export interface BoxDeps {
   sync?: SyncInfo | undefined;
   /** Starts the gate lanes on the box's check-in service (GATE_CONFIG): /api/local/gates shows them. */
   lanes?: ((checkin: CheckinService, storage: StorageHealth) => GatesInfo) | undefined;
+  /** HTTP timeouts and per-address cap; the defaults of src/http/connections.ts otherwise. */
+  httpLimits?: HttpLimits | undefined;
 }
 
 /** Services and HTTP app wired together: shared by main.ts and the tests, so both run the same box. */
-export async function assembleBox({ db, clock, logger, sync, lanes }: BoxDeps): Promise<{ app: App; checkin: CheckinService; gates: GatesInfo | undefined }> {
+export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits }: BoxDeps): Promise<{ app: App; checkin: CheckinService; gates: GatesInfo | undefined }> {
   const base = { sqlite: db.sqlite, kysely: db.kysely, clock };
   const auth = createAuth(base);
   const listing = { ...base, auth };
@@ -34,6 +37,7 @@ export async function assembleBox({ db, clock, logger, sync, lanes }: BoxDeps): 
   const gates = lanes?.(checkin, storage);
   const app = await buildApp({
     logger,
+    ...(httpLimits ? { httpLimits } : {}),
     v1: [checkinRoutes({ auth, checkin }), voucherRoutes(listing), clientRoutes(listing)],
     integration: [comboRoutes(listing)],
     local: [

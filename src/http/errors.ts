@@ -34,6 +34,10 @@ export const errorCatalogue = {
   NOT_FOUND: { status: 404, message: 'Rota não encontrada.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Método não permitido para esta rota.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'Serviço temporariamente indisponível.' },
+  // Refused by the HTTP parser itself (src/http/connections.ts)
+  BAD_REQUEST: { status: 400, message: 'Requisição HTTP malformada.' },
+  HEADERS_TOO_LARGE: { status: 431, message: 'Cabeçalhos da requisição grandes demais.' },
+  REQUEST_TIMEOUT: { status: 408, message: 'A requisição não chegou completa a tempo.' },
   // Movements at the box's own doors (lanes, POST /api/local/saida): docs/lanes.md
   CAPACITY_REACHED: { status: 409, message: 'Capacidade da área atingida: aguarde a saída de alguém.' },
   SEM_ENTRADA: { status: 422, message: 'Saída sem entrada registrada hoje.' },
