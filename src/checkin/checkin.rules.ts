@@ -7,6 +7,12 @@ export const GROUP_QR = /^\d{8}-\d{4}$/;
 export const ADDITIONAL_QR_LENGTH = 14;
 /** A batch is one transaction: a larger one would hold every other check-in of the box meanwhile. */
 export const MAX_BATCH_CODES = 1000;
+/**
+ * The longest code taken: far above any real ticket (a person QR is a 36-character UUID, a group QR
+ * 13, an additional's 14; an OSDP reader sends at most 64) and the scanners' default line limit.
+ * A longer one is refused before anything is stored, so the event log never keeps more of a code.
+ */
+export const MAX_CODE_LENGTH = 256;
 
 /** Comma-separated codes, trimmed, empties dropped, duplicates processed once in first-seen order. */
 export function splitCodes(raw: string): string[] {
@@ -43,15 +49,18 @@ export function requestTarget(req: RequestFields, batch = true): { kind: 'codes'
   const qr = req.qr_code?.trim() ?? '';
   const numero = req.numero_pedido?.trim() ?? '';
   if (qr && numero) throw new AppError('AMBIGUOUS_INPUT');
+  if (numero.length > MAX_CODE_LENGTH) throw invalid('body.numero_pedido', `no máximo ${MAX_CODE_LENGTH} caracteres`);
   if (numero) return { kind: 'order', numero };
   const codes = batch ? splitCodes(qr) : qr ? [qr] : [];
   if (codes.length === 0) throw new AppError('MISSING_FIELD');
-  if (codes.length > MAX_BATCH_CODES) {
-    const mensagem = `no máximo ${MAX_BATCH_CODES} códigos por requisição (recebidos ${codes.length})`;
-    throw new AppError('VALIDATION_ERROR', { campos: [{ campo: 'body.qr_code', mensagem }] }, `Parâmetros inválidos: body.qr_code: ${mensagem}`);
-  }
+  if (codes.length > MAX_BATCH_CODES) throw invalid('body.qr_code', `no máximo ${MAX_BATCH_CODES} códigos por requisição (recebidos ${codes.length})`);
+  const long = codes.findIndex((c) => c.length > MAX_CODE_LENGTH);
+  if (long >= 0) throw invalid('body.qr_code', `cada código tem no máximo ${MAX_CODE_LENGTH} caracteres (o ${long + 1}º tem ${codes[long]!.length})`);
   return { kind: 'codes', codes };
 }
+
+const invalid = (campo: string, mensagem: string) =>
+  new AppError('VALIDATION_ERROR', { campos: [{ campo, mensagem }] }, `Parâmetros inválidos: ${campo}: ${mensagem}`);
 
 export const batchMessage = (ok: number, failed: number, verb: string) =>
   `${ok + failed} código(s) processado(s): ${ok} ${verb} com sucesso, ${failed} com falha.`;

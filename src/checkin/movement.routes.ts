@@ -3,6 +3,7 @@ import type { RouteRegistrar } from '../app.js';
 import { CHECKIN_PERMISSIONS, type Auth } from '../auth/auth.js';
 import { guard } from '../auth/guard.js';
 import { AppError } from '../http/errors.js';
+import { MAX_CODE_LENGTH } from './checkin.rules.js';
 import type { CheckinService } from './checkin.service.js';
 import { PARK_AREA } from './flow.js';
 import type { MovePolicy } from './movement.flows.js';
@@ -20,7 +21,7 @@ export const DEFAULT_MOVEMENT_SETTINGS: MovementSettings = { reentrada: 'nao', s
 
 const areaName = z.string().trim().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'nome de área: letras minúsculas, dígitos, - e _ (até 40)');
 const exitBody = z.preprocess((b) => b ?? {}, z.object({
-  qr_code: z.string().trim().min(1, 'informe qr_code').max(2000).describe('QR de pessoa ou QR de combo (YYYYMMDD-NNNN): um código'),
+  qr_code: z.string().trim().min(1, 'informe qr_code').max(MAX_CODE_LENGTH).describe('QR de pessoa ou QR de combo (YYYYMMDD-NNNN): um código'),
   terminal: z.string().max(200).nullish(),
   operador: z.string().max(200).nullish(),
   area: areaName.optional().describe(`Área de onde a pessoa sai (padrão: ${PARK_AREA})`),

@@ -85,6 +85,21 @@ describe('batch (comma-separated codes)', () => {
     expect(box.db.sqlite.prepare('select count(*) from events').pluck().get()).toBe((before as number) + 1000);
   });
 
+  it('refuses a code longer than any ticket before storing anything; the event log keeps at most 256 characters of a code', async () => {
+    const events = () => box.db.sqlite.prepare('select count(*) from events').pluck().get() as number;
+    const before = events();
+    for (const payload of [{ qr_code: 'Q'.repeat(257) }, { qr_code: `A-1,${'Q'.repeat(100_000 - 4)}` }, { numero_pedido: '9'.repeat(257) }]) {
+      const res = await checkin(box, payload);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    }
+    expect((await checkin(box, { qr_code: 'Q'.repeat(257) })).body.error.details.campos[0].mensagem).toMatch(/no máximo 256 caracteres/);
+    expect(events()).toBe(before);
+    expect((await checkin(box, { qr_code: 'Q'.repeat(256) })).body.error.code).toBe('TICKET_NOT_FOUND');
+    const stored = box.db.sqlite.prepare('select length(code) + length(coalesce(details, \'\')) from events order by id desc limit 1').pluck().get() as number;
+    expect(stored).toBeLessThan(600);
+  });
+
   it('a body that is not an object is named body', async () => {
     for (const payload of ['[1]', '"S-1"', '42']) {
       const res = await box.app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': box.keys.checkin, 'content-type': 'application/json' }, payload });
