@@ -18,9 +18,16 @@ export interface HttpLimits {
   keepAliveMs: number;
   /** Open connections from one address; more are closed at once (a turnstile needs a few). */
   perAddress: number;
+  /**
+   * Addresses without that cap: the box itself and a local reverse proxy (TLS in front of the box),
+   * through which every LAN client would look like one.
+   */
+  uncapped: readonly string[];
 }
 
-export const HTTP_LIMITS: HttpLimits = { idleMs: 60_000, headersMs: 20_000, requestMs: 30_000, keepAliveMs: 30_000, perAddress: 128 };
+export const HTTP_LIMITS: HttpLimits = {
+  idleMs: 60_000, headersMs: 20_000, requestMs: 30_000, keepAliveMs: 30_000, perAddress: 128, uncapped: ['127.0.0.1', '::1', '::ffff:127.0.0.1'],
+};
 
 interface Log {
   warn(obj: object, msg: string): void;
@@ -38,6 +45,7 @@ export function limitConnections(server: Server, limits: HttpLimits, log: Log, n
   const warned = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress ?? 'desconhecido';
+    if (limits.uncapped.includes(address)) return;
     const count = open.get(address) ?? 0;
     if (count >= limits.perAddress) {
       const last = warned.get(address);
