@@ -146,7 +146,7 @@ describe('box endpoints', () => {
     const res = await local.app.inject({ method: 'GET', url: '/health' });
     await local.close();
     expect(res.statusCode).toBe(503);
-    expect(res.json()).toEqual({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'Banco de dados indisponível.' } });
+    expect(res.json()).toEqual({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'Banco de dados indisponível.', details: { banco: 'indisponivel' } } });
   });
 
   it('answers /health without a key', async () => {
