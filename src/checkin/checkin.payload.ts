@@ -64,13 +64,29 @@ export function single(result: CheckinResult | ReversalResult, data: Record<stri
   return data!;
 }
 
-/** Batch (4.1 rule 3): HTTP 200 with one result per code. */
-export function batchData(items: { code: string; result: CheckinResult | ReversalResult; view?: Record<string, unknown> | undefined }[], verb: string) {
-  const resultados = items.map(({ code, result, view }) => {
-    if (result.ok) return { ...view, qr_code: code, success: true, status: 200 };
-    const error = new AppError(result.code, result.details);
-    return { qr_code: code, success: false, status: error.status, error: error.toBody() };
-  });
-  const ok = resultados.filter((r) => r.success).length;
-  return { message: batchMessage(ok, items.length - ok, verb), total_enviados: items.length, total_sucesso: ok, total_falha: items.length - ok, resultados };
+type BatchItem = { code: string; result: CheckinResult | ReversalResult; view?: Record<string, unknown> | undefined };
+
+function batchItem({ code, result, view }: BatchItem) {
+  if (result.ok) return { ...view, qr_code: code, success: true, status: 200 };
+  const error = new AppError(result.code, result.details);
+  return { qr_code: code, success: false, status: error.status, error: error.toBody() };
+}
+
+/** Items serialised per turn of the event loop: a batch of 1,000 answers is over a megabyte of JSON. */
+const SERIALISE_SLICE = 50;
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Batch (4.1 rule 3): HTTP 200 with one result per code, as the JSON text of the whole answer
+ * (the same bytes JSON.stringify of { success, data } gives), serialised in slices.
+ */
+export async function batchJson(items: BatchItem[], verb: string): Promise<string> {
+  const parts: string[] = [];
+  for (let from = 0; from < items.length; from += SERIALISE_SLICE) {
+    if (from > 0) await yieldToLoop();
+    parts.push(JSON.stringify(items.slice(from, from + SERIALISE_SLICE).map(batchItem)).slice(1, -1));
+  }
+  const ok = items.filter((i) => i.result.ok).length;
+  const head = JSON.stringify({ message: batchMessage(ok, items.length - ok, verb), total_enviados: items.length, total_sucesso: ok, total_falha: items.length - ok }).slice(0, -1);
+  return `{"success":true,"data":${head},"resultados":[${parts.join(',')}]}}`;
 }

@@ -3,7 +3,9 @@ import type { RouteRegistrar } from '../app.js';
 import { CHECKIN_PERMISSIONS, type Auth } from '../auth/auth.js';
 import { guard } from '../auth/guard.js';
 import { MAX_BATCH_CODES } from './checkin.rules.js';
-import { batchData, checkinData, reversalData, single } from './checkin.payload.js';
+import { batchJson, checkinData, reversalData, single } from './checkin.payload.js';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 import type { CheckinService } from './checkin.service.js';
 
 // A POST with no body arrives as null: it is an empty request (MISSING_FIELD), not a malformed one.
@@ -19,13 +21,15 @@ export const checkinRoutes = ({ auth, checkin }: { auth: Auth; checkin: CheckinS
   const { onRequest, callerOf } = guard((request) => auth.apiKey(request, CHECKIN_PERMISSIONS));
   const callerInfo = (c: ReturnType<typeof callerOf>) => ({ tenantId: c.tenantId, apiKeyId: c.apiKeyId, keyName: c.keyName, source: 'api' });
 
-  app.post('/api-qrcode-checkin', { onRequest, schema: { body: bodySchema, tags: ['check-in'], security: [{ apiKey: [] }] } }, async (request) => {
+  app.post('/api-qrcode-checkin', { onRequest, schema: { body: bodySchema, tags: ['check-in'], security: [{ apiKey: [] }] } }, async (request, res) => {
     const reply = await checkin.checkIn(request.body, callerInfo(callerOf(request)), { view: checkinData });
-    return { success: true, data: reply.batch ? batchData(reply.items, 'check-in(s)') : single(reply.result, reply.view) };
+    if (reply.batch) return res.type(JSON_TYPE).send(await batchJson(reply.items, 'check-in(s)'));
+    return { success: true, data: single(reply.result, reply.view) };
   });
 
-  app.patch('/api-qrcode-checkin', { onRequest, schema: { body: bodySchema, tags: ['check-in'], security: [{ apiKey: [] }] } }, async (request) => {
+  app.patch('/api-qrcode-checkin', { onRequest, schema: { body: bodySchema, tags: ['check-in'], security: [{ apiKey: [] }] } }, async (request, res) => {
     const reply = await checkin.reverse(request.body, callerInfo(callerOf(request)), { view: reversalData });
-    return { success: true, data: reply.batch ? batchData(reply.items, 'estorno(s)') : single(reply.result, reply.view) };
+    if (reply.batch) return res.type(JSON_TYPE).send(await batchJson(reply.items, 'estorno(s)'));
+    return { success: true, data: single(reply.result, reply.view) };
   });
 };
