@@ -1,3 +1,4 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { AppError } from '../http/errors.js';
 import { comboPedido, orderModePedido, reversedPerson, voucherPedido, type OrderRecord } from '../orders/order.payload.js';
 import { batchMessage } from './checkin.rules.js';
@@ -74,7 +75,6 @@ function batchItem({ code, result, view }: BatchItem) {
 
 /** Items serialised per turn of the event loop: a batch of 1,000 answers is over a megabyte of JSON. */
 const SERIALISE_SLICE = 50;
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Batch (4.1 rule 3): HTTP 200 with one result per code, as the JSON text of the whole answer

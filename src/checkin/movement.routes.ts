@@ -19,7 +19,8 @@ export interface MovementSettings {
 }
 export const DEFAULT_MOVEMENT_SETTINGS: MovementSettings = { reentrada: 'nao', saidaSemEntrada: 'liberar', areas: {} };
 
-const areaName = z.string().trim().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'nome de área: letras minúsculas, dígitos, - e _ (até 40)');
+/** An area's name, in the lanes file and on the wire. */
+export const areaName = z.string().trim().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'nome de área: letras minúsculas, dígitos, - e _ (até 40)');
 const exitBody = z.preprocess((b) => b ?? {}, z.object({
   qr_code: z.string().trim().min(1, 'informe qr_code').max(MAX_CODE_LENGTH).describe('QR de pessoa ou QR de combo (YYYYMMDD-NNNN): um código'),
   terminal: z.string().max(200).nullish(),

@@ -6,6 +6,7 @@ import { ConfigError } from '../config.js';
 import { describeIssues } from '../orders/order.schemas.js';
 import { PARK_AREA } from '../checkin/flow.js';
 import type { MovePolicy } from '../checkin/movement.flows.js';
+import { areaName } from '../checkin/movement.routes.js';
 import { DEFAULT_MAX_CODE_LENGTH } from './scanner-lines.js';
 
 // The lanes file named by GATE_CONFIG (docs/lanes.md has a full example). Objects are strict so a
@@ -73,7 +74,6 @@ export const relaySchema = z.discriminatedUnion('driver', [bridgeRelay, lcusRela
 
 const reentrada = z.enum(['nao', 'mesmo_dia'], { error: 'use nao ou mesmo_dia' });
 const saidaSemEntrada = z.enum(['liberar', 'negar'], { error: 'use liberar ou negar' });
-const areaName = z.string().trim().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'nome de área: letras minúsculas, dígitos, - e _ (até 40)');
 
 export const laneSchema = z.strictObject({
     name: z.string().trim().min(1, 'informe o nome da pista (é o terminal no registro de eventos)').max(64),

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { RouteRegistrar } from '../app.js';
@@ -13,7 +14,6 @@ import { findOrderIds, markVouchers } from './vouchers.repo.js';
 
 /** Orders read, shaped and serialised per turn of the event loop: about a millisecond or two. */
 const READ_SLICE = 25;
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const querySchema = z.object({
   numero_pedido: z.string().trim().min(1).optional(),
