@@ -12,7 +12,6 @@ import { PARK_AREA, refuse, type Flow } from './flow.js';
 import { enterGroup, enterPerson, exitGroup, exitPerson, exitUnknown, type MovePolicy } from './movement.flows.js';
 import type { CheckinResult, ReversalResult } from './result.js';
 import { reverseAdditional, reverseMany, reversePerson } from './reversal.flows.js';
-import { createWriteQueue } from './write-queue.js';
 
 /** Who is asking and through which door ('api', 'lane', 'console'). */
 export interface CheckinCaller {
@@ -65,7 +64,7 @@ const BATCH_SLICE = 25;
 export function createCheckinService({ db, clock, log, storage }: { db: Db; clock: Clock; log?: FastifyBaseLogger; storage?: StorageHealth }): CheckinService {
   const { sqlite, kysely: k } = db;
   const repo = createCheckinRepo(sqlite, k);
-  const queue = createWriteQueue(sqlite);
+  const queue = db.writes;
 
   /** The write queue, with a database that cannot be written answered as SERVICE_UNAVAILABLE, not a 500. */
   const write = <T>(work: () => T): Promise<T> =>

@@ -5,6 +5,7 @@ import { Kysely, Migrator, SqliteAdapter, SqliteDialect, sql, type Compilable } 
 import { migrations } from '../../migrations/index.js';
 import { stopWalHelpers } from './wal.js';
 import type { DB } from './schema.js';
+import { createWriteQueue, type WriteQueue } from './write-queue.js';
 
 export type Sqlite = Database.Database;
 
@@ -12,6 +13,11 @@ export interface Db {
   readonly sqlite: Sqlite;
   /** Query builder and async executor over the same connection. */
   readonly kysely: Kysely<DB>;
+  /**
+   * The connection's one group-commit queue (write-queue.ts), made on first use: check-ins, lane
+   * events and sync pages share its commits and fsyncs, and take turns on the event loop.
+   */
+  readonly writes: WriteQueue;
   close(): void;
 }
 
@@ -30,9 +36,13 @@ export function openDatabase(file: string): Db {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('cache_size = -16000');
   const kysely = new Kysely<DB>({ dialect: new TransactionalSqliteDialect({ database: sqlite }) });
+  let writes: WriteQueue | undefined;
   return {
     sqlite,
     kysely,
+    get writes() {
+      return (writes ??= createWriteQueue(sqlite));
+    },
     close() {
       stopWalHelpers(sqlite);
       if (sqlite.open) sqlite.close();

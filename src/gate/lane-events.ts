@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { createWriteQueue } from '../checkin/write-queue.js';
+import type { WriteQueue } from '../db/write-queue.js';
 import type { StorageHealth } from '../db/storage.js';
 import { all, prepareQuery, type Sqlite } from '../db/open.js';
 import type { DB, LaneEventKind } from '../db/schema.js';
@@ -46,8 +46,7 @@ export function laneEventRow(e: LaneEvent): LaneEventInput {
   }
 }
 
-export function createLaneEventLog({ sqlite, kysely: k, tenantId, log, storage }: { sqlite: Sqlite; kysely: Kysely<DB>; tenantId: number; log: LaneLog; storage?: StorageHealth | undefined }): LaneEventLog {
-  const queue = createWriteQueue(sqlite);
+export function createLaneEventLog({ sqlite, kysely: k, writes: queue, tenantId, log, storage }: { sqlite: Sqlite; kysely: Kysely<DB>; writes: WriteQueue; tenantId: number; log: LaneLog; storage?: StorageHealth | undefined }): LaneEventLog {
   const insert = prepareQuery(sqlite, (p: { tenant_id: number; occurred_at: string; lane: string; kind: LaneEventKind; code: string | null; details: string | null }) =>
     k.insertInto('lane_events').values({ tenant_id: p.tenant_id, occurred_at: p.occurred_at, lane: p.lane, kind: p.kind, code: p.code, details: p.details }),
   );

@@ -43,7 +43,7 @@ export interface StartLanesDeps {
 export function startLanes({ config, db, clock, checkin, storage, tenantId, log, devices = serialDevices(log) }: StartLanesDeps): GatesInfo {
   // For the technician: what the box sees. Without udev (containers) this is an empty list and a warning.
   void listSerialPorts(log).then((ports) => log.info({ portas: ports.map((p) => p.pnpId ?? p.path) }, 'serial ports seen by the box'));
-  const events = createLaneEventLog({ sqlite: db.sqlite, kysely: db.kysely, tenantId, log, storage });
+  const events = createLaneEventLog({ sqlite: db.sqlite, kysely: db.kysely, writes: db.writes, tenantId, log, storage });
   const gates = startGates({ config, checkin, tenantId, clock, log, events, devices });
   return { tenantId, gates, events, settings: config };
 }

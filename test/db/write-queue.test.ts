@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createWriteQueue } from '../../src/checkin/write-queue.js';
+import { createWriteQueue } from '../../src/db/write-queue.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
 
 // The group commit answers only after the WAL fsync that makes the batch durable.
@@ -81,4 +81,38 @@ it('fsyncs the real WAL file by default, through one descriptor per connection t
   db.close();
   await new Promise((r) => setTimeout(r, 20)); // the descriptor is closed asynchronously
   expect(walFds()).toBe(0);
+});
+
+it('background work (a sync page) never shares a commit with check-ins, and waits while check-ins are queued', async () => {
+  const { calls, fsyncWal } = controlledFsync();
+  const queue = createWriteQueue(db.sqlite, { fsyncWal });
+  const order: string[] = [];
+  const work = (name: string, v: number) => () => {
+    order.push(name);
+    return insert(v)();
+  };
+  const page1 = queue.run(work('pagina-1', 1), { background: true });
+  const page2 = queue.run(work('pagina-2', 2), { background: true });
+  const scanA = queue.run(work('scan-a', 3));
+  const scanB = queue.run(work('scan-b', 4));
+  await new Promise((r) => setImmediate(r));
+  // The scans queued after the page still go first, together, in one commit.
+  expect(order).toEqual(['scan-a', 'scan-b']);
+  calls[0]!.resolve();
+  expect(await Promise.all([scanA, scanB])).toEqual([1, 1]);
+  await new Promise((r) => setImmediate(r));
+  expect(order).toEqual(['scan-a', 'scan-b', 'pagina-1']);
+  // A scan that arrives during the page's fsync goes before the next piece of the page.
+  const scanC = queue.run(work('scan-c', 5));
+  calls[1]!.resolve();
+  await page1;
+  await new Promise((r) => setImmediate(r));
+  expect(order).toEqual(['scan-a', 'scan-b', 'pagina-1', 'scan-c']);
+  calls[2]!.resolve();
+  await scanC;
+  await new Promise((r) => setImmediate(r));
+  calls[3]!.resolve();
+  await page2;
+  expect(order).toEqual(['scan-a', 'scan-b', 'pagina-1', 'scan-c', 'pagina-2']);
+  expect(calls).toHaveLength(4); // one commit (and fsync) each: page pieces never carry a scan
 });

@@ -1,5 +1,5 @@
-import type { Sqlite } from '../db/open.js';
-import { checkpointInBackground, walFsync } from '../db/wal.js';
+import type { Sqlite } from './open.js';
+import { checkpointInBackground, walFsync } from './wal.js';
 
 export interface WriteQueue {
   /**
@@ -7,8 +7,11 @@ export interface WriteQueue {
    * Work queued while the previous commit is being made durable shares the next commit (group
    * commit): one fsync for many check-ins, each in its own savepoint so one failure does not undo
    * the others.
+   *
+   * `background` work (a piece of a sync page) never shares a commit with the rest and waits while
+   * other work is queued: a scan waits for at most the one piece already running.
    */
-  run<T>(work: () => T): Promise<T>;
+  run<T>(work: () => T, opts?: { background?: boolean }): Promise<T>;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -29,6 +32,7 @@ interface Pending {
 // NORMAL is set around the batch only: every other write on this connection keeps FULL.
 export function createWriteQueue(sqlite: Sqlite, { maxBatch = 512, fsyncWal = walFsync(sqlite) } = {}): WriteQueue {
   const pending: Pending[] = [];
+  const background: Pending[] = [];
   let scheduled = false;
   let syncing = false;
   // Nested better-sqlite3 transactions are savepoints.
@@ -54,8 +58,8 @@ export function createWriteQueue(sqlite: Sqlite, { maxBatch = 512, fsyncWal = wa
 
   const flush = () => {
     scheduled = false;
-    if (syncing || pending.length === 0) return; // the running fsync's end flushes again
-    const batch = pending.splice(0, maxBatch);
+    if (syncing || pending.length + background.length === 0) return; // the running fsync's end flushes again
+    const batch = pending.length > 0 ? pending.splice(0, maxBatch) : background.splice(0, 1);
     const outcomes: Outcome[] = [];
     try {
       noFsyncInCommit.run();
@@ -90,15 +94,15 @@ export function createWriteQueue(sqlite: Sqlite, { maxBatch = 512, fsyncWal = wa
   };
 
   const schedule = () => {
-    if (scheduled || syncing || pending.length === 0) return;
+    if (scheduled || syncing || pending.length + background.length === 0) return;
     scheduled = true;
     setImmediate(flush);
   };
 
   return {
-    run<T>(work: () => T): Promise<T> {
+    run<T>(work: () => T, opts?: { background?: boolean }): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        pending.push({ work, resolve: resolve as (v: unknown) => void, reject });
+        (opts?.background ? background : pending).push({ work, resolve: resolve as (v: unknown) => void, reject });
         schedule();
       });
     },
