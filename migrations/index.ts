@@ -4,6 +4,7 @@ import * as m0002 from './0002_sync.js';
 import * as m0003 from './0003_lane_events.js';
 import * as m0004 from './0004_movements.js';
 import * as m0005 from './0005_storage_probe.js';
+import * as m0006 from './0006_sync_inbox.js';
 
 /** Every migration, in order. Listed statically so the same code runs from src (tests) and dist (production). */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003_lane_events': m0003,
   '0004_movements': m0004,
   '0005_storage_probe': m0005,
+  '0006_sync_inbox': m0006,
 };

@@ -256,6 +256,16 @@ export interface SyncRejectsTable {
   at: string;
 }
 
+/** A marked page of orders from the cloud, kept until all of it is stored (migration 0006). */
+export interface SyncInboxTable {
+  id: Generated<number>;
+  tenant_id: number;
+  body: string;
+  /** Valid orders of the page stored so far, in the page's order. */
+  applied: number;
+  received_at: string;
+}
+
 export interface EventMarksTable {
   api_key_id: number;
   event_id: number;
@@ -282,5 +292,6 @@ export interface DB {
   sync_push: SyncPushTable;
   sync_state: SyncStateTable;
   sync_rejects: SyncRejectsTable;
+  sync_inbox: SyncInboxTable;
   event_marks: EventMarksTable;
 }

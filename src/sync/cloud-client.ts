@@ -1,7 +1,7 @@
 import { Pool } from 'undici';
 import { clienteRecordSchema, type ClienteRecord } from '../clients/client.schemas.js';
 import { availabilitySchema, comboSchema, type Combo, type ComboAvailability } from '../combos/combo.schemas.js';
-import { describeIssues, pedidoSchema, type Pedido } from '../orders/order.schemas.js';
+import { describeIssues } from '../orders/order.schemas.js';
 import {
   CloudUnavailableError,
   checkinResults,
@@ -13,6 +13,7 @@ import {
   type ItemResult,
   type Rejected,
 } from './cloud-envelopes.js';
+import { createPageSplitter } from './page-splitter.js';
 
 export { CloudUnavailableError, type ItemResult, type Rejected, type TransientKind } from './cloud-envelopes.js';
 
@@ -32,6 +33,18 @@ export interface Page<T> {
   rejected: Rejected[];
   /** How many items the cloud returned (valid or not): paging goes by this. */
   received: number;
+}
+
+/**
+ * A page of orders as the cloud sent them: each order still JSON (validated when it is stored, see
+ * page-splitter.ts), its number (or `#position` when it has none) and the body the page came in,
+ * which the pull keeps until the page is stored.
+ */
+export interface VoucherPage {
+  items: string[];
+  refs: string[];
+  received: number;
+  text: string;
 }
 
 export interface VoucherQuery {
@@ -55,7 +68,9 @@ export interface CheckinActor {
 }
 
 export interface CloudClient {
-  listVouchers(q: VoucherQuery, signal?: AbortSignal): Promise<Page<Pedido>>;
+  listVouchers(q: VoucherQuery, signal?: AbortSignal): Promise<VoucherPage>;
+  /** A page of orders kept from an earlier answer (HTTP 200), read again. */
+  readVoucherPage(text: string): Promise<VoucherPage>;
   listClients(q: ClientQuery, signal?: AbortSignal): Promise<Page<ClienteRecord>>;
   listCombos(q: { limit: number; offset: number }, signal?: AbortSignal): Promise<Page<Combo>>;
   comboAvailability(comboId: string, from: string, to: string, signal?: AbortSignal): Promise<ComboAvailability>;
@@ -77,6 +92,7 @@ export function createCloudClient(opts: CloudClientOptions): CloudClient {
     bodyTimeout: opts.timeoutMs,
     keepAliveTimeout: 10_000,
   });
+  const splitter = createPageSplitter();
   const headersFor = (auth: Auth, json: boolean) => ({
     accept: 'application/json',
     'user-agent': 'gate-appliance-sync',
@@ -85,6 +101,11 @@ export function createCloudClient(opts: CloudClientOptions): CloudClient {
   });
 
   async function call(method: 'GET' | 'POST' | 'PATCH', path: string, auth: Auth, body: unknown, signal: AbortSignal | undefined) {
+    const res = await callText(method, path, auth, body, signal);
+    return { status: res.status, body: parseJson(res.text, res.status) };
+  }
+
+  async function callText(method: 'GET' | 'POST' | 'PATCH', path: string, auth: Auth, body: unknown, signal: AbortSignal | undefined) {
     const signals = [AbortSignal.timeout(opts.timeoutMs * 3), ...(signal ? [signal] : [])];
     try {
       const res = await pool.request({
@@ -94,11 +115,17 @@ export function createCloudClient(opts: CloudClientOptions): CloudClient {
         body: body === undefined ? null : JSON.stringify(body),
         signal: AbortSignal.any(signals),
       });
-      const text = await res.body.text();
-      return { status: res.statusCode, body: parseJson(text, res.statusCode) };
+      return { status: res.statusCode, text: await res.body.text() };
     } catch (error) {
       throw asUnavailable(error, signal);
     }
+  }
+
+  async function voucherPage(text: string, status: number, offset: number): Promise<VoucherPage> {
+    const split = status === 200 ? await splitter.split(text, 'numero_pedido') : { body: parseJson(text, status) };
+    if ('malformed' in split) throw new CloudUnavailableError('malformed', `HTTP ${status}, ${text.length} bytes`, status);
+    const { items, refs } = 'items' in split ? split : { items: listItems(successData(split.body, status)).map((i) => JSON.stringify(i)), refs: [] };
+    return { items, refs: items.map((_, i) => refs[i] ?? `#${offset + i}`), received: items.length, text };
   }
 
   const get = async (path: string, auth: Auth, signal?: AbortSignal) => {
@@ -108,9 +135,11 @@ export function createCloudClient(opts: CloudClientOptions): CloudClient {
 
   return {
     async listVouchers(q, signal) {
-      const items = listItems(await get(`/api/v1/api-vouchers?${query({ ...q, marcar: undefined, marcar_sincronizado: q.marcar, order_by: 'created_at', order: 'asc' })}`, 'api', signal));
-      return parseEach(items, pedidoSchema, (raw, i) => fieldOf(raw, 'numero_pedido') ?? `#${q.offset + i}`);
+      const path = `/api/v1/api-vouchers?${query({ ...q, marcar: undefined, marcar_sincronizado: q.marcar, order_by: 'created_at', order: 'asc' })}`;
+      const res = await callText('GET', path, 'api', undefined, signal);
+      return voucherPage(res.text, res.status, q.offset);
     },
+    readVoucherPage: (text) => voucherPage(text, 200, 0),
     async listClients(q, signal) {
       const items = listItems(await get(`/api/v1/api-clientes?${query({ ...q, marcar: undefined, marcar_sincronizado: q.marcar, order_by: 'created_at', order: 'asc' })}`, 'api', signal));
       return parseEach(items, clienteRecordSchema, (raw, i) => fieldOf(raw, 'id') ?? `#${q.offset + i}`);
@@ -130,7 +159,10 @@ export function createCloudClient(opts: CloudClientOptions): CloudClient {
       const res = await call(action === 'checkin' ? 'POST' : 'PATCH', '/api/v1/api-qrcode-checkin', 'api', body, signal);
       return checkinResults(codes, res.body, res.status);
     },
-    close: () => pool.close(),
+    close: async () => {
+      await splitter.close();
+      await pool.close();
+    },
   };
 }
 

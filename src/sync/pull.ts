@@ -1,9 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { addDays, type Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
-import type { Pedido } from '../orders/order.schemas.js';
+import { pedidoSchema } from '../orders/order.schemas.js';
 import { OrderConflictError, upsertOrder } from '../orders/orders.repo.js';
-import type { CloudClient, Page, Rejected } from './cloud-client.js';
+import type { CloudClient, Rejected, VoucherPage } from './cloud-client.js';
+import { rejectReason } from './cloud-envelopes.js';
 import { recordRejects } from './rejects.js';
 import type { SyncState } from './state.js';
 
@@ -29,67 +30,116 @@ export interface SyncStepDeps {
 export type PullDeps = SyncStepDeps & { tuning: PullTuning };
 
 
+/** Longest a piece of a page may hold the event loop and the write lock: a scan waits at most this long. */
+const SLICE_MS = 2;
+const BACKGROUND = { background: true };
+
 /**
  * Orders from the cloud. The incremental pull reads `sincronizado=false` with marking on, so the
- * cloud forgets a page the moment it answers: a reply lost on the way, or a crash before the commit,
- * would lose it. The refreshes read with `marcar_sincronizado=false` and so can always be repeated:
- * the use dates that matter at start, on a schedule and after any failed incremental call, and
- * everything at night (docs/sync.md).
+ * cloud forgets a page the moment it answers: each such page is first kept as received (sync_inbox,
+ * one short transaction) and then stored; a crash in between resumes from the inbox. The refreshes
+ * read with `marcar_sincronizado=false` and so can always be repeated: the use dates that matter at
+ * start, on a schedule and after any failed incremental call, and everything at night (docs/sync.md).
+ * A page is stored in pieces of at most SLICE_MS, each committed through a write queue like the
+ * check-ins' (the fsync off the event loop), so check-ins get their turn between pieces: a check-in
+ * never waits behind a page.
  */
 export function createOrderPuller({ db, clock, log, client, tenantId, state, tuning }: PullDeps) {
-  const { sqlite, kysely: k } = db;
+  const { sqlite, kysely: k, writes } = db;
   const savepoint = sqlite.transaction((work: () => void) => work());
+  const keep = sqlite.prepare('INSERT INTO sync_inbox (tenant_id, body, received_at) VALUES (?, ?, ?)');
+  const progress = sqlite.prepare('UPDATE sync_inbox SET applied = ? WHERE id = ?');
+  const done = sqlite.prepare('DELETE FROM sync_inbox WHERE id = ?');
+  const kept = sqlite.prepare('SELECT id, body, applied FROM sync_inbox WHERE tenant_id = ? ORDER BY id');
 
-  /** One page, one transaction: every order of it lands, or none. Orders that do not fit are set aside. */
-  function store(page: Page<Pedido>, activity: 'pull' | 'refresh' | 'full'): number {
-    const now = clock.nowIso();
-    return sqlite.transaction(() => {
-      const rejected: Rejected[] = [...page.rejected];
-      let stored = 0;
-      for (const p of page.items) {
+  /** One piece of a page, one commit: orders that do not fit are set aside; resolves with where it stopped and how many were stored. */
+  function storePiece(page: VoucherPage, from: number, activity: 'pull' | 'refresh' | 'full', inboxId: number | null) {
+    return writes.run(() => {
+      const started = performance.now();
+      const now = clock.nowIso();
+      const rejected: Rejected[] = [];
+      const storedRefs: string[] = [];
+      let i = from;
+      for (; i < page.items.length && (i === from || performance.now() - started < SLICE_MS); i++) {
+        const ref = page.refs[i]!;
+        const parsed = pedidoSchema.safeParse(JSON.parse(page.items[i]!));
+        if (!parsed.success) {
+          rejected.push({ ref, reason: rejectReason(parsed.error) });
+          continue;
+        }
         try {
-          savepoint(() => upsertOrder(sqlite, k, tenantId, p, now));
-          stored++;
+          savepoint(() => upsertOrder(sqlite, k, tenantId, parsed.data, now));
+          storedRefs.push(ref);
         } catch (error) {
           if (!(error instanceof OrderConflictError)) throw error;
-          rejected.push({ ref: p.numero_pedido, reason: error.message });
+          rejected.push({ ref, reason: error.message });
         }
       }
-      recordRejects(sqlite, k, tenantId, 'pedido', rejected, page.items.map((p) => p.numero_pedido), now);
-      state.succeeded(activity);
-      return stored;
-    }).immediate();
+      recordRejects(sqlite, k, tenantId, 'pedido', rejected, storedRefs, now);
+      const finished = i >= page.items.length;
+      if (inboxId !== null) (finished ? done.run(inboxId) : progress.run(i, inboxId));
+      if (finished) state.succeeded(activity);
+      return { next: i, stored: storedRefs.length };
+    }, BACKGROUND);
+  }
+
+  /** Every order of the page, piece by piece, from `from` on; returns the orders stored. */
+  async function store(page: VoucherPage, activity: 'pull' | 'refresh' | 'full', inboxId: number | null = null, from = 0): Promise<number> {
+    let stored = 0;
+    let at = from;
+    do {
+      const piece = await storePiece(page, at, activity, inboxId);
+      at = piece.next;
+      stored += piece.stored;
+    } while (at < page.items.length);
+    return stored;
+  }
+
+  /** A marked page is kept before anything else: from here on a crash no longer loses it. */
+  const keepPage = async (page: VoucherPage) => ({
+    page,
+    inboxId: page.received === 0 ? null : await writes.run(() => Number(keep.run(tenantId, page.text, clock.nowIso()).lastInsertRowid), BACKGROUND),
+  });
+
+  /** Pages kept by an earlier run that did not finish storing them (a crash, a power cut, a full disk). */
+  async function resumeKept(): Promise<number> {
+    let stored = 0;
+    for (const row of kept.all(tenantId) as { id: number; body: string; applied: number }[]) {
+      const page = await client.readVoucherPage(row.body);
+      log.info({ orders: page.items.length - row.applied }, 'sync: retomando página já marcada pela nuvem');
+      stored += await store(page, 'pull', row.id, row.applied);
+    }
+    return stored;
   }
 
   return {
-    /** sincronizado=false with marking, from offset 0 until an empty page; the next page is fetched while this one is stored. */
+    /** sincronizado=false with marking, from offset 0 until an empty page; the next page is fetched (and kept) while this one is stored. */
     async incremental(signal: AbortSignal): Promise<number> {
-      const fetchPage = () => client.listVouchers({ sincronizado: false, marcar: true, limit: tuning.pageSize, offset: 0 }, signal);
-      let stored = 0;
+      const fetchPage = () => client.listVouchers({ sincronizado: false, marcar: true, limit: tuning.pageSize, offset: 0 }, signal).then(keepPage);
+      let stored = await resumeKept();
       let previous = '';
       let next = fetchPage();
       for (let i = 0; i < tuning.maxPages; i++) {
-        const page = await next;
+        const { page, inboxId } = await next;
         if (page.received === 0) {
           state.succeeded('pull');
           return stored;
         }
-        const keys = [...page.items.map((p) => p.numero_pedido), ...page.rejected.map((r) => r.ref)].join(',');
+        const keys = page.refs.join(',');
         // The same page twice: the cloud is not marking. Stop instead of looping; the refresh covers it.
         if (keys === previous) {
-          log.warn({ orders: page.items.length }, 'sync: a nuvem devolveu a mesma página duas vezes; marcação não aplicada?');
-          stored += store(page, 'pull');
-          return stored;
+          log.warn({ orders: page.received }, 'sync: a nuvem devolveu a mesma página duas vezes; marcação não aplicada?');
+          return stored + (await store(page, 'pull', inboxId));
         }
         previous = keys;
         next = fetchPage();
         // A failure of the page in flight is only seen when it is awaited; keep it from being "unhandled" meanwhile.
         next.catch(() => undefined);
-        stored += store(page, 'pull');
+        stored += await store(page, 'pull', inboxId);
       }
       // Out of pages for this run: the page in flight is marked already, so it is stored too.
       const last = await next;
-      return stored + store(last, 'pull');
+      return stored + (await store(last.page, 'pull', last.inboxId));
     },
 
     /** marcar_sincronizado=false, paged with limit/offset: for each date given, or everything when `dates` is null. */
@@ -98,7 +148,7 @@ export function createOrderPuller({ db, clock, log, client, tenantId, state, tun
       for (const data_uso of dates ?? [undefined]) {
         for (let offset = 0; ; ) {
           const page = await client.listVouchers({ marcar: false, ...(data_uso ? { data_uso } : {}), limit: tuning.pageSize, offset }, signal);
-          stored += store(page, dates ? 'refresh' : 'full');
+          stored += await store(page, dates ? 'refresh' : 'full');
           if (page.received < tuning.pageSize) break;
           offset += page.received;
         }
