@@ -23,24 +23,26 @@ export function createOutboxRepo(sqlite: Sqlite, k: Kysely<DB>, tenantId: number
   const newestEvent = () => first(sqlite, k.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).where('tenant_id', '=', tenantId))?.id ?? 0;
   return {
     /**
-     * Copies the check-ins and reversals the gate made ('ok') since the last call into the outbox.
-     * Event ids only grow, so the newest id already queued is the cursor.
+     * Copies the check-ins and reversals the gate made ('ok') since the last call into the outbox, at
+     * most `limit` of them (a day offline is tens of thousands: one statement would hold the event
+     * loop for 100 ms and more). Event ids only grow, so the newest id already queued is the cursor.
      */
-    enqueue(): number {
+    enqueue(limit: number): number {
       const newest = newestEvent();
       if (newest === seen) return 0;
-      seen = newest;
       const cursor = sql<number>`(select coalesce(max(event_id), 0) from sync_push where tenant_id = ${tenantId})`;
-      return run(
+      const copied = run(
         sqlite,
         k.insertInto('sync_push').columns(['event_id', 'tenant_id', 'chave', 'action']).expression(
           k.selectFrom('events')
             .select(['id', 'tenant_id', sql<string>`coalesce(qr_code, code)`.as('chave'), 'action'])
             .where('tenant_id', '=', tenantId).where('result', '=', 'ok').where('id', '>', cursor)
             // Exits, re-entries and area entries are local facts: the cloud knows check-ins and reversals.
-            .where('action', 'in', ['checkin', 'estorno']).orderBy('id'),
+            .where('action', 'in', ['checkin', 'estorno']).orderBy('id').limit(limit),
         ),
       ).changes;
+      if (copied < limit) seen = newest;
+      return copied;
     },
 
     /** The oldest pending rows, in event order, with what the cloud call needs. */

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
 import { CloudUnavailableError } from './cloud-client.js';
 import { createOutboxRepo, type PendingRow } from './outbox.repo.js';
@@ -17,6 +18,9 @@ export interface PushTuning {
 }
 
 export const DEFAULT_PUSH: PushTuning = { batchSize: 100, window: 2_000, concurrency: 2, isolateAfter: 3, backoff: { baseMs: 1_000, maxMs: 60_000 } };
+
+/** Events copied into the outbox per statement, with a turn of the event loop between two. */
+const ENQUEUE_SLICE = 500;
 
 export type PushDeps = SyncStepDeps & { tuning: PushTuning };
 
@@ -145,7 +149,7 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
   return {
     /** Queues new events, then sends rounds until nothing more is due. Throws CloudUnavailableError when the link fails. */
     async pushOnce(signal: AbortSignal): Promise<PushOutcome> {
-      repo.enqueue();
+      while (repo.enqueue(ENQUEUE_SLICE) === ENQUEUE_SLICE) await yieldToLoop();
       let settled = 0;
       for (;;) {
         const due = dueHeads(repo.pending(tuning.window), clock.nowIso());

@@ -56,6 +56,22 @@ describe('push: box → cloud', () => {
     expect(pushBodies('POST')).toHaveLength(2);
   });
 
+  it('a long day offline: 1,300 check-ins made while the cloud was away all reach it once, in the outbox in event order', async () => {
+    cloud.addOrders(Array.from({ length: 130 }, (_, i) => makeOrder({ numero: `20261121-${String(i + 100).padStart(4, '0')}`, prefix: `D${i}`, people: 10 })));
+    await gate.worker.pullNow();
+    await cloud.proxy.down();
+    const codes = Array.from({ length: 1300 }, (_, i) => `D${Math.floor(i / 10)}-${(i % 10) + 1}`);
+    for (let i = 0; i < codes.length; i += 100) expect((await gate.checkin(gate.keys.checkin, codes.slice(i, i + 100).join(','))).status).toBe(200);
+    await cloud.proxy.up();
+    const out = await gate.worker.pushNow();
+    expect(out).toMatchObject({ settled: 1300, pending: 0 });
+    const outbox = gate.outbox();
+    expect(outbox.map((r) => r.chave)).toEqual(codes);
+    expect(outbox.map((r) => r.event_id)).toEqual([...outbox.map((r) => r.event_id)].sort((a, b) => a - b));
+    const applied = cloud.appliedCounts();
+    expect(codes.filter((c) => applied.get(`checkin:${c}`) !== 1)).toEqual([]);
+  });
+
   it('keeps the order per person offline: check-in, reversal, check-in again reach the cloud in that order', async () => {
     await cloud.proxy.down();
     await gate.checkin(gate.keys.checkin, 'A-1');
