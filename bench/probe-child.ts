@@ -1,0 +1,49 @@
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+
+// Forked by sync.bench.ts: `<url> <api key> <qr prefix> <every ms>` sends one single-QR check-in
+// (`${prefix}${n}-1`, n = 0, 1, 2, ...) every <every ms> and times it, as a turnstile on the LAN would,
+// from its own process so the box's event loop is measured, not the probe's. Over IPC: {type:'start'}
+// starts a phase, {type:'stop'} ends it and answers {type:'times', times: number[]} (ms per check-in).
+
+const [url, key, prefix, everyMs] = process.argv.slice(2) as [string, string, string, string];
+const agent = new Agent({ connections: 1 });
+let next = 0;
+let running: Promise<number[]> | null = null;
+let stopping = false;
+
+async function probe(): Promise<number[]> {
+  const times: number[] = [];
+  while (!stopping) {
+    const started = performance.now();
+    const res = await request(`${url}/api/v1/api-qrcode-checkin`, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify({ qr_code: `${prefix}${next++}-1`, terminal: 'probe' }),
+    });
+    await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`probe check-in answered ${res.statusCode}`);
+    times.push(performance.now() - started);
+    const wait = Number(everyMs) - (performance.now() - started);
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  }
+  return times;
+}
+
+process.on('message', async (m: { type: 'start' | 'stop' | 'exit' }) => {
+  if (m.type === 'start') {
+    stopping = false;
+    running = probe();
+  }
+  if (m.type === 'stop' && running) {
+    stopping = true;
+    process.send!({ type: 'times', times: await running });
+    running = null;
+  }
+  if (m.type === 'exit') {
+    await agent.close();
+    process.disconnect();
+  }
+});
+process.send!({ type: 'ready' });
