@@ -58,7 +58,7 @@ export interface CheckinService {
  * Codes of a batch committed together: about 2–5 ms of work with the order payloads, so other
  * check-ins get their turn between slices (and a batch is never one transaction, as before).
  */
-const BATCH_SLICE = 25;
+const BATCH_SLICE = 10;
 
 /** The one rule set for every door: HTTP routes, serial lanes and the console all call this. */
 export function createCheckinService({ db, clock, log, storage }: { db: Db; clock: Clock; log?: FastifyBaseLogger; storage?: StorageHealth }): CheckinService {
@@ -67,8 +67,8 @@ export function createCheckinService({ db, clock, log, storage }: { db: Db; cloc
   const queue = db.writes;
 
   /** The write queue, with a database that cannot be written answered as SERVICE_UNAVAILABLE, not a 500. */
-  const write = <T>(work: () => T): Promise<T> =>
-    queue.run(work).then(
+  const write = <T>(work: () => T, background = false): Promise<T> =>
+    queue.run(work, { background }).then(
       (value) => {
         storage?.recovered();
         return value;
@@ -145,6 +145,7 @@ export function createCheckinService({ db, clock, log, storage }: { db: Db; cloc
     const items: { code: string; result: R; view: V | undefined }[] = [];
     for (let from = 0; from < target.codes.length; from += BATCH_SLICE) {
       const slice = target.codes.slice(from, from + BATCH_SLICE);
+      // A batch of more than one slice is bulk work (an ERP, a back office): single scans go first.
       items.push(...(await write(() => {
         const f = flowFor(input, caller);
         return slice.map((code) => {
@@ -160,7 +161,7 @@ export function createCheckinService({ db, clock, log, storage }: { db: Db; cloc
             return { code, result: { ok: false, code: 'INTERNAL_ERROR' } as R, view: undefined };
           }
         });
-      })));
+      }, target.codes.length > BATCH_SLICE)));
     }
     return { batch: true, items };
   }

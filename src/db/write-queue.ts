@@ -8,8 +8,9 @@ export interface WriteQueue {
    * commit): one fsync for many check-ins, each in its own savepoint so one failure does not undo
    * the others.
    *
-   * `background` work (a piece of a sync page) never shares a commit with the rest and waits while
-   * other work is queued: a scan waits for at most the one piece already running.
+   * `background` work (a piece of a sync page or of a large batch) never shares a commit with the
+   * rest and goes after the work already queued; when both kinds keep coming they alternate, so a
+   * scan waits for at most one piece and background work is never starved.
    */
   run<T>(work: () => T, opts?: { background?: boolean }): Promise<T>;
 }
@@ -33,6 +34,7 @@ interface Pending {
 export function createWriteQueue(sqlite: Sqlite, { maxBatch = 512, fsyncWal = walFsync(sqlite) } = {}): WriteQueue {
   const pending: Pending[] = [];
   const background: Pending[] = [];
+  let lastWasForeground = false;
   let scheduled = false;
   let syncing = false;
   // Nested better-sqlite3 transactions are savepoints.
@@ -59,7 +61,9 @@ export function createWriteQueue(sqlite: Sqlite, { maxBatch = 512, fsyncWal = wa
   const flush = () => {
     scheduled = false;
     if (syncing || pending.length + background.length === 0) return; // the running fsync's end flushes again
-    const batch = pending.length > 0 ? pending.splice(0, maxBatch) : background.splice(0, 1);
+    const takeBackground = background.length > 0 && (pending.length === 0 || lastWasForeground);
+    lastWasForeground = !takeBackground;
+    const batch = takeBackground ? background.splice(0, 1) : pending.splice(0, maxBatch);
     const outcomes: Outcome[] = [];
     try {
       noFsyncInCommit.run();

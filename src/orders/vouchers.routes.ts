@@ -13,7 +13,7 @@ import { dateString } from './order.schemas.js';
 import { findOrderIds, markVouchers } from './vouchers.repo.js';
 
 /** Orders read, shaped and serialised per turn of the event loop: about a millisecond or two. */
-const READ_SLICE = 25;
+const READ_SLICE = 10;
 
 const querySchema = z.object({
   numero_pedido: z.string().trim().min(1).optional(),

@@ -116,3 +116,23 @@ it('background work (a sync page) never shares a commit with check-ins, and wait
   expect(order).toEqual(['scan-a', 'scan-b', 'pagina-1', 'scan-c', 'pagina-2']);
   expect(calls).toHaveLength(4); // one commit (and fsync) each: page pieces never carry a scan
 });
+
+it('background work is not starved by a steady stream of scans: the two take turns', async () => {
+  const { calls, fsyncWal } = controlledFsync();
+  const queue = createWriteQueue(db.sqlite, { fsyncWal });
+  const order: string[] = [];
+  const work = (name: string) => () => void order.push(name);
+  const page = queue.run(work('pagina'), { background: true });
+  void queue.run(work('scan-1'));
+  await new Promise((r) => setImmediate(r));
+  void queue.run(work('scan-2')); // arrives during scan-1's fsync, as scans keep doing
+  calls[0]!.resolve();
+  await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  expect(order).toEqual(['scan-1', 'pagina']);
+  calls[1]!.resolve();
+  await page;
+  await new Promise((r) => setImmediate(r));
+  expect(order).toEqual(['scan-1', 'pagina', 'scan-2']);
+  calls[2]!.resolve();
+});
