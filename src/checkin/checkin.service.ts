@@ -55,7 +55,7 @@ export interface CheckinService {
 }
 
 /**
- * Codes of a batch committed together: about 2–5 ms of work with the order payloads, so other
+ * Codes of a batch committed together: about 1–2 ms of work with the order payloads, so other
  * check-ins get their turn between slices (and a batch is never one transaction, as before).
  */
 const BATCH_SLICE = 10;
