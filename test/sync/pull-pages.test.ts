@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { pedidoSchema } from '../../src/orders/order.schemas.js';
 import { upsertOrder } from '../../src/orders/orders.repo.js';
+import { makeClient } from '../clients/client-data.js';
 import { startFakeCloud, type FakeCloud } from '../support/fake-cloud.js';
 import { makeOrder } from '../support/fixtures.js';
 import { createTickingClock, eventually, startGate, type Gate } from '../support/sync-gate.js';
@@ -69,4 +70,17 @@ it('a check-in is answered while a 1,000-order page is being stored, not after i
   await pull;
   expect(count(gate, `select count(*) as n from orders`)).toBe(1001);
   expect(gate.person('LOCAL-1')?.checkin_em).not.toBeNull();
+});
+
+it('clients come in pieces too: a full page of 500 and the rest, every client once, the marked pages not asked again', async () => {
+  cloud.addClients(Array.from({ length: 620 }, (_, i) => makeClient(`cli-${i}`)));
+  const gate = await startGate(cloud, clock);
+  gates.push(gate);
+  await gate.worker.pullNow();
+  expect(count(gate, `select count(*) as n from clients`)).toBe(620);
+  // The edges of the pieces (50) and of the pages (500) are all there.
+  const ids = ['cli-0', 'cli-49', 'cli-50', 'cli-499', 'cli-500', 'cli-619'];
+  expect(count(gate, `select count(*) as n from clients where cliente_id in (${ids.map((i) => `'${i}'`).join(',')})`)).toBe(ids.length);
+  const again = await gate.client.listClients({ sincronizado: false, marcar: false, limit: 500, offset: 0 });
+  expect(again.received).toBe(0);
 });
