@@ -211,23 +211,18 @@ function granted(s: CycleState, d: any) {
   }
 }
 
-function checkinFact(s: CycleState, qr: string, at: string) {
-  acked.checkins.push({ qr, at, cycle: s.cycle });
-  checkedIn.add(qr);
-  reversedPool.delete(qr);
+/** An acknowledged check-in or reversal: the person moves between the checked-in and reversed pools. */
+function acknowledged(s: CycleState, kind: 'checkins' | 'reversals', qr: string, at: string) {
+  acked[kind].push({ qr, at, cycle: s.cycle });
+  const [into, outOf] = kind === 'checkins' ? [checkedIn, reversedPool] : [reversedPool, checkedIn];
+  into.add(qr);
+  outOf.delete(qr);
   limbo.delete(qr);
   s.acks += 1;
   s.onAck();
 }
-
-function reversedFact(s: CycleState, qr: string, at: string) {
-  acked.reversals.push({ qr, at, cycle: s.cycle });
-  checkedIn.delete(qr);
-  reversedPool.add(qr);
-  limbo.delete(qr);
-  s.acks += 1;
-  s.onAck();
-}
+const checkinFact = (s: CycleState, qr: string, at: string) => acknowledged(s, 'checkins', qr, at);
+const reversedFact = (s: CycleState, qr: string, at: string) => acknowledged(s, 'reversals', qr, at);
 
 function refused(s: CycleState, what: string, code: string, status: number, error: any) {
   if (status >= 500 || !REFUSALS_OK.has(error?.code)) {
