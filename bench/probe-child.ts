@@ -1,14 +1,17 @@
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 
-// Forked by sync.bench.ts: `<url> <api key> <qr prefix> <every ms>` sends one single-QR check-in
-// (`${prefix}${n}-1`, n = 0, 1, 2, ...) every <every ms> and times it, as a turnstile on the LAN would,
-// from its own process so the box's event loop is measured, not the probe's. Over IPC: {type:'start'}
+// Forked by sync.bench.ts and heavy.bench.ts: `<url> <api key> <qr pattern> <first n> <every ms>`
+// sends one single-QR check-in every <every ms> and times it, as a turnstile on the LAN would, from
+// its own process so the box's event loop is measured, not the load generator's. The pattern's run of
+// '#' is n (n = first, first + 1, ...), zero-padded to the run's length: `P#-1`, `QB########`. Over IPC: {type:'start'}
 // starts a phase, {type:'stop'} ends it and answers {type:'times', times: number[]} (ms per check-in).
 
-const [url, key, prefix, everyMs] = process.argv.slice(2) as [string, string, string, string];
+const [url, key, pattern, first, everyMs] = process.argv.slice(2) as [string, string, string, string, string];
+const digits = /#+/.exec(pattern)![0];
+const qrOf = (n: number) => pattern.replace(digits, String(n).padStart(digits.length, '0'));
 const agent = new Agent({ connections: 1 });
-let next = 0;
+let next = Number(first);
 let running: Promise<number[]> | null = null;
 let stopping = false;
 
@@ -20,7 +23,7 @@ async function probe(): Promise<number[]> {
       method: 'POST',
       dispatcher: agent,
       headers: { 'content-type': 'application/json', 'x-api-key': key },
-      body: JSON.stringify({ qr_code: `${prefix}${next++}-1`, terminal: 'probe' }),
+      body: JSON.stringify({ qr_code: qrOf(next++), terminal: 'probe' }),
     });
     await res.body.text();
     if (res.statusCode !== 200) throw new Error(`probe check-in answered ${res.statusCode}`);

@@ -17,6 +17,7 @@ import { createPusher, DEFAULT_PUSH } from '../src/sync/push.js';
 import { createSyncState } from '../src/sync/state.js';
 import { ensureTenant } from '../src/tenants/tenants.repo.js';
 import { makeOrder } from '../test/support/fixtures.js';
+import { startProbe, type Probe } from './probe.js';
 
 // `npm run bench:sync`: the sync worker against the fake cloud (a second box behind the fault proxy,
 // in a child process) on loopback, with the production page and batch sizes. (1) ingest: the
@@ -76,21 +77,21 @@ async function main(): Promise<number> {
     const turnstileKey = createApiKey(db.sqlite, db.kysely, { tenantId, name: 'catraca', permissions: ['checkin'], nowIso: clock.nowIso() }).key;
     const { app, checkin } = await assembleBox({ db, clock, logger: false });
     const boxUrl = await app.listen({ host: '127.0.0.1', port: 0 });
-    const probe = await startProbe(boxUrl, turnstileKey, here);
+    const probe = await startProbe(boxUrl, turnstileKey, 'P#-1', 0);
     const state = createSyncState(db.sqlite, db.kysely, tenantId, clock);
     const client = createCloudClient({ url: cloud.url, apiKey: cloud.keys.box, integrationKey: cloud.keys.integration, timeoutMs: 30_000 });
     const signal = new AbortController().signal;
     const deps = { db, clock, log, client, tenantId, state };
 
     // 0. The turnstile alone: the baseline of this run.
-    const alone = await probe.during(() => new Promise((r) => setTimeout(r, 5_000)));
+    const alone = await probed(probe, () => new Promise((r) => setTimeout(r, 5_000)));
     out();
     out(`0. a turnstile alone (one check-in every 20 ms, 5 s): ${alone.text}`);
 
     // 1. Ingest
     const puller = createOrderPuller({ ...deps, tuning: DEFAULT_PULL });
     let t = performance.now();
-    const ingest = await probe.during(() => puller.incremental(signal));
+    const ingest = await probed(probe, () => puller.incremental(signal));
     const stored = ingest.value;
     const ingestSeconds = (performance.now() - t) / 1000;
     const ordersPerSecond = stored / ingestSeconds;
@@ -111,7 +112,7 @@ async function main(): Promise<number> {
     // 3. Drain
     const pusher = createPusher({ ...deps, tuning: DEFAULT_PUSH });
     t = performance.now();
-    const drain = await probe.during(async () => {
+    const drain = await probed(probe, async () => {
       let settled = 0;
       for (let round = 0; round < 10; round++) {
         const r = await pusher.pushOnce(signal);
@@ -160,35 +161,17 @@ interface Probed<T> {
   text: string;
 }
 
-/** The turnstile in its own process; `during(work)` times its check-ins while `work` runs, with the box's event-loop delay. */
-async function startProbe(url: string, key: string, here: string) {
-  const child = fork(path.join(here, 'probe-child.js'), [url, key, 'P', '20'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const message = <T>(type: string) => new Promise<T>((resolve) => child.on('message', function on(m: { type: string }) {
-    if (m.type !== type) return;
-    child.off('message', on);
-    resolve(m as T);
-  }));
-  await message('ready');
-  return {
-    async during<T>(work: () => Promise<T>): Promise<Probed<T>> {
-      const loop = monitorEventLoopDelay({ resolution: 1 });
-      loop.enable();
-      child.send({ type: 'start' });
-      const value = await work();
-      child.send({ type: 'stop' });
-      const { times } = await message<{ times: number[] }>('times');
-      loop.disable();
-      const s = times.sort((a, b) => a - b);
-      const at = (q: number) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] ?? NaN;
-      const f = (v: number) => `${v.toFixed(1)} ms`;
-      const text = `${s.length} check-ins, p50 ${f(at(0.5))}, p99 ${f(at(0.99))}, max ${f(at(1))}; box event-loop delay p99 ${f(loop.percentile(99) / 1e6)}, max ${f(loop.max / 1e6)}`;
-      return { value, p99: at(0.99), max: at(1), text };
-    },
-    close: () => {
-      child.send({ type: 'exit' });
-      return new Promise((r) => child.once('exit', r));
-    },
-  };
+/** The turnstile's check-ins while `work` runs, with the box's event-loop delay (the box is this process). */
+async function probed<T>(probe: Probe, work: () => Promise<T>): Promise<Probed<T>> {
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  const { value, times } = await probe.during(work);
+  loop.disable();
+  const s = times.sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] ?? NaN;
+  const f = (v: number) => `${v.toFixed(1)} ms`;
+  const text = `${s.length} check-ins, p50 ${f(at(0.5))}, p99 ${f(at(0.99))}, max ${f(at(1))}; box event-loop delay p99 ${f(loop.percentile(99) / 1e6)}, max ${f(loop.max / 1e6)}`;
+  return { value, p99: at(0.99), max: at(1), text };
 }
 
 main().then(

@@ -1,0 +1,37 @@
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// A turnstile in its own process (probe-child.ts): `during(work)` times its check-ins while `work` runs.
+
+export interface Probe {
+  during<T>(work: () => Promise<T>): Promise<{ value: T; times: number[] }>;
+  close(): Promise<void>;
+}
+
+export async function startProbe(url: string, key: string, qrPattern: string, first: number, everyMs = 20): Promise<Probe> {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const child = fork(path.join(here, 'probe-child.js'), [url, key, qrPattern, String(first), String(everyMs)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const message = <T>(type: string) =>
+    new Promise<T>((resolve) =>
+      child.on('message', function on(m: { type: string }) {
+        if (m.type !== type) return;
+        child.off('message', on);
+        resolve(m as T);
+      }),
+    );
+  await message('ready');
+  return {
+    async during(work) {
+      child.send({ type: 'start' });
+      const value = await work();
+      child.send({ type: 'stop' });
+      const { times } = await message<{ times: number[] }>('times');
+      return { value, times };
+    },
+    close: () => {
+      child.send({ type: 'exit' });
+      return new Promise((r) => child.once('exit', () => r()));
+    },
+  };
+}
