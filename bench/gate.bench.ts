@@ -11,7 +11,7 @@ import { startBridgeBoard, type BridgeBoard } from '../test/support/bridge-board
 import { openScannerSim, silentLog, type ScannerSim } from '../test/support/lanes.js';
 import { openPtyPair, type PtyPair } from '../test/support/pty.js';
 import { fillDatabase, qrOf, TENANT } from './fill.js';
-import { heading, int, machine, ms, out, table } from './report.js';
+import { heading, int, machine, ms, out, summarise, table } from './report.js';
 
 // `npm run bench:gate`: from the last byte of a scan written to the scanner pty to the GRANT the
 // host-built bridge firmware reads on the relay pty, one scan at a time. The box side is the real
@@ -35,13 +35,6 @@ const noDatabase = {
   occupancy: () => [],
 } as unknown as CheckinService;
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-}
-const summary = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return { n: s.length, p50: percentile(s, 50), p90: percentile(s, 90), p99: percentile(s, 99), max: s.at(-1) ?? NaN };
-};
 
 interface Rig {
   scannerPty: PtyPair;
@@ -114,8 +107,8 @@ async function main(): Promise<number> {
       for (let i = done; i < Math.min(SCANS, done + BLOCK); i++) times.real.push(await scanOnce(real, qrOf(i)));
     }
     const checkedIn = db.sqlite.prepare("select count(*) from events where source = 'lane' and result = 'ok'").pluck().get() as number;
-    const b = summary(times.base);
-    const r = summary(times.real);
+    const b = summarise(times.base);
+    const r = summarise(times.real);
     table([
       ['lane', 'scans', 'p50', 'p90', 'p99', 'max'],
       ['baseline (no database)', int(b.n), ms(b.p50), ms(b.p90), ms(b.p99), ms(b.max)],

@@ -9,7 +9,7 @@ import { findTenant } from '../src/tenants/tenants.repo.js';
 import { fillDatabase, PEOPLE_PER_ORDER, qrOf, TENANT } from './fill.js';
 import { startChild } from './load.js';
 import { startProbe } from './probe.js';
-import { heading, machine, ms, out, table } from './report.js';
+import { heading, machine, ms, out, summarise, table } from './report.js';
 
 // `npm run bench:heavy`: does an ordinary check-in wait behind heavy work? The real box in a child
 // process; a probe in a third process (probe-child.ts: not slowed by this process's own load) sends
@@ -64,11 +64,6 @@ async function listings(until: number, counter: { n: number }) {
   }
 }
 
-const summary = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (p: number) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
-  return { n: s.length, p50: at(50), p99: at(99), max: s.at(-1)! };
-};
 
 heading(`Check-in latency alone and behind heavy work (${ORDERS.toLocaleString('en-US')} orders, ${SECONDS} s per phase, ${ROUNDS} rounds)`);
 for (const line of machine()) out(line);
@@ -78,7 +73,7 @@ const heavyMax: number[] = [];
 try {
   for (let round = 1; round <= ROUNDS; round++) {
     let stop = await box.observe();
-    const alone = summary((await turnstile.during(() => sleep(SECONDS * 1000))).times);
+    const alone = summarise((await turnstile.during(() => sleep(SECONDS * 1000))).times);
     let seen = await stop();
     rows.push([round, 'alone (baseline)', alone.n, ms(alone.p50), ms(alone.p99), ms(alone.max), '', '', `${ms(seen.loopDelay.p99)} / ${ms(seen.loopDelay.max)}`, ms(seen.gc.maxMs)]);
     const until = performance.now() + SECONDS * 1000;
@@ -87,7 +82,7 @@ try {
     stop = await box.observe();
     const { times } = await turnstile.during(() => Promise.all([batches(until, done), batches(until, done), listings(until, listed), listings(until, listed)]));
     seen = await stop();
-    const heavy = summary(times);
+    const heavy = summarise(times);
     heavyP99.push(heavy.p99);
     heavyMax.push(heavy.max);
     rows.push([round, 'heavy', heavy.n, ms(heavy.p50), ms(heavy.p99), ms(heavy.max), done.n, listed.n, `${ms(seen.loopDelay.p99)} / ${ms(seen.loopDelay.max)}`, ms(seen.gc.maxMs)]);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { Observed } from './observe.js';
+import { quantile } from './report.js';
 import type { ChildMessage, ParentMessage } from './server-child.js';
 
 // The parent's side: forking server children and driving them with autocannon over loopback.
@@ -134,7 +135,7 @@ function summarise(results: autocannon.Result[], { latencies, last }: Sink, star
 
 function withLatency(r: Omit<LoadResult, 'latency' | 'completed' | 'rps'>): LoadResult {
   const sorted = Float64Array.from(r.samples).sort();
-  const at = (q: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!);
+  const at = (q: number) => quantile(sorted, q);
   const completed = sorted.length;
   const mean = sorted.reduce((a, b) => a + b, 0) / (completed || 1);
   return { ...r, completed, rps: completed / r.seconds, latency: { mean, p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: at(1) } };

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { quantile } from './report.js';
 
 // What a process sees of its own latency while the parent drives it: time from the 'request' event
 // to 'finish' (server side), garbage-collection pauses and event-loop delay. Started and stopped
@@ -29,7 +30,7 @@ export function observe(server?: Server): () => Observed {
     gc.disconnect();
     loop.disable();
     const sorted = times.sort((a, b) => a - b);
-    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+    const at = (q: number) => quantile(sorted, q);
     return {
       ...(server ? { server: { count: sorted.length, p50: at(0.5), p99: at(0.99), max: at(1) } } : {}),
       gc: { count: pauses.length, totalMs: pauses.reduce((a, b) => a + b, 0), maxMs: Math.max(0, ...pauses) },

@@ -10,6 +10,16 @@ export const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 export const ms = (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)} ms` : 'n/a');
 export const int = (v: number) => Math.round(v).toLocaleString('en-US');
 
+/** The q-quantile (0–1) of ascending `sorted`, by nearest rank; NaN when there is nothing. */
+export const quantile = (sorted: ArrayLike<number>, q: number): number =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+
+/** Count and percentiles of latencies (ms). */
+export function summarise(xs: readonly number[]) {
+  const s = [...xs].sort((a, b) => a - b);
+  return { n: s.length, p50: quantile(s, 0.5), p90: quantile(s, 0.9), p99: quantile(s, 0.99), max: quantile(s, 1) };
+}
+
 export function heading(title: string) {
   out();
   out(`== ${title} ${'='.repeat(Math.max(0, 72 - title.length))}`);

@@ -18,6 +18,7 @@ import { createSyncState } from '../src/sync/state.js';
 import { ensureTenant } from '../src/tenants/tenants.repo.js';
 import { makeOrder } from '../test/support/fixtures.js';
 import { startProbe, type Probe } from './probe.js';
+import { int, out, summarise } from './report.js';
 
 // `npm run bench:sync`: the sync worker against the fake cloud (a second box behind the fault proxy,
 // in a child process) on loopback, with the production page and batch sizes. (1) ingest: the
@@ -33,8 +34,6 @@ const PEOPLE = 2;
 const PROBE_PEOPLE = 20_000;
 const TARGET = { ordersPerSecond: 5_000, eventsPerSecond: 2_000, probeP99: 15, probeMax: 50 };
 const TZ = 'America/Sao_Paulo';
-const out = (line = '') => process.stdout.write(`${line}\n`);
-const int = (v: number) => Math.round(v).toLocaleString('en-US');
 
 interface Ready {
   type: 'ready';
@@ -167,11 +166,10 @@ async function probed<T>(probe: Probe, work: () => Promise<T>): Promise<Probed<T
   loop.enable();
   const { value, times } = await probe.during(work);
   loop.disable();
-  const s = times.sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] ?? NaN;
+  const s = summarise(times);
   const f = (v: number) => `${v.toFixed(1)} ms`;
-  const text = `${s.length} check-ins, p50 ${f(at(0.5))}, p99 ${f(at(0.99))}, max ${f(at(1))}; box event-loop delay p99 ${f(loop.percentile(99) / 1e6)}, max ${f(loop.max / 1e6)}`;
-  return { value, p99: at(0.99), max: at(1), text };
+  const text = `${s.n} check-ins, p50 ${f(s.p50)}, p99 ${f(s.p99)}, max ${f(s.max)}; box event-loop delay p99 ${f(loop.percentile(99) / 1e6)}, max ${f(loop.max / 1e6)}`;
+  return { value, p99: s.p99, max: s.max, text };
 }
 
 main().then(

@@ -7,6 +7,9 @@ import { LIST_KEYS } from './cloud-envelopes.js';
 // every scan at that moment. So a worker thread parses the page and sends back one JSON string per
 // item (strings cross threads as one cheap copy each); each item is parsed again on the event loop
 // just before it is stored, and its objects die young.
+// The worker finds the list as listItems() does (cloud-envelopes.ts: `data` itself, or the first
+// array under LIST_KEYS); anything else (an error envelope, an empty page's `mensagem`) comes back
+// parsed, and listItems() and successData() decide on the event loop: they are small.
 
 const SPLITTER = `
 const { parentPort, workerData } = require('node:worker_threads');
