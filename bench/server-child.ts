@@ -3,7 +3,9 @@ import Fastify from 'fastify';
 import { buildApp } from '../src/app.js';
 import { createAuth } from '../src/auth/auth.js';
 import { assembleBox } from '../src/box.js';
+import { asJson } from '../src/checkin/checkin.payload.js';
 import { checkinRoutes } from '../src/checkin/checkin.routes.js';
+import { createByteSlots } from '../src/lib/byte-slots.js';
 import type { CheckinService } from '../src/checkin/checkin.service.js';
 import { createClock } from '../src/clock.js';
 import { migrateToLatest, openDatabase, type Db } from '../src/db/open.js';
@@ -63,10 +65,11 @@ async function start(): Promise<Listening> {
     const db = openDatabase(file!);
     const data = JSON.parse(fs.readFileSync(process.argv[4]!, 'utf8')) as Record<string, unknown>;
     const auth = createAuth({ sqlite: db.sqlite, kysely: db.kysely, clock: createClock('America/Sao_Paulo') });
-    // The recorded answer stands for the view the route asks for; the result only says "granted".
-    const reply = { batch: false, result: { ok: true }, view: data };
-    const checkin = { checkIn: async () => reply, reverse: async () => reply } as unknown as CheckinService;
-    return listen(await buildApp({ logger: false, v1: [checkinRoutes({ auth, checkin })] }), db);
+    // The recorded answer stands for the view the route asks for (serialised on every request, as the
+    // box's view does); the result only says "granted".
+    const reply = async () => ({ batch: false, result: { ok: true }, view: asJson(data) });
+    const checkin = { checkIn: reply, reverse: reply } as unknown as CheckinService;
+    return listen(await buildApp({ logger: false, v1: [checkinRoutes({ auth, checkin, slots: createByteSlots() })] }), db);
   }
   if (mode === 'baseline') {
     const app = Fastify({ logger: false });

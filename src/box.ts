@@ -12,6 +12,8 @@ import { createStorageHealth, type StorageHealth } from './db/storage.js';
 import { gatesRoutes, type GatesInfo } from './gate/gates.routes.js';
 import type { HttpLimits } from './http/connections.js';
 import { healthRoutes } from './http/health.routes.js';
+import { createByteSlots } from './lib/byte-slots.js';
+import { createVoucherPages } from './orders/vouchers.page.js';
 import { voucherRoutes } from './orders/vouchers.routes.js';
 import { syncRoutes, type SyncInfo } from './sync/sync.routes.js';
 
@@ -35,10 +37,13 @@ export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits }
   const storage = createStorageHealth({ sqlite: db.sqlite, log: logger || undefined });
   const checkin = createCheckinService({ db, clock, storage, ...(logger ? { log: logger } : {}) });
   const gates = lanes?.(checkin, storage);
+  // Room for the large answers being sent (batches, listing pages): see lib/byte-slots.ts.
+  const slots = createByteSlots();
+  const pages = createVoucherPages(db.sqlite.name, slots);
   const app = await buildApp({
     logger,
     ...(httpLimits ? { httpLimits } : {}),
-    v1: [checkinRoutes({ auth, checkin }), voucherRoutes(listing), clientRoutes(listing)],
+    v1: [checkinRoutes({ auth, checkin, slots }), voucherRoutes({ db, clock, auth, pages }), clientRoutes(listing)],
     integration: [comboRoutes(listing)],
     local: [
       healthRoutes({ ...base, storage }),
@@ -47,5 +52,6 @@ export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits }
       movementRoutes({ auth, checkin, settingsOf: (tenantId) => (gates?.tenantId === tenantId ? gates.settings : DEFAULT_MOVEMENT_SETTINGS) }),
     ],
   });
+  app.addHook('onClose', () => pages.close());
   return { app, checkin, gates };
 }

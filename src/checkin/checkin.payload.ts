@@ -1,5 +1,6 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { AppError } from '../http/errors.js';
+import { slotWriter, type ByteSlots, type Bytes } from '../lib/byte-slots.js';
 import { comboPedido, orderModePedido, reversedPerson, voucherPedido, type OrderRecord } from '../orders/order.payload.js';
 import { batchMessage } from './checkin.rules.js';
 import type { CheckinResult, Granted, Reversed, ReversalResult } from './result.js';
@@ -59,34 +60,65 @@ export function reversalData(r: Reversed): Record<string, unknown> {
   }
 }
 
-/** One code's answer: its data, or the refusal as the AppError the error handler words. */
-export function single(result: CheckinResult | ReversalResult, data: Record<string, unknown> | undefined): Record<string, unknown> {
-  if (!result.ok) throw new AppError(result.code, result.details);
-  return data!;
+/**
+ * A granted answer's `data` as JSON text, made in the transaction of the change: a batch of 1,000
+ * codes then keeps 1,000 strings until it is answered, not the objects of 1,000 orders, which the
+ * garbage collector would copy and promote while every scan waits (issue 11). `qrCode` is the data's
+ * own top-level qr_code, for the batch item.
+ */
+export interface DataJson {
+  json: string;
+  qrCode: unknown;
 }
 
-type BatchItem = { code: string; result: CheckinResult | ReversalResult; view?: Record<string, unknown> | undefined };
+export const asJson = (data: Record<string, unknown>): DataJson => ({ json: JSON.stringify(data), qrCode: data.qr_code });
 
-function batchItem({ code, result, view }: BatchItem) {
-  if (result.ok) return { ...view, qr_code: code, success: true, status: 200 };
-  const error = new AppError(result.code, result.details);
-  return { qr_code: code, success: false, status: error.status, error: error.toBody() };
+/** One code's answer: the spec's `{ success, data }` as JSON text, or the refusal as the AppError the error handler words. */
+export function singleJson(result: CheckinResult | ReversalResult, data: DataJson | undefined): string {
+  if (!result.ok) throw new AppError(result.code, result.details);
+  return `{"success":true,"data":${data!.json}}`;
+}
+
+type BatchItem = { code: string; result: CheckinResult | ReversalResult; view?: DataJson | undefined };
+
+/** The JSON text of `{ ...data, qr_code: code, success: true, status: 200 }`, or of the refusal's item. */
+function batchItem({ code, result, view }: BatchItem): string {
+  if (!result.ok) {
+    const error = new AppError(result.code, result.details);
+    return JSON.stringify({ qr_code: code, success: false, status: error.status, error: error.toBody() });
+  }
+  const done = '"success":true,"status":200}';
+  // The data's own qr_code (a person's, an additional's) is the code itself and keeps its place.
+  if (view!.qrCode === code) return `${view!.json.slice(0, -1)},${done}`;
+  if (view!.qrCode === undefined) return `${view!.json.slice(0, -1)},"qr_code":${JSON.stringify(code)},${done}`;
+  return JSON.stringify({ ...JSON.parse(view!.json), qr_code: code, success: true, status: 200 });
 }
 
 /** Items serialised per turn of the event loop: a batch of 1,000 answers is over a megabyte of JSON. */
 const SERIALISE_SLICE = 50;
 
 /**
- * Batch (4.1 rule 3): HTTP 200 with one result per code, as the JSON text of the whole answer
- * (the same bytes JSON.stringify of { success, data } gives), serialised in slices.
+ * Batch (4.1 rule 3): HTTP 200 with one result per code, as the bytes of the JSON text
+ * JSON.stringify of { success, data } gives, written in slices into an answer slot
+ * (lib/byte-slots.ts): a batch of 1,000 answers is over a megabyte, and building it as one string
+ * made several copies of it for the garbage collector.
  */
-export async function batchJson(items: BatchItem[], verb: string): Promise<string> {
-  const parts: string[] = [];
-  for (let from = 0; from < items.length; from += SERIALISE_SLICE) {
-    if (from > 0) await yieldToLoop();
-    parts.push(JSON.stringify(items.slice(from, from + SERIALISE_SLICE).map(batchItem)).slice(1, -1));
-  }
+export async function batchAnswer(items: BatchItem[], verb: string, slots: ByteSlots): Promise<Bytes> {
   const ok = items.filter((i) => i.result.ok).length;
   const head = JSON.stringify({ message: batchMessage(ok, items.length - ok, verb), total_enviados: items.length, total_sucesso: ok, total_falha: items.length - ok }).slice(0, -1);
-  return `{"success":true,"data":${head},"resultados":[${parts.join(',')}]}}`;
+  const out = slotWriter(slots);
+  let fits = out.write(`{"success":true,"data":${head},"resultados":[`);
+  for (let from = 0; fits && from < items.length; from += SERIALISE_SLICE) {
+    if (from > 0) await yieldToLoop();
+    fits = out.write((from > 0 ? ',' : '') + items.slice(from, from + SERIALISE_SLICE).map(batchItem).join(','));
+  }
+  const inSlot = fits && out.write(']}}') ? out.finish() : null;
+  if (inSlot) return inSlot;
+  // Larger than a slot, or every slot in use: a buffer of its own.
+  const parts: string[] = [];
+  for (let from = 0; from < items.length; from += SERIALISE_SLICE) {
+    await yieldToLoop();
+    parts.push(items.slice(from, from + SERIALISE_SLICE).map(batchItem).join(','));
+  }
+  return { bytes: Buffer.from(`{"success":true,"data":${head},"resultados":[${parts.join(',')}]}}`), done: () => undefined };
 }

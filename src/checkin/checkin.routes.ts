@@ -3,7 +3,9 @@ import type { RouteRegistrar } from '../app.js';
 import { CHECKIN_PERMISSIONS, type Auth } from '../auth/auth.js';
 import { guard } from '../auth/guard.js';
 import { MAX_BATCH_CODES } from './checkin.rules.js';
-import { batchJson, checkinData, reversalData, single } from './checkin.payload.js';
+import { sendJsonBytes } from '../http/send-bytes.js';
+import type { ByteSlots } from '../lib/byte-slots.js';
+import { asJson, batchAnswer, checkinData, reversalData, singleJson } from './checkin.payload.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 import type { CheckinService } from './checkin.service.js';
@@ -17,19 +19,19 @@ const bodySchema = z.preprocess((b) => b ?? {}, z.object({
     operador: z.string().max(200).nullish().describe('Nome do operador'),
 }));
 
-export const checkinRoutes = ({ auth, checkin }: { auth: Auth; checkin: CheckinService }): RouteRegistrar => (app) => {
+export const checkinRoutes = ({ auth, checkin, slots }: { auth: Auth; checkin: CheckinService; slots: ByteSlots }): RouteRegistrar => (app) => {
   const { onRequest, callerOf } = guard((request) => auth.apiKey(request, CHECKIN_PERMISSIONS));
   const callerInfo = (c: ReturnType<typeof callerOf>) => ({ tenantId: c.tenantId, apiKeyId: c.apiKeyId, keyName: c.keyName, source: 'api' });
 
   app.post('/api-qrcode-checkin', { onRequest, schema: { body: bodySchema, tags: ['check-in'], security: [{ apiKey: [] }] } }, async (request, res) => {
-    const reply = await checkin.checkIn(request.body, callerInfo(callerOf(request)), { view: checkinData });
-    if (reply.batch) return res.type(JSON_TYPE).send(await batchJson(reply.items, 'check-in(s)'));
-    return { success: true, data: single(reply.result, reply.view) };
+    const reply = await checkin.checkIn(request.body, callerInfo(callerOf(request)), { view: (g, order) => asJson(checkinData(g, order)) });
+    if (reply.batch) return sendJsonBytes(res, await batchAnswer(reply.items, 'check-in(s)', slots));
+    return res.type(JSON_TYPE).send(singleJson(reply.result, reply.view));
   });
 
   app.patch('/api-qrcode-checkin', { onRequest, schema: { body: bodySchema, tags: ['check-in'], security: [{ apiKey: [] }] } }, async (request, res) => {
-    const reply = await checkin.reverse(request.body, callerInfo(callerOf(request)), { view: reversalData });
-    if (reply.batch) return res.type(JSON_TYPE).send(await batchJson(reply.items, 'estorno(s)'));
-    return { success: true, data: single(reply.result, reply.view) };
+    const reply = await checkin.reverse(request.body, callerInfo(callerOf(request)), { view: (r) => asJson(reversalData(r)) });
+    if (reply.batch) return sendJsonBytes(res, await batchAnswer(reply.items, 'estorno(s)', slots));
+    return res.type(JSON_TYPE).send(singleJson(reply.result, reply.view));
   });
 };

@@ -1,19 +1,14 @@
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { RouteRegistrar } from '../app.js';
 import type { Auth } from '../auth/auth.js';
 import { guard } from '../auth/guard.js';
 import type { Clock } from '../clock.js';
-import type { Sqlite } from '../db/open.js';
-import type { DB } from '../db/schema.js';
+import type { Db } from '../db/open.js';
+import { sendJsonBytes } from '../http/send-bytes.js';
 import { pageLimit, pageOffset, queryBoolean, sortOrder } from '../http/validation.js';
-import { loadOrders, voucherPedido } from './order.payload.js';
 import { dateString } from './order.schemas.js';
-import { findOrderIds, markVouchers } from './vouchers.repo.js';
-
-/** Orders read, shaped and serialised per turn of the event loop: about a millisecond or two. */
-const READ_SLICE = 10;
+import type { VoucherPages } from './vouchers.page.js';
+import { markVouchers } from './vouchers.repo.js';
 
 const querySchema = z.object({
   numero_pedido: z.string().trim().min(1).optional(),
@@ -27,33 +22,38 @@ const querySchema = z.object({
   order: sortOrder.default('asc'),
 });
 
-export const voucherRoutes = ({ sqlite, kysely, clock, auth }: { sqlite: Sqlite; kysely: Kysely<DB>; clock: Clock; auth: Auth }): RouteRegistrar => (app) => {
+export const voucherRoutes = ({ db, clock, auth, pages }: { db: Db; clock: Clock; auth: Auth; pages: VoucherPages }): RouteRegistrar => (app) => {
   const { onRequest, callerOf } = guard((request) => auth.apiKey(request, ['vouchers:read']));
+  const markingByKey = new Map<number, Promise<unknown>>();
+
+  /**
+   * Calls of one key that mark run one after another, from finding the page to committing its marks,
+   * so two of them never hand out the same new vouchers. The marks commit through the write queue's
+   * background lane: after the scans queued before them, and with the fsync off the event loop.
+   */
+  function findAndMark(apiKeyId: number, find: () => Promise<number[]>): Promise<number[]> {
+    const mark = async () => {
+      const ids = await find();
+      await db.writes.run(() => markVouchers(db.sqlite, db.kysely, apiKeyId, ids, clock.nowIso()), { background: true });
+      return ids;
+    };
+    const done = (markingByKey.get(apiKeyId) ?? Promise.resolve()).then(mark, mark);
+    const settled = done.catch(() => undefined);
+    markingByKey.set(apiKeyId, settled);
+    void settled.then(() => markingByKey.get(apiKeyId) === settled && markingByKey.delete(apiKeyId));
+    return done;
+  }
 
   app.get('/api-vouchers', { onRequest, schema: { querystring: querySchema, tags: ['vouchers'], security: [{ apiKey: [] }] } }, async (request, reply) => {
     const caller = callerOf(request);
     const q = request.query;
-    // Select and mark in one short transaction; the page, read after it, shows the marks this call made.
-    const ids = sqlite.transaction(() => {
-      const found = findOrderIds(sqlite, kysely, { ...q, tenantId: caller.tenantId, apiKeyId: caller.apiKeyId });
-      if (q.marcar_sincronizado) markVouchers(sqlite, kysely, caller.apiKeyId, found, clock.nowIso());
-      return found;
-    }).immediate();
+    const find = () => pages.find({ ...q, tenantId: caller.tenantId, apiKeyId: caller.apiKeyId });
+    // The page is read after its marks are committed, so it shows the marks this call made.
+    const ids = q.marcar_sincronizado ? await findAndMark(caller.apiKeyId, find) : await find();
     if (ids.length === 0) {
       const mensagem = q.sincronizado === false ? 'Nenhum voucher novo para sincronizar com esta chave.' : 'Nenhum pedido encontrado para os filtros informados.';
       return { success: true, data: { pedidos: [], total: 0, mensagem } };
     }
-    // A page of 1,000 orders is tens of milliseconds of reading, shaping and serialising: done in
-    // slices, giving the event loop back between them, so a scan at a turnstile does not wait.
-    const parts: string[] = [];
-    let total = 0;
-    for (let from = 0; from < ids.length; from += READ_SLICE) {
-      if (from > 0) await yieldToLoop();
-      const slice = loadOrders(sqlite, kysely, ids.slice(from, from + READ_SLICE), caller.apiKeyId);
-      total += slice.length;
-      if (slice.length > 0) parts.push(JSON.stringify(slice.map((r) => voucherPedido(r))).slice(1, -1));
-    }
-    // The same bytes JSON.stringify of { success, data: { pedidos, total } } gives.
-    return reply.type('application/json; charset=utf-8').send(`{"success":true,"data":{"pedidos":[${parts.join(',')}],"total":${total}}}`);
+    return sendJsonBytes(reply, await pages.render(ids, caller.apiKeyId));
   });
 };
