@@ -13,7 +13,10 @@ import {
   type ItemResult,
   type Rejected,
 } from './cloud-envelopes.js';
-import { createPageSplitter } from './page-splitter.js';
+import { createPageSplitter, PageItems } from './page-splitter.js';
+
+/** Decodes as undici's body.text() does (a byte-order mark is dropped). */
+const utf8 = new TextDecoder();
 
 export { CloudUnavailableError, type ItemResult, type Rejected, type TransientKind } from './cloud-envelopes.js';
 
@@ -37,14 +40,14 @@ export interface Page<T> {
 
 /**
  * A page of orders as the cloud sent them: each order still JSON (validated when it is stored, see
- * page-splitter.ts), its number (or `#position` when it has none) and the body the page came in,
- * which the pull keeps until the page is stored.
+ * page-splitter.ts), its number (or `#position` when it has none) and the body the page came in, as
+ * bytes, which the pull keeps until the page is stored.
  */
 export interface VoucherPage {
-  items: string[];
+  items: PageItems;
   refs: string[];
   received: number;
-  text: string;
+  body: Buffer;
 }
 
 export interface VoucherQuery {
@@ -69,8 +72,8 @@ export interface CheckinActor {
 
 export interface CloudClient {
   listVouchers(q: VoucherQuery, signal?: AbortSignal): Promise<VoucherPage>;
-  /** A page of orders kept from an earlier answer (HTTP 200), read again. */
-  readVoucherPage(text: string): Promise<VoucherPage>;
+  /** A page of orders kept from an earlier answer (HTTP 200), read again: its bytes, or its text when kept by an earlier release. */
+  readVoucherPage(kept: Buffer | string): Promise<VoucherPage>;
   listClients(q: ClientQuery, signal?: AbortSignal): Promise<Page<ClienteRecord>>;
   listCombos(q: { limit: number; offset: number }, signal?: AbortSignal): Promise<Page<Combo>>;
   comboAvailability(comboId: string, from: string, to: string, signal?: AbortSignal): Promise<ComboAvailability>;
@@ -106,6 +109,11 @@ export function createCloudClient(opts: CloudClientOptions): CloudClient {
   }
 
   async function callText(method: 'GET' | 'POST' | 'PATCH', path: string, auth: Auth, body: unknown, signal: AbortSignal | undefined) {
+    const res = await callBytes(method, path, auth, body, signal);
+    return { status: res.status, text: utf8.decode(res.body) };
+  }
+
+  async function callBytes(method: 'GET' | 'POST' | 'PATCH', path: string, auth: Auth, body: unknown, signal: AbortSignal | undefined) {
     const signals = [AbortSignal.timeout(opts.timeoutMs * 3), ...(signal ? [signal] : [])];
     try {
       const res = await pool.request({
@@ -115,17 +123,17 @@ export function createCloudClient(opts: CloudClientOptions): CloudClient {
         body: body === undefined ? null : JSON.stringify(body),
         signal: AbortSignal.any(signals),
       });
-      return { status: res.statusCode, text: await res.body.text() };
+      return { status: res.statusCode, body: Buffer.from(await res.body.arrayBuffer()) };
     } catch (error) {
       throw asUnavailable(error, signal);
     }
   }
 
-  async function voucherPage(text: string, status: number, offset: number): Promise<VoucherPage> {
-    const split = status === 200 ? await splitter.split(text, 'numero_pedido') : { body: parseJson(text, status) };
-    if ('malformed' in split) throw new CloudUnavailableError('malformed', `HTTP ${status}, ${text.length} bytes`, status);
-    const { items, refs } = 'items' in split ? split : { items: listItems(successData(split.body, status)).map((i) => JSON.stringify(i)), refs: [] };
-    return { items, refs: items.map((_, i) => refs[i] ?? `#${offset + i}`), received: items.length, text };
+  async function voucherPage(body: Buffer, status: number, offset: number): Promise<VoucherPage> {
+    const split = status === 200 ? await splitter.split(body, 'numero_pedido') : { body: parseJson(utf8.decode(body), status) };
+    if ('malformed' in split) throw new CloudUnavailableError('malformed', `HTTP ${status}, ${body.length} bytes`, status);
+    const { items, refs } = 'items' in split ? split : { items: PageItems.of(listItems(successData(split.body, status)).map((i) => JSON.stringify(i))), refs: [] };
+    return { items, refs: Array.from({ length: items.length }, (_, i) => refs[i] ?? `#${offset + i}`), received: items.length, body };
   }
 
   const get = async (path: string, auth: Auth, signal?: AbortSignal) => {
@@ -136,10 +144,10 @@ export function createCloudClient(opts: CloudClientOptions): CloudClient {
   return {
     async listVouchers(q, signal) {
       const path = `/api/v1/api-vouchers?${query({ ...q, marcar: undefined, marcar_sincronizado: q.marcar, order_by: 'created_at', order: 'asc' })}`;
-      const res = await callText('GET', path, 'api', undefined, signal);
-      return voucherPage(res.text, res.status, q.offset);
+      const res = await callBytes('GET', path, 'api', undefined, signal);
+      return voucherPage(res.body, res.status, q.offset);
     },
-    readVoucherPage: (text) => voucherPage(text, 200, 0),
+    readVoucherPage: (kept) => voucherPage(typeof kept === 'string' ? Buffer.from(kept) : kept, 200, 0),
     async listClients(q, signal) {
       const items = listItems(await get(`/api/v1/api-clientes?${query({ ...q, marcar: undefined, marcar_sincronizado: q.marcar, order_by: 'created_at', order: 'asc' })}`, 'api', signal));
       return parseEach(items, clienteRecordSchema, (raw, i) => fieldOf(raw, 'id') ?? `#${q.offset + i}`);

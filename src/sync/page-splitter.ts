@@ -1,22 +1,28 @@
 import { Worker } from 'node:worker_threads';
+import { BULK_NICE, createWorkerClient } from '../lib/worker-client.js';
 import { LIST_KEYS } from './cloud-envelopes.js';
 
 // A page of 1,000 orders is about 1 MB of JSON. JSON.parse of it takes 3 ms on the event loop, but
 // its objects then stay alive while the page is validated and stored, and the young-generation GC
 // copies them again and again: `npm run bench:sync` measured 15–20 ms pauses per page, the wait of
-// every scan at that moment. So a worker thread parses the page and sends back one JSON string per
-// item (strings cross threads as one cheap copy each); each item is parsed again on the event loop
-// just before it is stored, and its objects die young.
+// every scan at that moment. So a worker thread parses the page and sends back each item's JSON, all
+// of them in one block of bytes (PageItems): a page, from the cloud's answer to its last order, is
+// never a string on the event loop's heap, where the young-generation GC would copy it until it is
+// promoted. Each item is decoded and parsed on the event loop just before it is stored, and its
+// objects die young.
 // The worker finds the list as listItems() does (cloud-envelopes.ts: `data` itself, or the first
 // array under LIST_KEYS); anything else (an error envelope, an empty page's `mensagem`) comes back
-// parsed, and listItems() and successData() decide on the event loop: they are small.
+// parsed, and listItems() and successData() decide on the event loop: they are small. It runs at the
+// bulk work's lower CPU priority (BULK_NICE).
 
 const SPLITTER = `
 const { parentPort, workerData } = require('node:worker_threads');
-parentPort.on('message', ({ id, text, refField }) => {
+try { require('node:os').setPriority(workerData.nice); } catch {}
+const decoder = new TextDecoder();
+parentPort.on('message', ({ id, bytes, refField }) => {
   let body;
   try {
-    body = JSON.parse(text);
+    body = JSON.parse(decoder.decode(bytes));
   } catch {
     parentPort.postMessage({ id, malformed: true });
     return;
@@ -32,55 +38,62 @@ parentPort.on('message', ({ id, text, refField }) => {
     const v = item && typeof item === 'object' ? item[refField] : undefined;
     return typeof v === 'string' || typeof v === 'number' ? String(v) : null;
   };
-  parentPort.postMessage({ id, items: list.map((item) => JSON.stringify(item)), refs: list.map(refOf) });
+  const texts = list.map((item) => Buffer.from(JSON.stringify(item)));
+  const items = new Uint8Array(texts.reduce((n, t) => n + t.length, 0));
+  const ends = new Uint32Array(texts.length);
+  let at = 0;
+  texts.forEach((t, i) => {
+    items.set(t, at);
+    ends[i] = at += t.length;
+  });
+  parentPort.postMessage({ id, items, ends, refs: list.map(refOf) }, [items.buffer, ends.buffer]);
 });`;
 
+const decoder = new TextDecoder();
+
+/** The JSON texts of a page's items, in one block of bytes (item i ends at ends[i]). */
+export class PageItems {
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly ends: Uint32Array,
+  ) {}
+
+  static of(texts: string[]): PageItems {
+    const encoded = texts.map((t) => Buffer.from(t));
+    const ends = new Uint32Array(encoded.length);
+    let at = 0;
+    encoded.forEach((e, i) => (ends[i] = at += e.length));
+    return new PageItems(Buffer.concat(encoded), ends);
+  }
+
+  get length(): number {
+    return this.ends.length;
+  }
+
+  /** Item i's JSON text. */
+  at(i: number): string {
+    return decoder.decode(this.bytes.subarray(i === 0 ? 0 : this.ends[i - 1], this.ends[i]));
+  }
+}
+
 /** The items of a list answer as JSON strings with their reference field; or the parsed body when it holds no list; or malformed JSON. */
-export type Split = { items: string[]; refs: (string | null)[] } | { body: unknown } | { malformed: true };
+export type Split = { items: PageItems; refs: (string | null)[] } | { body: unknown } | { malformed: true };
 
 export interface PageSplitter {
-  split(text: string, refField: string): Promise<Split>;
+  /** `bytes` are copied to the worker: the caller keeps them. */
+  split(bytes: Uint8Array, refField: string): Promise<Split>;
   close(): Promise<void>;
 }
 
-/** One worker thread, started on first use and restarted should it die; it never keeps the process alive. */
+/** One worker thread (lib/worker-client.ts), started on first use and again should it die; it never keeps the process alive. */
 export function createPageSplitter(): PageSplitter {
-  let worker: Worker | null = null;
-  let nextId = 0;
-  const pending = new Map<number, { resolve: (s: Split) => void; reject: (e: unknown) => void }>();
-
-  const start = () => {
-    const w = new Worker(SPLITTER, { eval: true, workerData: { listKeys: LIST_KEYS } });
-    w.on('message', (m: Split & { id: number }) => {
-      const { id, ...split } = m;
-      pending.get(id)?.resolve(split as Split);
-      pending.delete(id);
-    });
-    const fail = (error: unknown) => {
-      if (worker === w) worker = null;
-      for (const p of pending.values()) p.reject(error);
-      pending.clear();
-    };
-    w.on('error', fail);
-    w.on('exit', (code) => fail(new Error(`leitor de páginas encerrou (código ${code})`)));
-    w.unref();
-    return w;
-  };
-
+  type Answer = { items: Uint8Array; ends: Uint32Array; refs: (string | null)[] } | { body: unknown } | { malformed: true };
+  const worker = createWorkerClient<{ bytes: Uint8Array; refField: string }, Answer>(() => new Worker(SPLITTER, { eval: true, workerData: { listKeys: LIST_KEYS, nice: BULK_NICE } }), 'leitor de páginas');
   return {
-    split(text, refField) {
-      worker ??= start();
-      const id = nextId++;
-      const w = worker;
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        w.postMessage({ id, text, refField });
-      });
+    async split(bytes, refField) {
+      const answer = await worker.call({ bytes, refField });
+      return 'items' in answer ? { items: new PageItems(answer.items, answer.ends), refs: answer.refs } : answer;
     },
-    async close() {
-      const w = worker;
-      worker = null;
-      if (w) await w.terminate();
-    },
+    close: () => worker.close(),
   };
 }

@@ -62,7 +62,7 @@ export function createOrderPuller({ db, clock, log, client, tenantId, state, tun
       let i = from;
       for (; i < page.items.length && (i === from || performance.now() - started < SLICE_MS); i++) {
         const ref = page.refs[i]!;
-        const parsed = pedidoSchema.safeParse(JSON.parse(page.items[i]!));
+        const parsed = pedidoSchema.safeParse(JSON.parse(page.items.at(i)));
         if (!parsed.success) {
           rejected.push({ ref, reason: rejectReason(parsed.error) });
           continue;
@@ -98,13 +98,13 @@ export function createOrderPuller({ db, clock, log, client, tenantId, state, tun
   /** A marked page is kept before anything else: from here on a crash no longer loses it. */
   const keepPage = async (page: VoucherPage) => ({
     page,
-    inboxId: page.received === 0 ? null : await writes.run(() => Number(keep.run(tenantId, page.text, clock.nowIso()).lastInsertRowid), BACKGROUND),
+    inboxId: page.received === 0 ? null : await writes.run(() => Number(keep.run(tenantId, page.body, clock.nowIso()).lastInsertRowid), BACKGROUND),
   });
 
   /** Pages kept by an earlier run that did not finish storing them (a crash, a power cut, a full disk). */
   async function resumeKept(): Promise<number> {
     let stored = 0;
-    for (const row of kept.all(tenantId) as { id: number; body: string; applied: number }[]) {
+    for (const row of kept.all(tenantId) as { id: number; body: Buffer | string; applied: number }[]) {
       const page = await client.readVoucherPage(row.body);
       log.info({ orders: page.items.length - row.applied }, 'sync: retomando página já marcada pela nuvem');
       stored += await store(page, 'pull', row.id, row.applied);
