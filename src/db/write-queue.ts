@@ -61,6 +61,12 @@ export function createWriteQueue(sqlite: Sqlite, { maxBatch = 512, fsyncWal = wa
   const flush = () => {
     scheduled = false;
     if (syncing || pending.length + background.length === 0) return; // the running fsync's end flushes again
+    if (!sqlite.open) {
+      // Closed under its callers (a stop, a crash in the tests): every one of them fails, none is left waiting.
+      const error = new TypeError('The database connection is not open');
+      for (const item of pending.splice(0).concat(background.splice(0))) item.reject(error);
+      return;
+    }
     const takeBackground = background.length > 0 && (pending.length === 0 || lastWasForeground);
     lastWasForeground = !takeBackground;
     const batch = takeBackground ? background.splice(0, 1) : pending.splice(0, maxBatch);

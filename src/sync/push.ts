@@ -1,4 +1,3 @@
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
 import { CloudUnavailableError } from './cloud-client.js';
 import { createOutboxRepo, type PendingRow } from './outbox.repo.js';
@@ -19,7 +18,7 @@ export interface PushTuning {
 
 export const DEFAULT_PUSH: PushTuning = { batchSize: 100, window: 2_000, concurrency: 2, isolateAfter: 3, backoff: { baseMs: 1_000, maxMs: 60_000 } };
 
-/** Events copied into the outbox per statement, with a turn of the event loop between two. */
+/** Events copied into the outbox per commit of the write queue: scans get their turn between two. */
 const ENQUEUE_SLICE = 500;
 
 export type PushDeps = SyncStepDeps & { tuning: PushTuning };
@@ -46,7 +45,9 @@ interface Batch {
 export function createPusher({ db, clock, log, client, tenantId, state, tuning }: PushDeps) {
   const { sqlite, kysely } = db;
   const repo = createOutboxRepo(sqlite, kysely, tenantId);
-  const tx = <T>(work: () => T): T => sqlite.transaction(work).immediate();
+  // Bulk work: through the write queue's background lane, after the scans and with the fsync off the
+  // event loop (a commit of its own with synchronous=FULL fsyncs on the loop, 100 times a second while draining).
+  const tx = <T>(work: () => T): Promise<T> => db.writes.run(work, { background: true });
 
   /** Heads of line that are due: a QR whose oldest pending event waits for a retry blocks its later events. */
   function dueHeads(rows: PendingRow[], nowIso: string): PendingRow[] {
@@ -61,10 +62,10 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
   }
 
   /** Reversals whose check-in the cloud refused are settled here, unsent; the rest go out. */
-  function holdBackReversals(due: PendingRow[]): PendingRow[] {
+  async function holdBackReversals(due: PendingRow[]): Promise<PendingRow[]> {
     const now = clock.nowIso();
     const toSend: PendingRow[] = [];
-    tx(() => {
+    await tx(() => {
       for (const r of due) {
         const previous = r.action === 'estorno' ? repo.previousCheckin(r.chave, r.event_id) : undefined;
         if (previous?.resultado && previous.resultado !== 'aceito') {
@@ -99,7 +100,7 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
   async function send(b: Batch, signal: AbortSignal): Promise<number> {
     const eventIds = b.rows.map((r) => r.event_id);
     const sentAt = clock.nowIso();
-    tx(() => repo.markSending(eventIds, sentAt));
+    await tx(() => repo.markSending(eventIds, sentAt));
     let results;
     try {
       results = await client.send(b.action, b.rows.map((r) => r.chave), { terminal: b.terminal, operador: b.operador }, signal);
@@ -108,14 +109,14 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
       const attempts = Math.max(...b.rows.map((r) => r.attempts + 1));
       // A stop is not a failure of the link: the events are due again as soon as the worker restarts.
       const next = error.kind === 'aborted' ? null : new Date(clock.now().getTime() + backoffDelay(attempts, tuning.backoff)).toISOString();
-      tx(() => {
+      await tx(() => {
         repo.retryLater(eventIds, next, error.message);
         state.failed(error);
       });
       throw error;
     }
     const now = clock.nowIso();
-    tx(() => {
+    await tx(() => {
       b.rows.forEach((r, i) => {
         const c = classify({ action: r.action, priorAttempts: r.attempts, firstSentAt: r.first_sent_at ?? sentAt }, results[i]!);
         repo.settle(r.event_id, c, now);
@@ -149,13 +150,13 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
   return {
     /** Queues new events, then sends rounds until nothing more is due. Throws CloudUnavailableError when the link fails. */
     async pushOnce(signal: AbortSignal): Promise<PushOutcome> {
-      while (repo.enqueue(ENQUEUE_SLICE) === ENQUEUE_SLICE) await yieldToLoop();
+      while ((await tx(() => repo.enqueue(ENQUEUE_SLICE))) === ENQUEUE_SLICE);
       let settled = 0;
       for (;;) {
         const due = dueHeads(repo.pending(tuning.window), clock.nowIso());
         if (due.length === 0 || signal.aborted) break;
         const held = due.length;
-        const toSend = holdBackReversals(due);
+        const toSend = await holdBackReversals(due);
         settled += held - toSend.length;
         const sent = await sendAll(batches(toSend), signal);
         settled += sent;

@@ -136,3 +136,10 @@ it('background work is not starved by a steady stream of scans: the two take tur
   expect(order).toEqual(['scan-1', 'pagina', 'scan-2']);
   calls[2]!.resolve();
 });
+
+it('fails the work queued on a connection closed under it, instead of leaving it waiting or throwing elsewhere', async () => {
+  const queue = createWriteQueue(db.sqlite, controlledFsync());
+  const waiting = [queue.run(insert(1)), queue.run(insert(2), { background: true })];
+  db.sqlite.close();
+  for (const w of waiting) await expect(w).rejects.toThrow(/not open/);
+});
