@@ -13,12 +13,17 @@ import type { Sqlite } from './open.js';
 // milliseconds of random writes and two fsyncs every ~1000 pages. A worker thread with its own
 // connection runs those checkpoints instead (PASSIVE: it never blocks the writer), at most one pass
 // every CHECKPOINT_INTERVAL_MS while there are commits (back-to-back passes compete with the commits'
-// own fsyncs). Under steady load the worker never quite catches up with the writer, and SQLite only
-// rewinds the WAL once a checkpoint has caught up: so when the WAL passes RESTART_FRAMES, the writer
-// copies the few frames committed during the worker's pass itself, right after it, and the WAL starts
-// over at its next commit. The writer's auto-checkpoint stays as a backstop, at a higher threshold.
+// own fsyncs). SQLite only rewinds the WAL once a checkpoint has caught up with it, and under steady
+// load a pass never quite does: frames keep coming while it copies. So when the WAL passes
+// RESTART_FRAMES, the worker passes again at once, each pass shorter than the last, until one catches
+// up (the WAL starts over at the next commit) or CATCH_UP_PASSES were made. Only a WAL past
+// FORCE_FRAMES has the writer copy the rest itself: that costs the event loop a few milliseconds (the
+// database file's fsync among them), which the gate pays only when the worker cannot keep up at all.
+// The writer's auto-checkpoint stays as a backstop, at a higher threshold.
 const CHECKPOINT_INTERVAL_MS = 200;
 const RESTART_FRAMES = 4096;
+const CATCH_UP_PASSES = 8;
+const FORCE_FRAMES = 4 * RESTART_FRAMES;
 const BACKSTOP_PAGES = 10_000;
 const CHECKPOINTER = `
 Promise.all([import('node:worker_threads'), import(DRIVER)]).then(([{ parentPort, workerData }, { default: Database }]) => {
@@ -33,9 +38,9 @@ Promise.all([import('node:worker_threads'), import(DRIVER)]).then(([{ parentPort
       parentPort.close();
       return;
     }
-    let frames = 0;
-    try { frames = db.pragma('wal_checkpoint(PASSIVE)')[0].log; } catch {}
-    parentPort.postMessage(frames);
+    let pass = { log: 0, checkpointed: 0 };
+    try { pass = db.pragma('wal_checkpoint(PASSIVE)')[0]; } catch {}
+    parentPort.postMessage({ log: pass.log, checkpointed: pass.checkpointed });
   });
 });`;
 
@@ -77,9 +82,18 @@ export function checkpointInBackground(sqlite: Sqlite): () => void {
     timer = setTimeout(pass, Math.max(0, lastPass + CHECKPOINT_INTERVAL_MS - Date.now()));
     timer.unref();
   };
-  worker.on('message', (frames: number) => {
+  let catchUp = 0; // passes made at once, one after another, to catch up with a long WAL
+  worker.on('message', ({ log, checkpointed }: { log: number; checkpointed: number }) => {
     running = false;
-    if (frames >= RESTART_FRAMES && sqlite.open && !sqlite.inTransaction) {
+    const behind = log >= RESTART_FRAMES && checkpointed < log;
+    if (behind && catchUp < CATCH_UP_PASSES && !stopped) {
+      catchUp++;
+      running = true;
+      worker.postMessage('checkpoint');
+      return;
+    }
+    catchUp = 0;
+    if (behind && log >= FORCE_FRAMES && sqlite.open && !sqlite.inTransaction) {
       try {
         sqlite.pragma('wal_checkpoint(PASSIVE)');
       } catch {
