@@ -16,7 +16,7 @@ export const BULK_NICE = 19;
  * should it die (failing only the calls it had), and never keeps the process alive.
  */
 export interface WorkerClient<Q, A> {
-  call(message: Q, transfer?: readonly ArrayBuffer[]): Promise<A>;
+  call(message: Q): Promise<A>;
   close(): Promise<void>;
 }
 
@@ -44,13 +44,13 @@ export function createWorkerClient<Q extends object, A extends object>(start: ()
   };
 
   return {
-    call(message, transfer = []) {
+    call(message) {
       worker ??= begin();
       const id = nextId++;
       const w = worker;
       return new Promise<A>((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        w.postMessage({ ...message, id }, transfer);
+        w.postMessage({ ...message, id });
       });
     },
     async close() {
