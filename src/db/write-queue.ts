@@ -28,6 +28,9 @@ interface Pending {
 // thread pool, and only then are the batch's callers answered: the guarantee of synchronous=FULL,
 // whose COMMIT makes that same fsync, while the event loop goes on parsing and answering requests.
 // The next batch commits when that fsync ends, so it gathers everything that arrived meanwhile.
+// Scans do not wait for a background piece's fsync, though: they commit while it runs, and their own
+// fsync, which starts after their commit, makes both durable (the WAL is one file, written in order).
+// Background pieces wait for every fsync: they are one at a time and never hold a scan back twice.
 // Until its fsync ends a check-in is visible but not acknowledged: after a power cut at that moment,
 // a person told ALREADY_USED by a second scan may have to scan again; nothing acknowledged is lost.
 // NORMAL is set around the batch only: every other write on this connection keeps FULL.
@@ -36,7 +39,8 @@ export function createWriteQueue(sqlite: Sqlite, { maxBatch = 512, fsyncWal = wa
   const background: Pending[] = [];
   let lastWasForeground = false;
   let scheduled = false;
-  let syncing = false;
+  // An fsync is running for a batch of scans, or for a background piece (both may run at once).
+  const syncing = { foreground: false, background: false };
   // Nested better-sqlite3 transactions are savepoints.
   const inSavepoint = sqlite.transaction((work: () => unknown) => work());
   // WAL checkpoints run in a background thread, not inside the commits of this queue.
@@ -60,15 +64,19 @@ export function createWriteQueue(sqlite: Sqlite, { maxBatch = 512, fsyncWal = wa
 
   const flush = () => {
     scheduled = false;
-    if (syncing || pending.length + background.length === 0) return; // the running fsync's end flushes again
+    if (pending.length + background.length === 0) return;
     if (!sqlite.open) {
       // Closed under its callers (a stop, a crash in the tests): every one of them fails, none is left waiting.
       const error = new TypeError('The database connection is not open');
       for (const item of pending.splice(0).concat(background.splice(0))) item.reject(error);
       return;
     }
-    const takeBackground = background.length > 0 && (pending.length === 0 || lastWasForeground);
+    const canForeground = pending.length > 0 && !syncing.foreground;
+    const canBackground = background.length > 0 && !syncing.foreground && !syncing.background;
+    if (!canForeground && !canBackground) return; // the running fsync's end flushes again
+    const takeBackground = canBackground && (!canForeground || lastWasForeground);
     lastWasForeground = !takeBackground;
+    const lane = takeBackground ? 'background' : 'foreground';
     const batch = takeBackground ? background.splice(0, 1) : pending.splice(0, maxBatch);
     const outcomes: Outcome[] = [];
     try {
@@ -83,10 +91,10 @@ export function createWriteQueue(sqlite: Sqlite, { maxBatch = 512, fsyncWal = wa
       fsyncInCommit.run();
     }
     committed();
-    syncing = true;
+    syncing[lane] = true;
     fsyncWal().then(
       () => {
-        syncing = false;
+        syncing[lane] = false;
         batch.forEach((item, i) => {
           const o = outcomes[i]!;
           if (o.ok) item.resolve(o.value);
@@ -96,7 +104,7 @@ export function createWriteQueue(sqlite: Sqlite, { maxBatch = 512, fsyncWal = wa
       },
       (error: unknown) => {
         // A failing disk: the batch is in the database but none of it is acknowledged.
-        syncing = false;
+        syncing[lane] = false;
         for (const item of batch) item.reject(error);
         schedule();
       },
@@ -104,7 +112,7 @@ export function createWriteQueue(sqlite: Sqlite, { maxBatch = 512, fsyncWal = wa
   };
 
   const schedule = () => {
-    if (scheduled || syncing || pending.length + background.length === 0) return;
+    if (scheduled || pending.length + background.length === 0) return;
     scheduled = true;
     setImmediate(flush);
   };

@@ -143,3 +143,25 @@ it('fails the work queued on a connection closed under it, instead of leaving it
   db.sqlite.close();
   for (const w of waiting) await expect(w).rejects.toThrow(/not open/);
 });
+
+it('a scan does not wait for a background piece’s fsync: it commits meanwhile and is answered after its own', async () => {
+  const { calls, fsyncWal } = controlledFsync();
+  const queue = createWriteQueue(db.sqlite, { fsyncWal });
+  const piece = queue.run(insert(1), { background: true });
+  const nextPiece = queue.run(insert(2), { background: true });
+  await new Promise((r) => setImmediate(r));
+  expect(calls).toHaveLength(1); // the piece's fsync runs
+  const scan = queue.run(insert(3));
+  await new Promise((r) => setImmediate(r));
+  expect(calls).toHaveLength(2); // the scan committed, and its own fsync started, while the piece's still runs
+  calls[1]!.resolve();
+  expect(await scan).toBe(1);
+  expect(await settled(piece)).toBe('pending'); // the piece is answered after its own fsync only
+  expect(calls).toHaveLength(2); // and the next piece waits for it
+  calls[0]!.resolve();
+  expect(await piece).toBe(1);
+  await new Promise((r) => setImmediate(r));
+  calls[2]!.resolve();
+  expect(await nextPiece).toBe(1);
+  expect((db.sqlite.prepare('select group_concat(v) as v from t').get() as { v: string }).v).toBe('1,3,2');
+});
