@@ -19,7 +19,7 @@ const SPLITTER = `
 const { parentPort, workerData } = require('node:worker_threads');
 try { require('node:os').setPriority(workerData.nice); } catch {}
 const decoder = new TextDecoder();
-parentPort.on('message', ({ id, bytes, refField }) => {
+parentPort.on('message', ({ id, bytes, refField, pack }) => {
   let body;
   try {
     body = JSON.parse(decoder.decode(bytes));
@@ -46,7 +46,9 @@ parentPort.on('message', ({ id, bytes, refField }) => {
     items.set(t, at);
     ends[i] = at += t.length;
   });
-  parentPort.postMessage({ id, items, ends, refs: list.map(refOf) }, [items.buffer, ends.buffer]);
+  // A copy of its own: zlib's result may share its memory with other buffers, which cannot be transferred.
+  const packed = pack ? new Uint8Array(require('node:zlib').gzipSync(bytes, { level: 1 })) : null;
+  parentPort.postMessage({ id, items, ends, refs: list.map(refOf), packed }, [items.buffer, ends.buffer, ...(packed ? [packed.buffer] : [])]);
 });`;
 
 const decoder = new TextDecoder();
@@ -77,22 +79,24 @@ export class PageItems {
 }
 
 /** The items of a list answer as JSON strings with their reference field; or the parsed body when it holds no list; or malformed JSON. */
-export type Split = { items: PageItems; refs: (string | null)[] } | { body: unknown } | { malformed: true };
+export type Split = { items: PageItems; refs: (string | null)[]; packed: Buffer | null } | { body: unknown } | { malformed: true };
 
 export interface PageSplitter {
-  /** `bytes` are copied to the worker: the caller keeps them. */
-  split(bytes: Uint8Array, refField: string): Promise<Split>;
+  /** `bytes` are copied to the worker: the caller keeps them. `pack`: also gzip them (a page to keep). */
+  split(bytes: Uint8Array, refField: string, pack?: boolean): Promise<Split>;
   close(): Promise<void>;
 }
 
 /** One worker thread (lib/worker-client.ts), started on first use and again should it die; it never keeps the process alive. */
 export function createPageSplitter(): PageSplitter {
-  type Answer = { items: Uint8Array; ends: Uint32Array; refs: (string | null)[] } | { body: unknown } | { malformed: true };
-  const worker = createWorkerClient<{ bytes: Uint8Array; refField: string }, Answer>(() => new Worker(SPLITTER, { eval: true, workerData: { listKeys: LIST_KEYS, nice: BULK_NICE } }), 'leitor de páginas');
+  type Answer = { items: Uint8Array; ends: Uint32Array; refs: (string | null)[]; packed: Uint8Array | null } | { body: unknown } | { malformed: true };
+  const worker = createWorkerClient<{ bytes: Uint8Array; refField: string; pack: boolean }, Answer>(() => new Worker(SPLITTER, { eval: true, workerData: { listKeys: LIST_KEYS, nice: BULK_NICE } }), 'leitor de páginas');
   return {
-    async split(bytes, refField) {
-      const answer = await worker.call({ bytes, refField });
-      return 'items' in answer ? { items: new PageItems(answer.items, answer.ends), refs: answer.refs } : answer;
+    async split(bytes, refField, pack = false) {
+      const answer = await worker.call({ bytes, refField, pack });
+      if (!('items' in answer)) return answer;
+      const packed = answer.packed && Buffer.from(answer.packed.buffer, answer.packed.byteOffset, answer.packed.byteLength);
+      return { items: new PageItems(answer.items, answer.ends), refs: answer.refs, packed };
     },
     close: () => worker.close(),
   };

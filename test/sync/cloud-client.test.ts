@@ -1,3 +1,4 @@
+import zlib from 'node:zlib';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -125,9 +126,12 @@ describe('a cloud whose list envelope differs from the box’s', () => {
     expect(page.received).toBe(2);
     expect(JSON.parse(page.items.at(1))).toEqual({ numero_pedido: '20261121-0010', status: 'talvez' });
     // The same page kept and read again after a restart: the same orders.
-    expect(await client.readVoucherPage(page.body)).toEqual(page);
+    // A marked page is kept gzipped, made off the event loop.
+    expect(page.packed!.length).toBeLessThan(page.body.length);
+    expect(zlib.gunzipSync(page.packed!)).toEqual(page.body);
+    expect(await client.readVoucherPage(page.packed!)).toEqual({ ...page, packed: null });
     // A page kept as text by a release before pages were kept as bytes reads the same.
-    expect(await client.readVoucherPage(page.body.toString('utf8'))).toEqual(page);
+    expect(await client.readVoucherPage(page.body.toString('utf8'))).toEqual({ ...page, packed: null });
     expect(seen[0]).toBe('/nuvem/api/v1/api-vouchers?sincronizado=false&limit=250&offset=0&marcar_sincronizado=true&order_by=created_at&order=asc');
     await client.close();
     await new Promise((r) => server.close(r));
