@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { BULK_NICE } from '../lib/worker-client.js';
 import type { Sqlite } from './open.js';
 
 // The WAL's housekeeping for the connection that takes the check-ins: checkpoints in a background
@@ -12,8 +11,7 @@ import type { Sqlite } from './open.js';
 // durable. Copying WAL pages back into the database (the checkpoint) is housekeeping, but SQLite's
 // auto-checkpoint runs it inside the commit that crosses the threshold, on the event loop: a few
 // milliseconds of random writes and two fsyncs every ~1000 pages. A worker thread with its own
-// connection runs those checkpoints instead (PASSIVE: it never blocks the writer; at the bulk work's
-// lower CPU priority, BULK_NICE), at most one pass
+// connection runs those checkpoints instead (PASSIVE: it never blocks the writer), at most one pass
 // every CHECKPOINT_INTERVAL_MS while there are commits (back-to-back passes compete with the commits'
 // own fsyncs). SQLite only rewinds the WAL once a checkpoint has caught up with it, and under steady
 // load a pass never quite does: frames keep coming while it copies. So when the WAL passes
@@ -28,8 +26,7 @@ const CATCH_UP_PASSES = 8;
 const FORCE_FRAMES = 4 * RESTART_FRAMES;
 const BACKSTOP_PAGES = 10_000;
 const CHECKPOINTER = `
-Promise.all([import('node:worker_threads'), import(DRIVER), import('node:os')]).then(([{ parentPort, workerData }, { default: Database }, os]) => {
-  try { os.setPriority(workerData.nice); } catch {}
+Promise.all([import('node:worker_threads'), import(DRIVER)]).then(([{ parentPort, workerData }, { default: Database }]) => {
   const db = new Database(workerData.file, { fileMustExist: true });
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 5000');
@@ -66,7 +63,7 @@ export function checkpointInBackground(sqlite: Sqlite): () => void {
   // Set by the worker once its connection is closed: stop() waits for it, so that after Db.close()
   // returns nothing touches the database files any more.
   const closed = new Int32Array(new SharedArrayBuffer(4));
-  const worker = new Worker(CHECKPOINTER.replace('DRIVER', JSON.stringify(driver)), { eval: true, workerData: { file: sqlite.name, closed, nice: BULK_NICE } });
+  const worker = new Worker(CHECKPOINTER.replace('DRIVER', JSON.stringify(driver)), { eval: true, workerData: { file: sqlite.name, closed } });
   let dirty = false; // commits since the last pass started
   let running = false;
   let stopped = false;
