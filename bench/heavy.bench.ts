@@ -17,7 +17,7 @@ import { heading, machine, measured, ms, out, summarise, table } from './report.
 // same run), then while 2 clients loop 1,000-code batch check-ins and 2 loop GET api-vouchers with
 // limit=1000. Target (issue 11): probe p99 < 15 ms and max < 50 ms under the heavy load.
 // A measurement, not a test: exits 0 when the target is missed, 1 when the run broke.
-// BENCH_LOAD=batches|listings runs one kind of heavy client only; BENCH_BOX_FLAGS passes node flags
+// BENCH_LOAD=batches|listings runs one kind of heavy client only; BENCH_NODE_FLAGS passes node flags
 // to the box (--trace-gc, --cpu-prof). The last column is the CPU of the box (all its threads), of
 // this process (the heavy clients) and of the rest of the machine, in % of one core.
 
@@ -40,7 +40,7 @@ const people = ORDERS * PEOPLE_PER_ORDER;
 // The probe's people are the last ones; batches cycle over the rest (after one pass, refusals: same work).
 const probeFrom = people - 20_000;
 let nextBatch = 0;
-const box = await startChild(['box', file], (process.env.BENCH_BOX_FLAGS ?? '').split(' ').filter(Boolean));
+const box = await startChild(['box', file], (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean));
 const base = `http://127.0.0.1:${box.port}`;
 const agent = new Agent({ connections: 16 });
 const turnstile = await startProbe(base, fill.apiKey, 'QB########', probeFrom);

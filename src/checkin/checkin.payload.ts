@@ -107,18 +107,11 @@ export async function batchAnswer(items: BatchItem[], verb: string, slots: ByteS
   const ok = items.filter((i) => i.result.ok).length;
   const head = JSON.stringify({ message: batchMessage(ok, items.length - ok, verb), total_enviados: items.length, total_sucesso: ok, total_falha: items.length - ok }).slice(0, -1);
   const out = slotWriter(slots);
-  let fits = out.write(`{"success":true,"data":${head},"resultados":[`);
-  for (let from = 0; fits && from < items.length; from += SERIALISE_SLICE) {
-    if (from > 0) await yieldToLoop();
-    fits = out.write((from > 0 ? ',' : '') + items.slice(from, from + SERIALISE_SLICE).map(batchItem).join(','));
-  }
-  const inSlot = fits && out.write(']}}') ? out.finish() : null;
-  if (inSlot) return inSlot;
-  // Larger than a slot, or every slot in use: a buffer of its own.
-  const parts: string[] = [];
+  out.write(`{"success":true,"data":${head},"resultados":[`);
   for (let from = 0; from < items.length; from += SERIALISE_SLICE) {
-    await yieldToLoop();
-    parts.push(items.slice(from, from + SERIALISE_SLICE).map(batchItem).join(','));
+    if (from > 0) await yieldToLoop();
+    out.write((from > 0 ? ',' : '') + items.slice(from, from + SERIALISE_SLICE).map(batchItem).join(','));
   }
-  return { bytes: Buffer.from(`{"success":true,"data":${head},"resultados":[${parts.join(',')}]}}`), done: () => undefined };
+  out.write(']}}');
+  return out.finish();
 }

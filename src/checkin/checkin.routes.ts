@@ -2,12 +2,10 @@ import { z } from 'zod';
 import type { RouteRegistrar } from '../app.js';
 import { CHECKIN_PERMISSIONS, type Auth } from '../auth/auth.js';
 import { guard } from '../auth/guard.js';
-import { MAX_BATCH_CODES } from './checkin.rules.js';
-import { sendJsonBytes } from '../http/send-bytes.js';
+import { JSON_TYPE, sendJsonBytes } from '../http/send-bytes.js';
 import type { ByteSlots } from '../lib/byte-slots.js';
 import { asJson, batchAnswer, checkinData, reversalData, singleJson } from './checkin.payload.js';
-
-const JSON_TYPE = 'application/json; charset=utf-8';
+import { MAX_BATCH_CODES } from './checkin.rules.js';
 import type { CheckinService } from './checkin.service.js';
 
 // A POST with no body arrives as null: it is an empty request (MISSING_FIELD), not a malformed one.

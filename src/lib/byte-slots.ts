@@ -47,27 +47,30 @@ export function slotBytes(slots: ByteSlots, slot: number, length: number): Bytes
 const encoder = new TextEncoder();
 
 /**
- * Writes UTF-8 text piece by piece into a slot of its own. `write` answers false, and writes nothing
- * more, once a piece does not fit; `finish` then gives the slot back and answers null.
+ * Writes UTF-8 text piece by piece into a slot of its own. Once a piece does not fit (or when no slot
+ * was free), what was written moves to buffers of its own, the slot is given back, and the rest
+ * follows there: `finish()` answers the same bytes either way.
  */
 export function slotWriter(slots: ByteSlots) {
   let slot = slots.take();
   let at = 0;
+  const spilled: Buffer[] = [];
   return {
-    write(text: string): boolean {
-      if (slot < 0) return false;
+    write(text: string): void {
+      if (slot < 0) {
+        spilled.push(Buffer.from(text));
+        return;
+      }
       const room = new Uint8Array(slots.shared, slot * slots.slotBytes + at, slots.slotBytes - at);
       const { read, written } = encoder.encodeInto(text, room);
       at += written;
-      if (read < text.length) {
-        slots.give(slot);
-        slot = -1;
-        return false;
-      }
-      return true;
+      if (read === text.length) return;
+      spilled.push(Buffer.from(Buffer.from(slots.shared, slot * slots.slotBytes, at)), Buffer.from(text.slice(read)));
+      slots.give(slot);
+      slot = -1;
     },
-    finish(): Bytes | null {
-      return slot < 0 ? null : slotBytes(slots, slot, at);
+    finish(): Bytes {
+      return slot < 0 ? { bytes: Buffer.concat(spilled), done: () => undefined } : slotBytes(slots, slot, at);
     },
   };
 }

@@ -78,7 +78,7 @@ export class PageItems {
   }
 }
 
-/** The items of a list answer as JSON strings with their reference field; or the parsed body when it holds no list; or malformed JSON. */
+/** The items of a list answer as JSON in one block of bytes, with their reference field (and the page gzipped when asked); or the parsed body when it holds no list; or malformed JSON. */
 export type Split = { items: PageItems; refs: (string | null)[]; packed: Buffer | null } | { body: unknown } | { malformed: true };
 
 export interface PageSplitter {
