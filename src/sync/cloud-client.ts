@@ -15,7 +15,7 @@ import {
   type ItemResult,
   type Rejected,
 } from './cloud-envelopes.js';
-import { createPageSplitter, PageItems } from './page-splitter.js';
+import { checkedPage, createPageSplitter, type CheckedPage } from './page-splitter.js';
 
 const gunzip = promisify(zlib.gunzip);
 const isGzip = (b: Buffer) => b.length > 2 && b[0] === 0x1f && b[1] === 0x8b;
@@ -44,12 +44,11 @@ export interface Page<T> {
 }
 
 /**
- * A page of orders as the cloud sent them: each order still JSON (validated when it is stored, see
- * page-splitter.ts), its number (or `#position` when it has none) and the body the page came in, as
- * bytes, which the pull keeps until the page is stored.
+ * A page of orders checked against the import schema off the event loop (page-splitter.ts): each
+ * valid order's JSON as the schema outputs it, or why it does not fit; each one's number (or
+ * `#position` when it has none); and the body the page came in, as bytes.
  */
-export interface VoucherPage {
-  items: PageItems;
+export interface VoucherPage extends CheckedPage {
   refs: string[];
   received: number;
   body: Buffer;
@@ -140,10 +139,10 @@ export function createCloudClient(opts: CloudClientOptions): CloudClient {
   }
 
   async function voucherPage(body: Buffer, status: number, offset: number, pack: boolean): Promise<VoucherPage> {
-    const split = status === 200 ? await splitter.split(body, 'numero_pedido', pack) : { body: parseJson(utf8.decode(body), status) };
+    const split = status === 200 ? await splitter.split(body, pack) : { body: parseJson(utf8.decode(body), status) };
     if ('malformed' in split) throw new CloudUnavailableError('malformed', `HTTP ${status}, ${body.length} bytes`, status);
-    const { items, refs, packed } = 'items' in split ? split : { items: PageItems.of(listItems(successData(split.body, status)).map((i) => JSON.stringify(i))), refs: [], packed: null };
-    return { items, refs: Array.from({ length: items.length }, (_, i) => refs[i] ?? `#${offset + i}`), received: items.length, body, packed };
+    const { items, refs, reasons, packed } = 'items' in split ? split : { ...checkedPage(listItems(successData(split.body, status))), packed: null };
+    return { items, refs: refs.map((ref, i) => ref ?? `#${offset + i}`), reasons, received: items.length, body, packed };
   }
 
   const get = async (path: string, auth: Auth, signal?: AbortSignal) => {

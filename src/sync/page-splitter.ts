@@ -1,55 +1,18 @@
 import { Worker } from 'node:worker_threads';
-import { BULK_NICE, createWorkerClient } from '../lib/worker-client.js';
-import { LIST_KEYS } from './cloud-envelopes.js';
+import { compiledWorker, createWorkerClient } from '../lib/worker-client.js';
+import { pedidoSchema } from '../orders/order.schemas.js';
+import { listItems, rejectReason } from './cloud-envelopes.js';
 
-// A page of 1,000 orders is about 1 MB of JSON. JSON.parse of it takes 3 ms on the event loop, but
-// its objects then stay alive while the page is validated and stored, and the young-generation GC
-// copies them again and again: `npm run bench:sync` measured 15–20 ms pauses per page, the wait of
-// every scan at that moment. So a worker thread parses the page and sends back each item's JSON, all
-// of them in one block of bytes (PageItems): a page, from the cloud's answer to its last order, is
-// never a string on the event loop's heap, where the young-generation GC would copy it until it is
-// promoted. Each item is decoded and parsed on the event loop just before it is stored, and its
-// objects die young.
-// The worker finds the list as listItems() does (cloud-envelopes.ts: `data` itself, or the first
-// array under LIST_KEYS); anything else (an error envelope, an empty page's `mensagem`) comes back
-// parsed, and listItems() and successData() decide on the event loop: they are small. It runs at the
-// bulk work's lower CPU priority (BULK_NICE).
-
-const SPLITTER = `
-const { parentPort, workerData } = require('node:worker_threads');
-try { require('node:os').setPriority(workerData.nice); } catch {}
-const decoder = new TextDecoder();
-parentPort.on('message', ({ id, bytes, refField, pack }) => {
-  let body;
-  try {
-    body = JSON.parse(decoder.decode(bytes));
-  } catch {
-    parentPort.postMessage({ id, malformed: true });
-    return;
-  }
-  const data = body && body.success === true ? body.data : undefined;
-  let list = Array.isArray(data) ? data : null;
-  if (!list && data && typeof data === 'object') for (const key of workerData.listKeys) if (Array.isArray(data[key])) { list = data[key]; break; }
-  if (!list) {
-    parentPort.postMessage({ id, body });
-    return;
-  }
-  const refOf = (item) => {
-    const v = item && typeof item === 'object' ? item[refField] : undefined;
-    return typeof v === 'string' || typeof v === 'number' ? String(v) : null;
-  };
-  const texts = list.map((item) => Buffer.from(JSON.stringify(item)));
-  const items = new Uint8Array(texts.reduce((n, t) => n + t.length, 0));
-  const ends = new Uint32Array(texts.length);
-  let at = 0;
-  texts.forEach((t, i) => {
-    items.set(t, at);
-    ends[i] = at += t.length;
-  });
-  // A copy of its own: zlib's result may share its memory with other buffers, which cannot be transferred.
-  const packed = pack ? new Uint8Array(require('node:zlib').gzipSync(bytes, { level: 1 })) : null;
-  parentPort.postMessage({ id, items, ends, refs: list.map(refOf), packed }, [items.buffer, ends.buffer, ...(packed ? [packed.buffer] : [])]);
-});`;
+// A page of 1,000 orders is about 1 MB of JSON. Parsed and validated on the event loop, its objects
+// stay alive while the page is stored and the young-generation GC copies them again and again:
+// `npm run bench:sync` measured 15–20 ms pauses per page, the wait of every scan at that moment. So
+// a worker thread (page-splitter.worker.ts, at the bulk work's lower CPU priority) parses the page,
+// validates each order with the import schema (pedidoSchema) and sends back the JSON of each valid
+// order as the schema outputs it, or why it does not fit, all of them in one block of bytes
+// (PageItems). The event loop then only parses each order just before it is stored, and its objects
+// die young: validation was a fifth of its time per order, and half of its garbage.
+// The worker finds the list with listItems() (cloud-envelopes.ts); anything else (an error envelope)
+// comes back parsed, and successData() decides on the event loop: it is small.
 
 const decoder = new TextDecoder();
 
@@ -78,25 +41,67 @@ export class PageItems {
   }
 }
 
-/** The items of a list answer as JSON in one block of bytes, with their reference field (and the page gzipped when asked); or the parsed body when it holds no list; or malformed JSON. */
-export type Split = { items: PageItems; refs: (string | null)[]; packed: Buffer | null } | { body: unknown } | { malformed: true };
+/** An order checked against the import schema: its JSON as the schema outputs it, or why it does not fit (and no JSON). */
+export type CheckedOrder = { json: string; reason: null } | { json: ''; reason: string };
+
+export function checkOrder(raw: unknown): CheckedOrder {
+  const parsed = pedidoSchema.safeParse(raw);
+  return parsed.success ? { json: JSON.stringify(parsed.data), reason: null } : { json: '', reason: rejectReason(parsed.error) };
+}
+
+/** The order number of an item as the cloud sent it, whatever the item is. */
+export function orderRef(item: unknown): string | null {
+  const v = item && typeof item === 'object' ? (item as Record<string, unknown>).numero_pedido : undefined;
+  return typeof v === 'string' || typeof v === 'number' ? String(v) : null;
+}
+
+/** The list of a successful list answer, found by listItems(); null for anything else. */
+export function findList(body: unknown): unknown[] | null {
+  if (!body || typeof body !== 'object' || (body as { success?: unknown }).success !== true) return null;
+  try {
+    return listItems((body as { data?: unknown }).data);
+  } catch {
+    return null;
+  }
+}
+
+/** The orders of a page: each valid one's JSON (as pedidoSchema outputs it), each one's order number, and why each invalid one does not fit (null for valid ones). */
+export interface CheckedPage {
+  items: PageItems;
+  refs: (string | null)[];
+  reasons: (string | null)[];
+}
+
+/** The orders of a page (and the page gzipped when asked); or the parsed body when it holds no list; or malformed JSON. */
+export type Split = (CheckedPage & { packed: Buffer | null }) | { body: unknown } | { malformed: true };
+
+export interface SplitAsk {
+  bytes: Uint8Array;
+  pack: boolean;
+}
 
 export interface PageSplitter {
   /** `bytes` are copied to the worker: the caller keeps them. `pack`: also gzip them (a page to keep). */
-  split(bytes: Uint8Array, refField: string, pack?: boolean): Promise<Split>;
+  split(bytes: Uint8Array, pack?: boolean): Promise<Split>;
   close(): Promise<void>;
+}
+
+/** Orders found some other way than in the worker (listItems() on the event loop), checked in the same way. */
+export function checkedPage(list: unknown[]): CheckedPage {
+  const checked = list.map(checkOrder);
+  return { items: PageItems.of(checked.map((c) => c.json)), refs: list.map(orderRef), reasons: checked.map((c) => c.reason) };
 }
 
 /** One worker thread (lib/worker-client.ts), started on first use and again should it die; it never keeps the process alive. */
 export function createPageSplitter(): PageSplitter {
-  type Answer = { items: Uint8Array; ends: Uint32Array; refs: (string | null)[]; packed: Uint8Array | null } | { body: unknown } | { malformed: true };
-  const worker = createWorkerClient<{ bytes: Uint8Array; refField: string; pack: boolean }, Answer>(() => new Worker(SPLITTER, { eval: true, workerData: { listKeys: LIST_KEYS, nice: BULK_NICE } }), 'leitor de páginas');
+  type Answer = { items: Uint8Array; ends: Uint32Array; refs: (string | null)[]; reasons: (string | null)[]; packed: Uint8Array | null } | { body: unknown } | { malformed: true };
+  const worker = createWorkerClient<SplitAsk, Answer>(() => new Worker(compiledWorker(import.meta.url, './page-splitter.worker.js')), 'leitor de páginas');
   return {
-    async split(bytes, refField, pack = false) {
-      const answer = await worker.call({ bytes, refField, pack });
+    async split(bytes, pack = false) {
+      const answer = await worker.call({ bytes, pack });
       if (!('items' in answer)) return answer;
       const packed = answer.packed && Buffer.from(answer.packed.buffer, answer.packed.byteOffset, answer.packed.byteLength);
-      return { items: new PageItems(answer.items, answer.ends), refs: answer.refs, packed };
+      return { items: new PageItems(answer.items, answer.ends), refs: answer.refs, reasons: answer.reasons, packed };
     },
     close: () => worker.close(),
   };

@@ -1,10 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { addDays, type Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
-import { pedidoSchema } from '../orders/order.schemas.js';
+import type { Pedido } from '../orders/order.schemas.js';
 import { OrderConflictError, upsertOrder } from '../orders/orders.repo.js';
 import type { CloudClient, Rejected, VoucherPage } from './cloud-client.js';
-import { rejectReason } from './cloud-envelopes.js';
 import { recordRejects } from './rejects.js';
 import type { SyncState } from './state.js';
 
@@ -66,13 +65,15 @@ export function createOrderPuller({ db, clock, log, client, tenantId, state, tun
       let i = from;
       for (; i < page.items.length && (i === from || performance.now() - started < SLICE_MS); i++) {
         const ref = page.refs[i]!;
-        const parsed = pedidoSchema.safeParse(JSON.parse(page.items.at(i)));
-        if (!parsed.success) {
-          rejected.push({ ref, reason: rejectReason(parsed.error) });
+        const reason = page.reasons[i];
+        if (reason) {
+          rejected.push({ ref, reason });
           continue;
         }
+        // Validated by pedidoSchema off the event loop (page-splitter.ts): this is its output.
+        const order = JSON.parse(page.items.at(i)) as Pedido;
         try {
-          savepoint(() => upsertOrder(sqlite, k, tenantId, parsed.data, now));
+          savepoint(() => upsertOrder(sqlite, k, tenantId, order, now));
           storedRefs.push(ref);
         } catch (error) {
           if (!(error instanceof OrderConflictError)) throw error;
