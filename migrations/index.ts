@@ -5,6 +5,8 @@ import * as m0003 from './0003_lane_events.js';
 import * as m0004 from './0004_movements.js';
 import * as m0005 from './0005_storage_probe.js';
 import * as m0006 from './0006_sync_inbox.js';
+import * as m0007 from './0007_console.js';
+import * as m0008 from './0008_search.js';
 
 /** Every migration, in order. Listed statically so the same code runs from src (tests) and dist (production). */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +16,6 @@ export const migrations: Record<string, Migration> = {
   '0004_movements': m0004,
   '0005_storage_probe': m0005,
   '0006_sync_inbox': m0006,
+  '0007_console': m0007,
+  '0008_search': m0008,
 };

@@ -1,0 +1,45 @@
+import { sql, type Kysely } from 'kysely';
+
+// The staff console (docs/console.md): local operator accounts, their server-side sessions, and who
+// acknowledged which lane alarm. Secrets are scrypt hashes; a session row holds only a hash of the
+// cookie's value, so a copy of the database does not sign anyone in.
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await sql
+    .raw(
+      `CREATE TABLE operators (
+        id INTEGER PRIMARY KEY,
+        tenant_id INTEGER NOT NULL REFERENCES tenants(id),
+        nome TEXT NOT NULL,
+        papel TEXT NOT NULL CHECK (papel IN ('atendente', 'supervisor')),
+        secret_hash TEXT NOT NULL,
+        failed_attempts INTEGER NOT NULL DEFAULT 0,
+        locked_until TEXT,
+        disabled_at TEXT,
+        created_at TEXT NOT NULL
+      )`,
+    )
+    .execute(db);
+  await sql.raw(`CREATE UNIQUE INDEX operators_name ON operators (tenant_id, nome COLLATE NOCASE)`).execute(db);
+  await sql
+    .raw(
+      `CREATE TABLE console_sessions (
+        id INTEGER PRIMARY KEY,
+        token_hash TEXT NOT NULL UNIQUE,
+        operator_id INTEGER NOT NULL REFERENCES operators(id),
+        csrf TEXT NOT NULL,
+        estacao TEXT,
+        created_at TEXT NOT NULL,
+        last_seen_at TEXT NOT NULL
+      )`,
+    )
+    .execute(db);
+  await sql
+    .raw(
+      `CREATE TABLE alarm_acks (
+        lane_event_id INTEGER PRIMARY KEY REFERENCES lane_events(id),
+        operator_id INTEGER NOT NULL REFERENCES operators(id),
+        acked_at TEXT NOT NULL
+      )`,
+    )
+    .execute(db);
+}
