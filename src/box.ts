@@ -16,6 +16,14 @@ import { createByteSlots } from './lib/byte-slots.js';
 import { createVoucherPages } from './orders/vouchers.page.js';
 import { voucherRoutes } from './orders/vouchers.routes.js';
 import { syncRoutes, type SyncInfo } from './sync/sync.routes.js';
+import { createConsolePanels } from './console/console.panels.js';
+import { consoleRoutes } from './console/console.routes.js';
+import { createConsoleView } from './console/console.view.js';
+import { createFeed } from './console/feed.js';
+import { liveRoutes, scanPublisher, startMonitor } from './console/live.js';
+import { consoleGuard, createConsoleSessions } from './console/sessions.js';
+import { staticRoutes } from './console/static.routes.js';
+import { supervisorRoutes } from './console/supervisor.routes.js';
 
 export interface BoxDeps {
   db: Db;
@@ -27,16 +35,25 @@ export interface BoxDeps {
   lanes?: ((checkin: CheckinService, storage: StorageHealth) => GatesInfo) | undefined;
   /** HTTP timeouts and per-address cap; the defaults of src/http/connections.ts otherwise. */
   httpLimits?: HttpLimits | undefined;
+  /** Minutes without a request after which a console session ends (default 720). */
+  consoleIdleMinutes?: number | undefined;
 }
 
 /** Services and HTTP app wired together: shared by main.ts and the tests, so both run the same box. */
-export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits }: BoxDeps): Promise<{ app: App; checkin: CheckinService; gates: GatesInfo | undefined }> {
+export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, consoleIdleMinutes = 720 }: BoxDeps): Promise<{ app: App; checkin: CheckinService; gates: GatesInfo | undefined }> {
   const base = { sqlite: db.sqlite, kysely: db.kysely, clock };
   const auth = createAuth(base);
   const listing = { ...base, auth };
   const storage = createStorageHealth({ sqlite: db.sqlite, log: logger || undefined });
-  const checkin = createCheckinService({ db, clock, storage, ...(logger ? { log: logger } : {}) });
+  // The consoles' live stream hears every door's results from the one check-in service.
+  const feed = createFeed();
+  const view = createConsoleView(base);
+  const checkin = createCheckinService({ db, clock, storage, onResult: scanPublisher(feed, view, clock), ...(logger ? { log: logger } : {}) });
   const gates = lanes?.(checkin, storage);
+  const sessions = createConsoleSessions({ sqlite: db.sqlite, clock, idleMinutes: consoleIdleMinutes });
+  const guard = consoleGuard(sessions);
+  const panels = createConsolePanels({ ...base, gates, sync });
+  const monitor = startMonitor({ feed, panels, tenants: () => [...new Set([gates?.tenantId, sync?.tenantId, ...sessions.tenants()].filter((t): t is number => t !== undefined))] });
   // Room for the large answers being sent (batches, listing pages): see lib/byte-slots.ts.
   const slots = createByteSlots();
   const pages = createVoucherPages(db.sqlite.name, slots);
@@ -50,8 +67,15 @@ export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits }
       syncRoutes({ ...listing, sync }),
       gatesRoutes({ auth, gates, checkin }),
       movementRoutes({ auth, checkin, settingsOf: (tenantId) => (gates?.tenantId === tenantId ? gates.settings : DEFAULT_MOVEMENT_SETTINGS) }),
+      consoleRoutes({ db, clock, checkin, sessions, guard, view }),
+      supervisorRoutes({ db, clock, guard, panels, feed }),
+      liveRoutes({ feed, guard }),
+      staticRoutes(),
     ],
   });
-  app.addHook('onClose', () => pages.close());
+  app.addHook('onClose', () => {
+    monitor.stop();
+    return pages.close();
+  });
   return { app, checkin, gates };
 }

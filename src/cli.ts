@@ -4,6 +4,7 @@ import { printDemoBanner, seedDemo } from './demo/demo.js';
 import { configOf, EXIT, parse, printHelp, say, UsageError, withDb, type CliIo } from './cli/common.js';
 import { importCommand } from './cli/import.js';
 import { keysCommand } from './cli/keys.js';
+import { operatorsCommand } from './cli/operators.js';
 import { osdpCommand } from './cli/osdp.js';
 import { serveCommand } from './cli/serve.js';
 import { USAGE } from './cli/usage.js';
@@ -28,6 +29,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await importCommand(args, io);
       case 'keys':
         return await keysCommand(args, io);
+      case 'operators':
+        return await operatorsCommand(args, io);
       case 'demo':
         return await demoCommand(args, io);
       case 'osdp':
@@ -88,5 +91,6 @@ export async function runFromProcess(): Promise<number> {
     env: process.env,
     stdoutIsTTY: process.stdout.isTTY === true,
     stderrIsTTY: process.stderr.isTTY === true,
+    stdin: process.stdin,
   });
 }

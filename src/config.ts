@@ -17,6 +17,7 @@ const configSchema = z
     GATE_TENANT: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'use letras minúsculas, dígitos e hífens').optional(),
     // The gate lanes file (docs/lanes.md); without it the box serves the API only.
     GATE_CONFIG: z.string().trim().min(1).optional(),
+    GATE_CONSOLE_IDLE_MIN: z.coerce.number().int('deve ser um número inteiro de minutos').min(1, 'no mínimo 1 minuto').max(7 * 24 * 60, 'no máximo 7 dias').default(720),
     GATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     // The cloud tenant (docs/sync.md). All optional: without GATE_CLOUD_URL the box runs stand-alone.
     GATE_CLOUD_URL: z.url({ protocol: /^https?$/, message: 'use uma URL http(s)://...' }).optional(),
@@ -69,6 +70,8 @@ export interface Config {
   readonly cloud: CloudConfig | undefined;
   /** The lanes file (GATE_CONFIG), absolute; undefined: no gate lanes. */
   readonly laneConfigFile: string | undefined;
+  /** Minutes without a request after which a console session ends (GATE_CONSOLE_IDLE_MIN; default 720, a shift). */
+  readonly consoleIdleMinutes: number;
 }
 
 export class ConfigError extends Error {}
@@ -108,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: c.GATE_LOG_LEVEL,
     cloud,
     laneConfigFile: c.GATE_CONFIG === undefined ? undefined : path.resolve(c.GATE_CONFIG),
+    consoleIdleMinutes: c.GATE_CONSOLE_IDLE_MIN,
   });
 }
 

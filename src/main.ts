@@ -4,7 +4,7 @@ import { assembleBox } from './box.js';
 import { createClock } from './clock.js';
 import { loadConfig, type Config } from './config.js';
 import { migrateToLatest, openDatabase } from './db/open.js';
-import { isEmptyBox, printDemoBanner, seedDemo } from './demo/demo.js';
+import { isEmptyBox, printDemoBanner, seedDemoWithOperator } from './demo/demo.js';
 import { createCloudSync } from './sync/cloud-sync.js';
 import type { CheckinService } from './checkin/checkin.service.js';
 import type { StorageHealth } from './db/storage.js';
@@ -29,7 +29,7 @@ export async function main(config: Config = loadConfig(), out: Writable = proces
   await migrateToLatest(db);
   const clock = createClock(config.timeZone);
   // A fresh box with no park configured starts as the demo park, so `npm start` shows something.
-  const demo = config.tenant === undefined && isEmptyBox(db.sqlite, db.kysely) ? seedDemo({ sqlite: db.sqlite, kysely: db.kysely, clock }) : undefined;
+  const demo = config.tenant === undefined && isEmptyBox(db.sqlite, db.kysely) ? await seedDemoWithOperator(db, clock) : undefined;
   // Only when the cloud is configured; it runs beside the check-in service, which never waits on it.
   const sync = config.cloud ? createCloudSync({ db, clock, log: logger, cloud: config.cloud }) : undefined;
   let lanesTenant: number | undefined;
@@ -41,7 +41,7 @@ export async function main(config: Config = loadConfig(), out: Writable = proces
   }
   const lanes = lanesFile && ((checkin: CheckinService, storage: StorageHealth) =>
     startLanes({ config: lanesFile.config, db, clock, checkin, storage, tenantId: lanesTenant!, log: logger.child({ modulo: 'pistas' }) }));
-  const { app, gates } = await assembleBox({ db, clock, logger, sync: sync?.worker, lanes });
+  const { app, gates } = await assembleBox({ db, clock, logger, sync: sync?.worker, lanes, consoleIdleMinutes: config.consoleIdleMinutes });
   let url: string;
   try {
     url = await app.listen({ host: config.host, port: config.port });
@@ -53,14 +53,14 @@ export async function main(config: Config = loadConfig(), out: Writable = proces
     // The demo park was created for this start and its keys are shown only once: show them anyway.
     if (demo) {
       out.write(`\nA caixa não iniciou (${error instanceof Error ? error.message : String(error)}), mas o parque de demonstração já foi criado:\n`);
-      printDemoBanner(out, { url: `http://${config.host}:${config.port}`, keys: demo.keys, sampleQr: demo.sampleQr });
+      printDemoBanner(out, { url: `http://${config.host}:${config.port}`, ...demo });
     }
     throw error;
   }
   logger.info({ url, data: config.databaseFile, timeZone: config.timeZone, nuvem: config.cloud ? new URL(config.cloud.url).host : null, pistas: lanesFile?.config.lanes.length ?? 0 }, 'gate appliance listening');
   sync?.worker.start();
   // Straight to stdout, not the logger: no log line ever carries a key.
-  if (demo) printDemoBanner(out, { url, keys: demo.keys, sampleQr: demo.sampleQr });
+  if (demo) printDemoBanner(out, { url, ...demo });
   return {
     url,
     async close() {

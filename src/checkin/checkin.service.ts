@@ -26,6 +26,8 @@ export interface CheckinInput {
   numero_pedido?: string | null | undefined;
   terminal?: string | null | undefined;
   operador?: string | null | undefined;
+  /** The reason given at the console for a reversal: kept in the event log. */
+  motivo?: string | null | undefined;
 }
 
 export interface CheckinOptions<R, V> {
@@ -54,6 +56,16 @@ export interface CheckinService {
   occupancy(tenantId: number): { area: string; inside: number }[];
 }
 
+/** One result of any door, once it is committed: what the console's live view shows. */
+export interface ScanNotice {
+  action: 'checkin' | 'estorno' | 'movimento';
+  tenantId: number;
+  source: string;
+  terminal: string | null;
+  operador: string | null;
+  result: CheckinResult | ReversalResult;
+}
+
 /**
  * Codes of a batch committed together: about 1–2 ms of work with the order payloads, so other
  * check-ins get their turn between slices (and a batch is never one transaction, as before).
@@ -61,7 +73,7 @@ export interface CheckinService {
 const BATCH_SLICE = 10;
 
 /** The one rule set for every door: HTTP routes, serial lanes and the console all call this. */
-export function createCheckinService({ db, clock, log, storage }: { db: Db; clock: Clock; log?: FastifyBaseLogger; storage?: StorageHealth }): CheckinService {
+export function createCheckinService({ db, clock, log, storage, onResult }: { db: Db; clock: Clock; log?: FastifyBaseLogger; storage?: StorageHealth; onResult?: (notice: ScanNotice) => void }): CheckinService {
   const { sqlite, kysely: k } = db;
   const repo = createCheckinRepo(sqlite, k);
   const queue = db.writes;
@@ -92,7 +104,7 @@ export function createCheckinService({ db, clock, log, storage }: { db: Db; cloc
       now: now.toISOString(),
       today: clock.localDate(now),
       area,
-      actor: { ...caller, terminal: input.terminal?.trim() || null, operador: input.operador?.trim() || null },
+      actor: Object.assign({}, caller, { terminal: input.terminal?.trim() || null, operador: input.operador?.trim() || null, motivo: input.motivo?.trim() || null }),
     };
   };
 
@@ -124,7 +136,21 @@ export function createCheckinService({ db, clock, log, storage }: { db: Db; cloc
     return reverseMany(f, 'pedido', numero, order);
   }
 
+  const notify = (action: ScanNotice['action'], input: CheckinInput, caller: CheckinCaller, results: (CheckinResult | ReversalResult)[]) => {
+    if (!onResult) return;
+    const terminal = input.terminal?.trim() || null;
+    const operador = input.operador?.trim() || null;
+    for (const result of results) {
+      try {
+        onResult({ action, tenantId: caller.tenantId, source: caller.source, terminal, operador, result });
+      } catch (err) {
+        log?.error({ err }, 'scan listener failed');
+      }
+    }
+  };
+
   async function execute<R extends CheckinResult | ReversalResult, V>(
+    action: 'checkin' | 'estorno',
     input: CheckinInput,
     caller: CheckinCaller,
     flows: { code: (f: Flow, code: string) => R; order: (f: Flow, numero: string) => R },
@@ -134,11 +160,13 @@ export function createCheckinService({ db, clock, log, storage }: { db: Db; cloc
     const order: OrderReader = (orderId) => loadOrders(sqlite, k, [orderId], caller.apiKeyId)[0]!;
     const viewOf = (result: R) => (result.ok && options.view ? options.view(result as Extract<R, { ok: true }>, order) : undefined);
     if (target.kind === 'order' || target.codes.length === 1) {
-      return write((): Reply<R, V> => {
+      const reply = await write((): Reply<R, V> => {
         const f = flowFor(input, caller);
         const result = target.kind === 'order' ? flows.order(f, target.numero) : flows.code(f, target.codes[0]!);
         return { batch: false, result, view: viewOf(result) };
       });
+      if (!reply.batch) notify(action, input, caller, [reply.result]);
+      return reply;
     }
     // Batch: sequential, each code in its own savepoint, so one failure does not undo the others;
     // a slice of codes per commit, so a scan at a turnstile never waits behind a whole batch.
@@ -163,6 +191,7 @@ export function createCheckinService({ db, clock, log, storage }: { db: Db; cloc
         });
       }, target.codes.length > BATCH_SLICE)));
     }
+    notify(action, input, caller, items.map((i) => i.result));
     return { batch: true, items };
   }
 
@@ -180,12 +209,14 @@ export function createCheckinService({ db, clock, log, storage }: { db: Db; cloc
   }
 
   return {
-    checkIn: (input, caller, options = {}) => execute(input, caller, { code: checkInCode, order: checkInOrder }, options),
-    reverse: (input, caller, options = {}) => execute(input, caller, { code: reverseCode, order: reverseOrder }, options),
-    move(input, caller, policy) {
+    checkIn: (input, caller, options = {}) => execute('checkin', input, caller, { code: checkInCode, order: checkInOrder }, options),
+    reverse: (input, caller, options = {}) => execute('estorno', input, caller, { code: reverseCode, order: reverseOrder }, options),
+    async move(input, caller, policy) {
       const target = requestTarget({ qr_code: input.qr_code ?? undefined, numero_pedido: input.numero_pedido ?? undefined }, false);
       const code = target.kind === 'order' ? target.numero : target.codes[0]!;
-      return write(() => moveCode(flowFor(input, caller, policy.area), code, policy));
+      const result = await write(() => moveCode(flowFor(input, caller, policy.area), code, policy));
+      notify('movimento', input, caller, [result]);
+      return result;
     },
     occupancy: (tenantId) => repo.occupancy(tenantId, clock.today()),
   };

@@ -11,6 +11,8 @@ export interface Actor {
   source: string;
   terminal: string | null;
   operador: string | null;
+  /** Why, when the door asks for a reason (a reversal at the console): kept in the event's details. */
+  motivo?: string | null;
 }
 
 export interface EventInput {
@@ -67,6 +69,6 @@ export function appendEvent(sqlite: Sqlite, k: Kysely<DB>, actor: Actor, at: str
     terminal: actor.terminal,
     operador: actor.operador,
     source: actor.source,
-    details: e.details ? JSON.stringify(e.details) : null,
+    details: actor.motivo ? JSON.stringify(Object.assign({}, e.details, { motivo: actor.motivo })) : e.details ? JSON.stringify(e.details) : null,
   });
 }

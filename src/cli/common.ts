@@ -11,6 +11,8 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   stdoutIsTTY?: boolean;
   stderrIsTTY?: boolean;
+  /** Where a secret is read from (`operators add --password`); process.stdin for the real command. */
+  stdin?: NodeJS.ReadableStream;
 }
 
 /** A mistake in how the command was called: usage on stderr, exit code 2. */

@@ -7,6 +7,9 @@ export const COMMAND_USAGE = {
   'keys create': 'gate keys create --tenant SLUG --permissions P1,P2 [--name NOME] [--expires DATA]',
   'keys list': 'gate keys list [--tenant SLUG]',
   'keys revoke': 'gate keys revoke KEY_ID',
+  'operators add': 'gate operators add --tenant SLUG --name "NOME" --role atendente|supervisor [--password]',
+  'operators list': 'gate operators list [--tenant SLUG]',
+  'operators disable': 'gate operators disable [--tenant SLUG] ID',
   demo: 'gate demo',
   'osdp set-key': 'gate osdp set-key --port PORTA --address N --key-file ARQUIVO [--current-key-file ARQUIVO] [--baud 9600] [--timeout 15]',
 } as const;
@@ -25,6 +28,13 @@ Comandos:
   keys list [--tenant SLUG]
                            lista as chaves (nunca a chave em si)
   keys revoke KEY_ID       revoga uma chave (o id de 12 hex da lista, ou a chave inteira)
+  operators add --tenant SLUG --name "NOME" --role atendente|supervisor [--password]
+                           cria um operador do console e imprime um PIN de uso pessoal
+                           (com --password, a senha é lida da entrada padrão)
+  operators list [--tenant SLUG]
+                           lista os operadores (ativo, bloqueado ou desativado)
+  operators disable [--tenant SLUG] ID
+                           desativa um operador e encerra suas sessões
   demo                     cria ou renova o tenant de demonstração e imprime suas chaves
   osdp set-key --port PORTA --address N --key-file ARQUIVO [--current-key-file ARQUIVO]
                            grava a chave do canal seguro (SCBK) num leitor OSDP que ainda
@@ -39,6 +49,7 @@ Ambiente:
   GATE_TIMEZONE   fuso horário IANA do parque (padrão America/Sao_Paulo)
   GATE_TENANT     tenant padrão, quando --tenant não é informado
   GATE_HOST, GATE_PORT, GATE_LOG_LEVEL   endereço, porta e nível de log do serve
+  GATE_CONSOLE_IDLE_MIN  minutos sem uso que encerram uma sessão do console (padrão 720)
 
 Saída: 0 sucesso, 1 falha, 2 uso incorreto ou configuração inválida.
 Mais em docs/cli.md.

@@ -11,6 +11,7 @@ import type { DB } from '../db/schema.js';
 import { pedidoSchema } from '../orders/order.schemas.js';
 import { upsertOrder } from '../orders/orders.repo.js';
 import { ensureTenant } from '../tenants/tenants.repo.js';
+import { createOperator } from '../console/operators.repo.js';
 import { demoAvailability, demoClients, demoCombo, demoNumero, demoOrders } from './demo-data.js';
 
 export const DEMO_TENANT_NOME = 'Parque Demonstração';
@@ -57,6 +58,20 @@ export function seedDemo({ sqlite, kysely, clock, tenantSlug = 'demo' }: { sqlit
   }).immediate();
 }
 
+/** The demo park and a supervisor for the console, whose one-time PIN is shown with the keys. */
+export async function seedDemoWithOperator(db: { sqlite: Sqlite; kysely: Kysely<DB> }, clock: Clock): Promise<DemoSeed & { operator: DemoOperator }> {
+  const seed = seedDemo({ sqlite: db.sqlite, kysely: db.kysely, clock });
+  const { pin } = await createOperator(db.sqlite, db.kysely, { tenantId: seed.tenantId, nome: DEMO_OPERATOR, papel: 'supervisor', nowIso: clock.nowIso() });
+  return { ...seed, operator: { nome: DEMO_OPERATOR, pin: pin! } };
+}
+
+export const DEMO_OPERATOR = 'Supervisor';
+
+export interface DemoOperator {
+  nome: string;
+  pin: string;
+}
+
 function sampleQr(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, today: string): string {
   const today1 = demoNumero(today, 1);
   const free = first(
@@ -80,13 +95,14 @@ function reachable(url: string): string {
 }
 
 /** The demo keys and ready-to-paste requests. Written to stdout only, never to the log. */
-export function printDemoBanner(out: Writable, { url, keys, sampleQr }: { url: string; keys: DemoKeys; sampleQr: string }): void {
+export function printDemoBanner(out: Writable, { url, keys, sampleQr, operator }: { url: string; keys: DemoKeys; sampleQr: string; operator?: DemoOperator }): void {
   const base = reachable(url);
   const body = JSON.stringify({ qr_code: sampleQr, terminal: 'catraca-1' });
   const lines = [
     '',
     '──────────────── Modo demonstração: tenant "demo" (Parque Demonstração) ────────────────',
     '',
+    ...(operator ? [`Console da portaria: ${base}/console`, `  operador "${operator.nome}", PIN ${operator.pin} (supervisor)`, ''] : []),
     `Chave de check-in (${DEMO_CHECKIN_PERMISSIONS.join(', ')}):`,
     `  ${keys.checkin}`,
     `Chave de combos (${DEMO_COMBOS_PERMISSIONS.join(', ')}):`,

@@ -27,7 +27,7 @@ const eventsQuery = z.object({
   limit: pageLimit(1000, 100),
 });
 
-function lanePayload(l: GateLaneStatus) {
+export function lanePayload(l: GateLaneStatus) {
   const last = l.lastResult ? laneEventRow(l.lastResult) : null;
   return {
     nome: l.name,

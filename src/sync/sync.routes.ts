@@ -72,7 +72,7 @@ function eventoPayload(r: EventRow, synced: boolean) {
   };
 }
 
-const conflictPayload = (r: EventRow, localDate: (iso: string) => string) => ({
+export const conflictPayload = (r: EventRow, localDate: (iso: string) => string) => ({
   evento_id: r.id,
   ocorrido_em: r.occurred_at,
   data_local: localDate(r.occurred_at),
@@ -93,7 +93,7 @@ const conflictPayload = (r: EventRow, localDate: (iso: string) => string) => ({
   tentativas: r.attempts ?? 0,
 });
 
-const CONFLICT_COLUMNS = [
+export const CONFLICT_COLUMNS = [
   'evento_id', 'ocorrido_em', 'data_local', 'acao', 'modo', 'codigo', 'qr_code', 'numero_pedido', 'terminal', 'operador', 'chave_api',
   'tipo', 'codigo_nuvem', 'mensagem_nuvem', 'em_nuvem', 'enviado_em', 'resolvido_em', 'tentativas',
 ] as const satisfies readonly (keyof ReturnType<typeof conflictPayload>)[];

@@ -1,0 +1,129 @@
+import type { Kysely } from 'kysely';
+import type { ScanNotice } from '../checkin/checkin.service.js';
+import type { CheckinResult, ReversalResult } from '../checkin/result.js';
+import type { Clock } from '../clock.js';
+import type { Sqlite } from '../db/open.js';
+import type { DB } from '../db/schema.js';
+import { errorCatalogue, type ErrorCode } from '../http/errors.js';
+import { loadOrders, voucherPedido } from '../orders/order.payload.js';
+
+// What the console shows of a scan and of an order: the service's typed results worded for gate
+// staff in plain Portuguese (docs/console.md).
+
+export interface Leitura {
+  resultado: 'liberado' | 'recusado';
+  acao: ScanNotice['action'];
+  codigo: string;
+  em: string;
+  porta: string;
+  terminal: string | null;
+  operador: string | null;
+  titulo: string;
+  mensagem: string;
+  pessoas: { nome: string; qr_code: string }[];
+  numero_pedido: string | null;
+  lote: { nome_ingresso: string; nome_lote: string; data_uso: string } | null;
+  erro: { code: ErrorCode; message: string; details: Record<string, unknown> | null } | null;
+}
+
+const TITLES: Partial<Record<ErrorCode, string>> = {
+  TICKET_ALREADY_USED: 'JÁ UTILIZADO',
+  TICKET_EXPIRED: 'FORA DA DATA',
+  TICKET_NOT_VALID_YET: 'FORA DA DATA',
+  TICKET_CANCELLED: 'CANCELADO',
+  TICKET_NOT_FOUND: 'NÃO ENCONTRADO',
+  ORDER_NOT_FOUND: 'NÃO ENCONTRADO',
+  ORDER_NOT_PAID: 'NÃO PAGO',
+  CAPACITY_REACHED: 'LOTADO',
+  SEM_CHECKIN: 'SEM CHECK-IN',
+  JA_ESTORNADO: 'JÁ ESTORNADO',
+  ESTORNO_NAO_PERMITIDO: 'FORA DO PRAZO',
+};
+
+export const refusalTitle = (code: ErrorCode) => TITLES[code] ?? 'RECUSADO';
+
+const STATUS_TEXT: Record<string, string> = { cancelado: 'Pedido cancelado', reembolsado: 'Pedido reembolsado', pago: 'Pedido pago' };
+
+export function createConsoleView({ sqlite, kysely: k, clock }: { sqlite: Sqlite; kysely: Kysely<DB>; clock: Clock }) {
+  const time = new Intl.DateTimeFormat('pt-BR', { timeZone: clock.timeZone, hour: '2-digit', minute: '2-digit' });
+  const dayMonth = (date: string) => `${date.slice(8, 10)}/${date.slice(5, 7)}`;
+  const personByQr = sqlite.prepare(
+    `SELECT p.nome, p.qr_code, p.checkin_em, p.checkin_dispositivo, l.nome_ingresso, l.nome_lote, l.data_uso
+       FROM people p JOIN lots l ON l.id = p.lot_id WHERE p.tenant_id = ? AND p.qr_code = ?`,
+  );
+  const lotOfOrder = sqlite.prepare('SELECT nome_ingresso, nome_lote, data_uso FROM lots WHERE order_id = ? ORDER BY position LIMIT 1');
+  const orderId = sqlite.prepare('SELECT id FROM orders WHERE tenant_id = ? AND numero_pedido = ?');
+  const peopleOf = sqlite.prepare(
+    `SELECT p.qr_code, p.nome, l.nome_ingresso || ' · ' || l.nome_lote AS lote, l.data_uso, p.checkin_em, p.checkin_dispositivo AS checkin_terminal,
+            p.checkin_operador, p.estornado_em, p.estorno_dispositivo AS estorno_terminal, p.estorno_operador
+       FROM people p JOIN lots l ON l.id = p.lot_id WHERE p.order_id = ? ORDER BY l.position, p.position`,
+  );
+  type PersonLot = { nome: string; qr_code: string; checkin_em: string | null; checkin_dispositivo: string | null; nome_ingresso: string; nome_lote: string; data_uso: string };
+
+  /** The plain sentence for a refusal, with what the staff can act on (when, where, which day). */
+  function refusalText(code: ErrorCode, details: Record<string, unknown>, tenantId: number): string {
+    const qr = typeof details.qr_code === 'string' ? details.qr_code : null;
+    switch (code) {
+      case 'TICKET_ALREADY_USED': {
+        if (typeof details.total_pessoas === 'number') return `Todos os ${details.total_pessoas} participantes já entraram`;
+        const at = typeof details.checkin_em === 'string' ? details.checkin_em : null;
+        const who = qr ? (personByQr.get(tenantId, qr) as PersonLot | undefined) : undefined;
+        const where = who?.checkin_dispositivo ? ` no terminal ${who.checkin_dispositivo}` : '';
+        return at ? `Ingresso já utilizado às ${time.format(new Date(at))}${where}` : 'Ingresso já utilizado';
+      }
+      case 'TICKET_NOT_VALID_YET':
+        return typeof details.data_ingresso === 'string' ? `Ingresso para ${dayMonth(details.data_ingresso)}` : errorCatalogue[code].message;
+      case 'TICKET_EXPIRED':
+        return typeof details.data_ingresso === 'string' ? `Ingresso era para ${dayMonth(details.data_ingresso)}` : errorCatalogue[code].message;
+      case 'TICKET_CANCELLED':
+        return STATUS_TEXT[String(details.status)] ?? 'Pedido cancelado';
+      default:
+        return errorCatalogue[code].message.replace(/\.$/, '');
+    }
+  }
+
+  function leitura(notice: ScanNotice, at: string): Leitura {
+    const { result } = notice;
+    const base = { acao: notice.action, em: at, porta: portOf(notice.source), terminal: notice.terminal, operador: notice.operador };
+    if (!result.ok) {
+      const details = result.details ?? {};
+      const codigo = String(details.qr_code ?? details.combo_qr_code ?? details.numero_pedido ?? '');
+      return {
+        ...base, resultado: 'recusado', codigo, titulo: refusalTitle(result.code), mensagem: refusalText(result.code, details, notice.tenantId),
+        pessoas: [], numero_pedido: typeof details.numero_pedido === 'string' ? details.numero_pedido : null, lote: null,
+        erro: { code: result.code, message: errorCatalogue[result.code].message, details: result.details ?? null },
+      };
+    }
+    const granted = result as Exclude<CheckinResult | ReversalResult, { ok: false }>;
+    const first = granted.people[0];
+    const lot = first ? (personByQr.get(notice.tenantId, first.qrCode) as PersonLot | undefined) : undefined;
+    const orderLot = !lot && granted.numeroPedido ? (lotOfOrder.get(orderIdOf(notice.tenantId, granted.numeroPedido)) as Leitura['lote'] | undefined) : undefined;
+    const names = granted.people.map((p) => p.nome).filter((n) => n !== '');
+    const reversal = notice.action === 'estorno';
+    return {
+      ...base, resultado: 'liberado', codigo: granted.code, titulo: reversal ? 'ESTORNADO' : 'LIBERADO',
+      mensagem: reversal ? `Check-in estornado: ${granted.people.length} pessoa(s)` : names.length > 1 ? `${names.length} pessoas liberadas` : (names[0] ?? 'Entrada liberada'),
+      pessoas: granted.people.map((p) => ({ nome: p.nome, qr_code: p.qrCode })),
+      numero_pedido: granted.numeroPedido,
+      lote: lot ? { nome_ingresso: lot.nome_ingresso, nome_lote: lot.nome_lote, data_uso: lot.data_uso } : (orderLot ?? null),
+      erro: null,
+    };
+  }
+
+  const orderIdOf = (tenantId: number, numero: string) => (orderId.get(tenantId, numero) as { id: number } | undefined)?.id ?? -1;
+
+  /** The order as the vouchers listing shapes it (nothing marked), with each person's check-in state; null when not of the tenant. */
+  function pedido(tenantId: number, numero: string) {
+    const id = orderIdOf(tenantId, numero);
+    if (id < 0) return null;
+    const record = loadOrders(sqlite, k, [id], null)[0]!;
+    const pessoas = peopleOf.all(id);
+    return { pedido: voucherPedido(record), pessoas, combo_qr_code: /^\d{8}-\d{4}$/.test(numero) ? numero : null };
+  }
+
+  return { leitura, pedido, refusalText };
+}
+
+export type ConsoleView = ReturnType<typeof createConsoleView>;
+
+const portOf = (source: string) => (source === 'lane' ? 'pista' : source);

@@ -1,0 +1,36 @@
+// What the consoles' live streams carry (GET /api/console/eventos): scans from every door, lane
+// status, alarms and the sync state, per tenant. Supervisor-only kinds go to supervisors only.
+
+export type FeedKind = 'leitura' | 'pistas' | 'alarme' | 'alarme_reconhecido' | 'sync';
+export const SUPERVISOR_KINDS: ReadonlySet<FeedKind> = new Set(['pistas', 'alarme', 'alarme_reconhecido', 'sync']);
+
+export interface FeedMessage {
+  tenantId: number;
+  kind: FeedKind;
+  data: unknown;
+}
+
+export type FeedListener = (message: FeedMessage) => void;
+
+export interface Feed {
+  publish(message: FeedMessage): void;
+  /** Returns the unsubscribe function. */
+  subscribe(listener: FeedListener): () => void;
+  readonly listeners: number;
+}
+
+export function createFeed(): Feed {
+  const listeners = new Set<FeedListener>();
+  return {
+    publish(message) {
+      for (const listener of listeners) listener(message);
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    get listeners() {
+      return listeners.size;
+    },
+  };
+}

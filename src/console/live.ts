@@ -1,0 +1,82 @@
+import type { RouteRegistrar } from '../app.js';
+import type { ScanNotice } from '../checkin/checkin.service.js';
+import type { Clock } from '../clock.js';
+import type { ConsolePanels } from './console.panels.js';
+import type { ConsoleView } from './console.view.js';
+import { SUPERVISOR_KINDS, type Feed } from './feed.js';
+import type { ConsoleGuard } from './sessions.js';
+
+// Live updates for the consoles: every door's scans come from the check-in service as they are
+// committed; lane status, new alarms and the sync state are sampled once a second, and only while a
+// console is connected, and sent when they change.
+
+const PING_MS = 15_000;
+const SAMPLE_MS = 1_000;
+
+/** The check-in service's listener: each committed result as a `leitura` for its tenant's consoles. */
+export function scanPublisher(feed: Feed, view: ConsoleView, clock: Clock) {
+  return (notice: ScanNotice) => {
+    if (feed.listeners === 0) return;
+    feed.publish({ tenantId: notice.tenantId, kind: 'leitura', data: view.leitura(notice, clock.nowIso()) });
+  };
+}
+
+/** Samples what has no event of its own, per tenant with consoles connected. */
+export function startMonitor({ feed, panels, tenants }: { feed: Feed; panels: ConsolePanels; tenants: () => number[] }) {
+  const last = new Map<number, { pistas: string; sync: string }>();
+  // Lane event ids are global: alarms newer than the cursor are new, whoever is connected.
+  let cursor = panels.lastLaneEventId();
+  const timer = setInterval(() => {
+    if (feed.listeners === 0) {
+      last.clear();
+      cursor = panels.lastLaneEventId();
+      return;
+    }
+    for (const alarme of panels.alarmsAfter(cursor)) {
+      feed.publish({ tenantId: alarme.tenantId, kind: 'alarme', data: alarme.alarme });
+      cursor = Math.max(cursor, alarme.alarme.id);
+    }
+    for (const tenantId of tenants()) {
+      const seen = last.get(tenantId) ?? { pistas: '', sync: '' };
+      const pistas = panels.lanes(tenantId);
+      const pistasJson = JSON.stringify(pistas);
+      if (pistasJson !== seen.pistas) feed.publish({ tenantId, kind: 'pistas', data: pistas });
+      const sync = panels.sync(tenantId);
+      const syncJson = JSON.stringify(sync);
+      if (syncJson !== seen.sync) feed.publish({ tenantId, kind: 'sync', data: sync });
+      last.set(tenantId, { pistas: pistasJson, sync: syncJson });
+    }
+  }, SAMPLE_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+/** GET /api/console/eventos: server-sent events for the session's tenant (supervisor kinds to supervisors only). */
+export const liveRoutes = (deps: { feed: Feed; guard: ConsoleGuard }): RouteRegistrar => (app) => {
+  // A stream never ends by itself: closing the app ends them first, or the server would wait forever.
+  const streams = new Set<() => void>();
+  app.addHook('preClose', async () => {
+    for (const end of streams) end();
+  });
+  app.get('/api/console/eventos', { onRequest: deps.guard.anyone, schema: { tags: ['console'], summary: 'Eventos ao vivo (text/event-stream)' } }, async (request, reply) => {
+    const s = deps.guard.sessionOf(request);
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    const send = (kind: string, data: unknown) => res.write(`event: ${kind}\ndata: ${JSON.stringify(data)}\n\n`);
+    send('pronto', { operador: s.nome, papel: s.papel });
+    const unsubscribe = deps.feed.subscribe((m) => {
+      if (m.tenantId !== s.tenantId) return;
+      if (SUPERVISOR_KINDS.has(m.kind) && s.papel !== 'supervisor') return;
+      send(m.kind, m.data);
+    });
+    const ping = setInterval(() => res.write(': ping\n\n'), PING_MS);
+    const end = () => res.end();
+    streams.add(end);
+    res.on('close', () => {
+      clearInterval(ping);
+      unsubscribe();
+      streams.delete(end);
+    });
+  });
+};

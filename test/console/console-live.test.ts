@@ -1,0 +1,90 @@
+import http from 'node:http';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createOperator } from '../../src/console/operators.repo.js';
+import { createTestBox, type TestBox } from '../support/box.js';
+import { makeOrder } from '../support/fixtures.js';
+
+// The consoles' live stream on a real listener: what one door does, every console sees.
+
+let box: TestBox;
+let url: string;
+
+beforeEach(async () => {
+  box = await createTestBox();
+  box.importOrders([makeOrder({ numero: '20261121-0001', prefix: 'HOJE', dataUso: '2026-11-21', people: 2 })]);
+  url = await box.app.listen({ host: '127.0.0.1', port: 0 });
+});
+afterEach(() => box.close());
+
+async function signIn(nome: string, papel: 'atendente' | 'supervisor') {
+  await createOperator(box.db.sqlite, box.db.kysely, { tenantId: box.tenantId, nome, papel, segredo: '4321', nowIso: box.clock.nowIso() });
+  const res = await fetch(`${url}/api/console/entrar`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ nome, segredo: '4321', tenant: 'parque' }) });
+  return res.headers.get('set-cookie')!.split(';')[0]!;
+}
+
+/** An EventSource as the page opens it: the events received so far, and a wait for one of a kind. */
+function stream(cookie: string) {
+  const events: { event: string; data: unknown }[] = [];
+  const waiters: (() => void)[] = [];
+  let ended = false;
+  const req = http.get(`${url}/api/console/eventos`, { headers: { cookie, accept: 'text/event-stream' } }, (res) => {
+    let buffer = '';
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      buffer += chunk;
+      let at;
+      while ((at = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, at);
+        buffer = buffer.slice(at + 2);
+        const event = /^event: (.*)$/m.exec(block)?.[1];
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (event && data) events.push({ event, data: JSON.parse(data) });
+        waiters.splice(0).forEach((w) => w());
+      }
+    });
+    res.on('end', () => {
+      ended = true;
+      waiters.splice(0).forEach((w) => w());
+    });
+  });
+  const until = async (check: () => boolean, what: string) => {
+    const deadline = Date.now() + 5000;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`stream: no ${what}; got ${JSON.stringify(events)}`);
+      await new Promise<void>((r) => {
+        waiters.push(r);
+        setTimeout(r, 200);
+      });
+    }
+  };
+  return {
+    events,
+    next: (event: string) => until(() => events.some((e) => e.event === event), event).then(() => events.find((e) => e.event === event)!.data),
+    ended: () => until(() => ended, 'end'),
+    close: () => req.destroy(),
+  };
+}
+
+it('every console sees a scan of another door at once; alarms reach supervisors only; closing the box ends the stream', async () => {
+  const attendant = stream(await signIn('Ana', 'atendente'));
+  const supervisor = stream(await signIn('Sofia', 'supervisor'));
+  await attendant.next('pronto');
+  await supervisor.next('pronto');
+
+  const res = await fetch(`${url}/api/v1/api-qrcode-checkin`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': box.keys.checkin }, body: JSON.stringify({ qr_code: 'HOJE-1', terminal: 'catraca-2' }) });
+  expect(res.status).toBe(200);
+  for (const s of [attendant, supervisor]) expect(await s.next('leitura')).toMatchObject({ resultado: 'liberado', codigo: 'HOJE-1', porta: 'api', terminal: 'catraca-2', numero_pedido: '20261121-0001' });
+
+  box.db.sqlite.prepare("INSERT INTO lane_events (tenant_id, occurred_at, lane, kind, code, details) VALUES (?, ?, 'catraca-1', 'carona', NULL, NULL)").run(box.tenantId, box.clock.nowIso());
+  expect(await supervisor.next('alarme')).toMatchObject({ tipo: 'carona', pista: 'catraca-1' });
+  expect(attendant.events.map((e) => e.event)).not.toContain('alarme');
+
+  const closing = box.app.close();
+  await Promise.all([attendant.ended(), supervisor.ended(), closing]);
+});
+
+it('a stream without a session is refused in the envelope', async () => {
+  const res = await fetch(`${url}/api/console/eventos`);
+  expect(res.status).toBe(401);
+  expect(((await res.json()) as { error: { code: string } }).error.code).toBe("SESSAO_INVALIDA");
+});
