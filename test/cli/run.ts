@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { runCli } from '../../src/cli.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
 
@@ -14,7 +14,7 @@ export class Capture extends Writable {
 }
 
 /** Runs `gate ...argv` in-process against the data dir, the way a user would from a shell. */
-export async function gate(dataDir: string, argv: string[], opts: { env?: NodeJS.ProcessEnv; tty?: boolean } = {}) {
+export async function gate(dataDir: string, argv: string[], opts: { env?: NodeJS.ProcessEnv; tty?: boolean; stdin?: string } = {}) {
   const stdout = new Capture();
   const stderr = new Capture();
   const code = await runCli(argv, {
@@ -23,6 +23,7 @@ export async function gate(dataDir: string, argv: string[], opts: { env?: NodeJS
     env: { GATE_DATA_DIR: dataDir, GATE_TIMEZONE: 'America/Sao_Paulo', ...opts.env },
     stdoutIsTTY: opts.tty ?? false,
     stderrIsTTY: opts.tty ?? false,
+    ...(opts.stdin !== undefined ? { stdin: Readable.from([opts.stdin]) } : {}),
   });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
