@@ -191,7 +191,9 @@ export function createCheckinService({ db, clock, log, storage, onResult }: { db
         });
       }, target.codes.length > BATCH_SLICE)));
     }
-    notify(action, input, caller, items.map((i) => i.result));
+    // A bulk batch (an ERP, a back office) is not streamed code by code: wording each result for the
+    // consoles would hold the event loop as long as the batch itself.
+    if (items.length <= BATCH_SLICE) notify(action, input, caller, items.map((i) => i.result));
     return { batch: true, items };
   }
 

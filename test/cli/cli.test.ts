@@ -68,7 +68,7 @@ describe('gate migrate', () => {
   it('creates the database in GATE_DATA_DIR and says what it applied, then that it is up to date', async () => {
     const first = await gate(dir, ['migrate']);
     expect(first.code).toBe(0);
-    expect(first.stdout).toBe('aplicada: 0001_core\naplicada: 0002_sync\naplicada: 0003_lane_events\naplicada: 0004_movements\naplicada: 0005_storage_probe\naplicada: 0006_sync_inbox\n');
+    expect(first.stdout).toBe('aplicada: 0001_core\naplicada: 0002_sync\naplicada: 0003_lane_events\naplicada: 0004_movements\naplicada: 0005_storage_probe\naplicada: 0006_sync_inbox\naplicada: 0007_console\naplicada: 0008_search\n');
     expect(fs.existsSync(`${dir}/gate.db`)).toBe(true);
 
     const second = await gate(dir, ['migrate']);
