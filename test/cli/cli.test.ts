@@ -129,10 +129,19 @@ describe('first start', () => {
   const start = (env: NodeJS.ProcessEnv, out: Writable) =>
     main(loadConfig({ GATE_DATA_DIR: dir, GATE_PORT: '0', GATE_HOST: '127.0.0.1', GATE_LOG_LEVEL: 'silent', ...env }), out);
 
-  it('seeds the demo park on an empty box and prints the banner, once', async () => {
+  it('seeds the demo park on an empty box and prints the banner, once, with the console and a supervisor PIN that signs in', async () => {
     const printed = sink();
     const box = await start({}, printed.out);
-    await box.close();
+    try {
+      expect(printed.text()).toContain(`Console da portaria: ${box.url}/console`);
+      const pin = /operador "Supervisor", PIN (\d{6})/.exec(printed.text())![1]!;
+      const signIn = await fetch(`${box.url}/api/console/entrar`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ nome: 'Supervisor', segredo: pin }) });
+      expect(signIn.status).toBe(200);
+      expect(((await signIn.json()) as { data: { operador: { papel: string } } }).data.operador.papel).toBe('supervisor');
+      expect((await fetch(`${box.url}/console`)).headers.get('content-type')).toMatch(/^text\/html/);
+    } finally {
+      await box.close();
+    }
     expect(printed.text()).toContain('Modo demonstração');
     expect(printed.text()).toContain(`curl -s -X POST ${box.url}/api/v1/api-qrcode-checkin`);
 
