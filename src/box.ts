@@ -69,7 +69,7 @@ export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, 
       movementRoutes({ auth, checkin, settingsOf: (tenantId) => (gates?.tenantId === tenantId ? gates.settings : DEFAULT_MOVEMENT_SETTINGS) }),
       consoleRoutes({ db, clock, checkin, sessions, guard, view }),
       supervisorRoutes({ db, clock, guard, panels, feed }),
-      liveRoutes({ feed, guard }),
+      liveRoutes({ feed, guard, sessions }),
       staticRoutes(),
     ],
   });

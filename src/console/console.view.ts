@@ -118,7 +118,10 @@ export function createConsoleView({ sqlite, kysely: k, clock }: { sqlite: Sqlite
     if (id < 0) return null;
     const record = loadOrders(sqlite, k, [id], null)[0]!;
     const pessoas = peopleOf.all(id);
-    return { pedido: voucherPedido(record), pessoas, combo_qr_code: /^\d{8}-\d{4}$/.test(numero) ? numero : null };
+    // The group QR of a combo sold in `unico` mode is the order number (spec 3.3); the box shows it
+    // for orders that came with a combo (an additional with a combo_id), not for every order.
+    const fromCombo = record.additionals.some((a) => a.combo_id !== null);
+    return { pedido: voucherPedido(record), pessoas, combo_qr_code: fromCombo ? numero : null };
   }
 
   return { leitura, pedido, refusalText };

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { ConsolePanels } from './console.panels.js';
 import type { ConsoleView } from './console.view.js';
 import { SUPERVISOR_KINDS, type Feed } from './feed.js';
-import type { ConsoleGuard } from './sessions.js';
+import { cookieToken, type ConsoleGuard, type ConsoleSessions } from './sessions.js';
 
 // Live updates for the consoles: every door's scans come from the check-in service as they are
 // committed; lane status, new alarms and the sync state are sampled once a second, and only while a
@@ -52,7 +52,7 @@ export function startMonitor({ feed, panels, tenants }: { feed: Feed; panels: Co
 }
 
 /** GET /api/console/eventos: server-sent events for the session's tenant (supervisor kinds to supervisors only). */
-export const liveRoutes = (deps: { feed: Feed; guard: ConsoleGuard }): RouteRegistrar => (app) => {
+export const liveRoutes = (deps: { feed: Feed; guard: ConsoleGuard; sessions: ConsoleSessions }): RouteRegistrar => (app) => {
   // A stream never ends by itself: closing the app ends them first, or the server would wait forever.
   const streams = new Set<() => void>();
   app.addHook('preClose', async () => {
@@ -70,7 +70,9 @@ export const liveRoutes = (deps: { feed: Feed; guard: ConsoleGuard }): RouteRegi
       if (SUPERVISOR_KINDS.has(m.kind) && s.papel !== 'supervisor') return;
       send(m.kind, m.data);
     });
-    const ping = setInterval(() => res.write(': ping\n\n'), PING_MS);
+    // The ping also re-checks the session: a disabled operator's or an expired stream ends within PING_MS.
+    const token = cookieToken(request);
+    const ping = setInterval(() => (token && deps.sessions.find(token, false) ? res.write(': ping\n\n') : res.end()), PING_MS);
     const end = () => res.end();
     streams.add(end);
     res.on('close', () => {

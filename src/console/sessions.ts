@@ -53,8 +53,8 @@ export function createConsoleSessions({ sqlite, clock, idleMinutes }: { sqlite: 
       insert.run(sha256(token), operatorId, csrf, estacao, now, now);
       return { token, csrf };
     },
-    /** The live session of a token, its idle time renewed; null when unknown, ended or idle too long. */
-    find(token: string): ConsoleSession | null {
+    /** The live session of a token, its idle time renewed (unless `renew` is false: a stream's ping is not use); null when unknown, ended or idle too long. */
+    find(token: string, renew = true): ConsoleSession | null {
       const row = find.get(sha256(token)) as (Omit<ConsoleSession, 'estacao'> & { estacao: string | null; lastSeen: string }) | undefined;
       if (!row) return null;
       const now = clock.now().getTime();
@@ -63,7 +63,7 @@ export function createConsoleSessions({ sqlite, clock, idleMinutes }: { sqlite: 
         remove.run(sha256(token));
         return null;
       }
-      if (idle > TOUCH_EVERY_MS) touch.run(new Date(now).toISOString(), row.id);
+      if (renew && idle > TOUCH_EVERY_MS) touch.run(new Date(now).toISOString(), row.id);
       return { id: row.id, operatorId: row.operatorId, nome: row.nome, papel: row.papel, tenantId: row.tenantId, tenantSlug: row.tenantSlug, tenantNome: row.tenantNome, estacao: row.estacao ?? 'console', csrf: row.csrf };
     },
     end(token: string): void {
