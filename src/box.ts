@@ -37,10 +37,12 @@ export interface BoxDeps {
   httpLimits?: HttpLimits | undefined;
   /** Minutes without a request after which a console session ends (default 720). */
   consoleIdleMinutes?: number | undefined;
+  /** How often a console's live stream is pinged and its session re-checked (default 15 s). */
+  consolePingMs?: number | undefined;
 }
 
 /** Services and HTTP app wired together: shared by main.ts and the tests, so both run the same box. */
-export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, consoleIdleMinutes = 720 }: BoxDeps): Promise<{ app: App; checkin: CheckinService; gates: GatesInfo | undefined }> {
+export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, consoleIdleMinutes = 720, consolePingMs }: BoxDeps): Promise<{ app: App; checkin: CheckinService; gates: GatesInfo | undefined }> {
   const base = { sqlite: db.sqlite, kysely: db.kysely, clock };
   const auth = createAuth(base);
   const listing = { ...base, auth };
@@ -69,7 +71,7 @@ export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, 
       movementRoutes({ auth, checkin, settingsOf: (tenantId) => (gates?.tenantId === tenantId ? gates.settings : DEFAULT_MOVEMENT_SETTINGS) }),
       consoleRoutes({ db, clock, checkin, sessions, guard, view }),
       supervisorRoutes({ db, clock, guard, panels, feed }),
-      liveRoutes({ feed, guard, sessions }),
+      liveRoutes({ feed, guard, sessions, pingMs: consolePingMs }),
       staticRoutes(),
     ],
   });

@@ -52,7 +52,7 @@ export function startMonitor({ feed, panels, tenants }: { feed: Feed; panels: Co
 }
 
 /** GET /api/console/eventos: server-sent events for the session's tenant (supervisor kinds to supervisors only). */
-export const liveRoutes = (deps: { feed: Feed; guard: ConsoleGuard; sessions: ConsoleSessions }): RouteRegistrar => (app) => {
+export const liveRoutes = (deps: { feed: Feed; guard: ConsoleGuard; sessions: ConsoleSessions; pingMs?: number | undefined }): RouteRegistrar => (app) => {
   // A stream never ends by itself: closing the app ends them first, or the server would wait forever.
   const streams = new Set<() => void>();
   app.addHook('preClose', async () => {
@@ -72,7 +72,7 @@ export const liveRoutes = (deps: { feed: Feed; guard: ConsoleGuard; sessions: Co
     });
     // The ping also re-checks the session: a disabled operator's or an expired stream ends within PING_MS.
     const token = cookieToken(request);
-    const ping = setInterval(() => (token && deps.sessions.find(token, false) ? res.write(': ping\n\n') : res.end()), PING_MS);
+    const ping = setInterval(() => (token && deps.sessions.find(token, false) ? res.write(': ping\n\n') : res.end()), deps.pingMs ?? PING_MS);
     const end = () => res.end();
     streams.add(end);
     res.on('close', () => {

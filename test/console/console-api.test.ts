@@ -133,6 +133,10 @@ describe('the help desk', () => {
     const a = await signIn('Ana');
     const order = (await a.get('/api/console/pedidos/20261121-0001')).json().data;
     expect(order.pedido).toMatchObject({ numero_pedido: '20261121-0001', status: 'pago', total_pessoas: 2 });
+    // No combo in this order: no group QR to offer. An order that came with a combo has its number as the group QR (3.3).
+    expect(order.combo_qr_code).toBeNull();
+    box.importOrders([{ ...makeOrder({ numero: '20261121-0004', prefix: 'COMBO', dataUso: TODAY }), adicionais: [{ adicional_id: 'a1', nome: 'Pipoca', quantidade: 1, preco_unitario: 10, subtotal: 10, combo_id: 'c1', is_brinde: false, codigo_integracao: '', adicional_qr_code: null }] }]);
+    expect((await a.get('/api/console/pedidos/20261121-0004')).json().data.combo_qr_code).toBe('20261121-0004');
     expect(order.pessoas.map((p: { qr_code: string; checkin_em: null }) => [p.qr_code, p.checkin_em])).toEqual([['HOJE-1', null], ['HOJE-2', null]]);
     const res = await a.post('/api/console/checkin', { numero_pedido: '20261121-0001' });
     expect(res.statusCode).toBe(200);

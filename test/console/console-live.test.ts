@@ -10,7 +10,7 @@ let box: TestBox;
 let url: string;
 
 beforeEach(async () => {
-  box = await createTestBox();
+  box = await createTestBox({ consolePingMs: 200 });
   box.importOrders([makeOrder({ numero: '20261121-0001', prefix: 'HOJE', dataUso: '2026-11-21', people: 2 })]);
   url = await box.app.listen({ host: '127.0.0.1', port: 0 });
 });
@@ -81,6 +81,14 @@ it('every console sees a scan of another door at once; alarms reach supervisors 
 
   const closing = box.app.close();
   await Promise.all([attendant.ended(), supervisor.ended(), closing]);
+});
+
+it('a disabled operator’s stream ends at the next ping', async () => {
+  const cookie = await signIn('Caio', 'atendente');
+  const s = stream(cookie);
+  await s.next('pronto');
+  box.db.sqlite.prepare("UPDATE operators SET disabled_at = ? WHERE nome = 'Caio'").run(box.clock.nowIso());
+  await s.ended();
 });
 
 it('a stream without a session is refused in the envelope', async () => {

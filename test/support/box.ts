@@ -27,6 +27,8 @@ export interface TestBoxOptions {
   now?: string;
   timeZone?: string;
   /** Gate lanes on the box's check-in service (tenant `parque`), as main.ts starts them from GATE_CONFIG. */
+  /** How often a console stream is pinged and its session re-checked (the box's default: 15 s). */
+  consolePingMs?: number;
   lanes?: (box: { db: Db; clock: Clock; checkin: CheckinService; tenantId: number; storage: StorageHealth }) => GatesInfo;
 }
 
@@ -52,7 +54,7 @@ export async function createTestBox(opts: TestBoxOptions = {}) {
     otherTenant: key(['vouchers:checkin', 'vouchers:read', 'clientes:read', 'integration:combos:read'], 'outro', otherTenantId),
   };
   const lanes = opts.lanes && ((checkin: CheckinService, storage: StorageHealth) => opts.lanes!({ db, clock, checkin, tenantId, storage }));
-  const { app, checkin, gates } = await assembleBox({ db, clock, logger: false, lanes });
+  const { app, checkin, gates } = await assembleBox({ db, clock, logger: false, lanes, consolePingMs: opts.consolePingMs });
   await app.ready();
 
   /** Loads orders as `gate import` would (same schema, same upsert). */
