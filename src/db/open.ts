@@ -35,6 +35,8 @@ export function openDatabase(file: string): Db {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('cache_size = -16000');
+  // Temporary b-trees (the search index's merges, sorts) in memory rather than temp files on the disk.
+  sqlite.pragma('temp_store = MEMORY');
   const kysely = new Kysely<DB>({ dialect: new TransactionalSqliteDialect({ database: sqlite }) });
   let writes: WriteQueue | undefined;
   return {
