@@ -9,6 +9,7 @@ import { upsertOrder } from '../src/orders/orders.repo.js';
 import { pedidoSchema, type Pedido } from '../src/orders/order.schemas.js';
 import { ensureTenant } from '../src/tenants/tenants.repo.js';
 import { heading, int, machine, mb, ms, out, summarise, table } from './report.js';
+import { prng } from '../test/support/prng.js';
 
 // `npm run bench:search`: the help desk's search (issue 12) over 1,000,000 people. A real SQLite
 // file is filled with BENCH_ORDERS orders of 2 people (default 500,000) by plain INSERTs in
@@ -27,17 +28,6 @@ const TARGET_MS = 100;
 const IMPORT_PAGE = 1000;
 const IMPORT_ROUNDS = 7;
 
-// mulberry32, fixed seed: every run draws the same names.
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const FIRST = ('Maria José Ana João Antônio Francisca Carlos Paulo Pedro Lucas Luiz Marcos Luís Gabriel Rafael Francisco Daniel Marcelo Bruno ' +
   'Eduardo Felipe Raimundo Rodrigo Manoel Mateus André Fernando Fábio Leonardo Gustavo Guilherme Leandro Tiago Anderson Ricardo Márcio ' +
   'Jorge Sebastião Alexandre Roberto Adriana Juliana Márcia Fernanda Patrícia Aline Sandra Camila Amanda Bruna Jéssica Letícia Júlia ' +
@@ -50,6 +40,7 @@ const LAST = ('Silva Santos Oliveira Souza Rodrigues Ferreira Alves Pereira Lima
   'Tavares Xavier Azevedo Campos Pinto Monteiro Moura Correia Cavalcanti Dantas Borges Batista Medeiros Jesus Farias Siqueira Sales ' +
   'Queiroz Coelho Aragão Bezerra Nogueira Macedo Brito Fonseca Miranda Reis Duarte Pires Castro Melo Bastos Prado Matos Sampaio Viana ' +
   'Leite Paiva Porto Mota Neves Frota Amaral Lacerda Toledo Vasconcelos Rezende Quintão Müller').split(' ');
+// A fixed seed: every run draws the same names.
 const random = prng(12);
 // Skewed as real names are: the first of each list (Maria, Silva) is drawn about 1 time in 10.
 const pick = (list: string[]) => list[Math.floor(list.length * random() * random())]!;
