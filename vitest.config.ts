@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Stops at once, in one line, when a program the tests need is missing (socat, gcc, make, chromium).
+    globalSetup: ['test/support/requirements.ts'],
   },
 });
