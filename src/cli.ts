@@ -8,6 +8,7 @@ import { operatorsCommand } from './cli/operators.js';
 import { osdpCommand } from './cli/osdp.js';
 import { serveCommand } from './cli/serve.js';
 import { USAGE } from './cli/usage.js';
+import { VERSION } from './version.js';
 
 export type { CliIo } from './cli/common.js';
 
@@ -20,6 +21,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       case '--help':
       case '-h':
         io.stdout.write(USAGE);
+        return EXIT.ok;
+      case '--version':
+      case 'version':
+        io.stdout.write(`gate ${VERSION}\n`);
         return EXIT.ok;
       case 'serve':
         return await serveCommand(args, io);

@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import pino from 'pino';
 import { assembleBox } from './box.js';
 import { createClock } from './clock.js';
+import { VERSION } from './version.js';
 import { loadConfig, type Config } from './config.js';
 import { migrateToLatest, openDatabase } from './db/open.js';
 import { isEmptyBox, printDemoBanner, seedDemoWithOperator } from './demo/demo.js';
@@ -57,7 +58,7 @@ export async function main(config: Config = loadConfig(), out: Writable = proces
     }
     throw error;
   }
-  logger.info({ url, data: config.databaseFile, timeZone: config.timeZone, nuvem: config.cloud ? new URL(config.cloud.url).host : null, pistas: lanesFile?.config.lanes.length ?? 0 }, 'gate appliance listening');
+  logger.info({ versao: VERSION, url, data: config.databaseFile, timeZone: config.timeZone, nuvem: config.cloud ? new URL(config.cloud.url).host : null, pistas: lanesFile?.config.lanes.length ?? 0 }, 'gate appliance listening');
   sync?.worker.start();
   // Straight to stdout, not the logger: no log line ever carries a key.
   if (demo) printDemoBanner(out, { url, ...demo });

@@ -40,6 +40,7 @@ Comandos:
                            grava a chave do canal seguro (SCBK) num leitor OSDP que ainda
                            tem a chave padrão (modo de instalação) ou a chave atual dada;
                            com o serviço parado (a porta é dele enquanto roda)
+  --version                mostra a versão
   help                     mostra esta ajuda
 
 Permissões: ${PERMISSIONS.join(', ')}

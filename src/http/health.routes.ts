@@ -2,6 +2,7 @@ import type { RouteRegistrar } from '../app.js';
 import type { Clock } from '../clock.js';
 import type { Sqlite } from '../db/open.js';
 import { CANNOT_RECORD, type StorageHealth } from '../db/storage.js';
+import { VERSION } from '../version.js';
 import { AppError } from './errors.js';
 
 /**
@@ -17,6 +18,6 @@ export const healthRoutes = ({ sqlite, clock, storage }: { sqlite: Sqlite; clock
     }
     const failing = storage.probe();
     if (failing) throw new AppError('SERVICE_UNAVAILABLE', { banco: 'sem_gravacao', motivo: failing }, CANNOT_RECORD);
-    return { success: true, data: { status: 'ok', banco: 'ok', agora: clock.nowIso(), fuso_horario: clock.timeZone } };
+    return { success: true, data: { status: 'ok', banco: 'ok', versao: VERSION, agora: clock.nowIso(), fuso_horario: clock.timeZone } };
   });
 };

@@ -76,6 +76,13 @@ describe('gate migrate', () => {
   });
 });
 
+describe('gate --version', () => {
+  it('prints the version of package.json', async () => {
+    const version = JSON.parse(fs.readFileSync('package.json', 'utf8')).version as string;
+    for (const arg of ['--version', 'version']) expect(await gate(dir, [arg])).toEqual({ code: 0, stdout: `gate ${version}\n`, stderr: '' });
+  });
+});
+
 describe('gate demo', () => {
   it('seeds the demo park and prints working keys and a ready-to-paste check-in', async () => {
     const res = await gate(dir, ['demo']);

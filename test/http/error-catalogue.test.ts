@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorCatalogue } from '../../src/http/errors.js';
 import { createTestBox, type TestBox } from '../support/box.js';
@@ -152,6 +153,6 @@ describe('box endpoints', () => {
   it('answers /health without a key', async () => {
     const res = await box.app.inject({ method: 'GET', url: '/health' });
     expect(res.statusCode).toBe(200);
-    expect(res.json().data).toMatchObject({ status: 'ok', banco: 'ok', fuso_horario: 'America/Sao_Paulo' });
+    expect(res.json().data).toMatchObject({ status: 'ok', banco: 'ok', fuso_horario: 'America/Sao_Paulo', versao: JSON.parse(fs.readFileSync('package.json', 'utf8')).version });
   });
 });
