@@ -1,16 +1,16 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createWriteQueue } from '../../src/db/write-queue.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
+import { tempDir } from '../support/temp.js';
 
 // The group commit answers only after the WAL fsync that makes the batch durable.
 
 let dir: string;
 let db: Db;
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-wq-'));
+  dir = tempDir('gate-wq-');
   db = openDatabase(path.join(dir, 'q.db'));
   db.sqlite.exec('create table t (v integer not null)');
 });

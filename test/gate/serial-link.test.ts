@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SerialPort } from 'serialport';
@@ -9,6 +8,7 @@ import type { LinkState } from '../../src/gate/byte-link.js';
 import type { TimerFns } from '../../src/gate/scanner-lines.js';
 import { listSerialPorts, openSerialLink, openSerialPort, type LinkLog, type OpenPort, type SerialLinkOptions } from '../../src/gate/serial-link.js';
 import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
+import { tempDir } from '../support/temp.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -94,7 +94,7 @@ describe('openSerialLink on a socat pty', () => {
   });
 
   it('keeps retrying a path that does not exist, with growing delays, and opens it once it appears', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gate-link-'));
+    const dir = tempDir('gate-link-');
     const path = join(dir, 'later');
     const rec = recordingLog();
     const delays: number[] = [];
@@ -165,7 +165,7 @@ describe('openSerialLink on a socat pty', () => {
   });
 
   it('close() stops retrying and emits nothing more', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gate-link-'));
+    const dir = tempDir('gate-link-');
     let opens = 0;
     const counting: OpenPort = (o) => {
       opens++;

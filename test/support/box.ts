@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { createApiKey } from '../../src/auth/api-keys.js';
 import { assembleBox } from '../../src/box.js';
@@ -12,12 +11,11 @@ import { migrateToLatest, openDatabase, type Db } from '../../src/db/open.js';
 import { upsertOrder } from '../../src/orders/orders.repo.js';
 import { pedidoSchema, type PedidoInput } from '../../src/orders/order.schemas.js';
 import { ensureTenant } from '../../src/tenants/tenants.repo.js';
+import { tempDir } from './temp.js';
 
 export const TZ = 'America/Sao_Paulo';
 
-export function tempDir(prefix = 'gate-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
+export { tempDir } from './temp.js';
 
 /**
  * A whole box on a real SQLite file in a temp dir, with a fixed clock (default: 2026-11-21 10:00 in

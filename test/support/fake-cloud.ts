@@ -13,6 +13,7 @@ import { pedidoSchema, type PedidoInput } from '../../src/orders/order.schemas.j
 import { upsertOrder } from '../../src/orders/orders.repo.js';
 import { ensureTenant } from '../../src/tenants/tenants.repo.js';
 import { startFaultProxy } from './fault-proxy.js';
+import { tempDir } from './temp.js';
 
 /** A check-in or reversal the cloud applied, from its own event log. */
 export interface CloudRecord {
@@ -31,7 +32,7 @@ export interface CloudRecord {
  * talks to `url` (the proxy).
  */
 export async function startFakeCloud(opts: { clock: Clock; recordRequests?: boolean }) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-cloud-'));
+  const dir = tempDir('gate-cloud-');
   const db = openDatabase(path.join(dir, 'cloud.db'));
   await migrateToLatest(db);
   const { sqlite, kysely } = db;

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { tempDir } from './temp.js';
 
 /**
  * A linked pair of Linux ptys made by socat: bytes written to one end are read at the other.
@@ -20,7 +20,7 @@ export interface PtyPair {
 }
 
 export async function openPtyPair(name = 'port'): Promise<PtyPair> {
-  const dir = mkdtempSync(join(tmpdir(), 'gate-pty-'));
+  const dir = tempDir('gate-pty-');
   const box = join(dir, `${name}-box`);
   const device = join(dir, `${name}-device`);
   let child: ChildProcess | null = null;
