@@ -65,7 +65,7 @@ export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, 
     v1: [checkinRoutes({ auth, checkin, slots }), voucherRoutes({ db, clock, auth, pages }), clientRoutes(listing)],
     integration: [comboRoutes(listing)],
     local: [
-      healthRoutes({ ...base, storage }),
+      healthRoutes({ ...base, storage, gates, sync }),
       syncRoutes({ ...listing, sync }),
       gatesRoutes({ auth, gates, checkin }),
       movementRoutes({ auth, checkin, settingsOf: (tenantId) => (gates?.tenantId === tenantId ? gates.settings : DEFAULT_MOVEMENT_SETTINGS) }),

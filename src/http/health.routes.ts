@@ -1,16 +1,77 @@
+import type { Kysely } from 'kysely';
+import { migrations } from '../../migrations/index.js';
 import type { RouteRegistrar } from '../app.js';
 import type { Clock } from '../clock.js';
 import type { Sqlite } from '../db/open.js';
+import type { DB } from '../db/schema.js';
 import { CANNOT_RECORD, type StorageHealth } from '../db/storage.js';
+import type { GatesInfo } from '../gate/gates.routes.js';
+import type { SyncInfo } from '../sync/sync.routes.js';
+import { syncSummary } from '../sync/sync.repo.js';
 import { VERSION } from '../version.js';
 import { AppError } from './errors.js';
 
+/** Events waiting this long while the cloud answers: the sync is stuck, not merely offline. */
+export const SYNC_STUCK_MS = 60 * 60_000;
+
+interface HealthDeps {
+  sqlite: Sqlite;
+  kysely: Kysely<DB>;
+  clock: Clock;
+  storage: StorageHealth;
+  gates?: GatesInfo | undefined;
+  sync?: SyncInfo | undefined;
+}
+
+type Part = { ok: boolean; motivo?: string };
+
 /**
- * GET /health: for systemd watchdogs and the IT lead's monitoring; no key needed, no data exposed.
- * Fails (503) while the database cannot be read, or cannot be written (a full disk, a read-only file).
+ * GET /health (as always: the database readable and writable), /health/live (the process answers)
+ * and /health/ready (database writable, migrations current, every lane's devices online, sync not
+ * stuck; each part with its reason). No key needed, no data exposed.
  */
-export const healthRoutes = ({ sqlite, clock, storage }: { sqlite: Sqlite; clock: Clock; storage: StorageHealth }): RouteRegistrar => (app) => {
-  app.get('/health', { schema: { tags: ['box'] } }, async () => {
+export const healthRoutes = ({ sqlite, kysely: k, clock, storage, gates, sync }: HealthDeps): RouteRegistrar => (app) => {
+  const applied = sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'");
+  const migrationNames = sqlite.prepare('SELECT name FROM kysely_migration');
+  const tags = ['box'];
+
+  const database = (): Part => {
+    try {
+      sqlite.prepare('select 1').get();
+    } catch {
+      return { ok: false, motivo: 'banco de dados indisponível' };
+    }
+    const failing = storage.probe();
+    return failing ? { ok: false, motivo: `${CANNOT_RECORD} (${failing})` } : { ok: true };
+  };
+
+  const migrationsPart = (): Part => {
+    const done = new Set(applied.get() ? (migrationNames.all() as { name: string }[]).map((r) => r.name) : []);
+    const pending = Object.keys(migrations).filter((m) => !done.has(m));
+    return pending.length === 0 ? { ok: true } : { ok: false, motivo: `migrações pendentes: ${pending.join(', ')} (gate migrate)` };
+  };
+
+  const lanesPart = (): Part | null => {
+    if (!gates) return null;
+    const down = gates.gates.status().lanes.flatMap((l) => [
+      ...(l.relay.online ? [] : [`${l.name}: relé ${l.relay.path} offline`]),
+      ...l.scanners.filter((s) => !s.up).map((s) => `${l.name}: leitor ${s.path} desconectado`),
+    ]);
+    return down.length === 0 ? { ok: true } : { ok: false, motivo: down.join('; ') };
+  };
+
+  const syncPart = (): Part | null => {
+    if (!sync) return null;
+    const s = syncSummary(sqlite, k, sync.tenantId);
+    const oldest = s.queue?.oldest ? Date.parse(s.queue.oldest) : null;
+    // Offline is normal for this box (it works without the cloud); stuck is the cloud answering and events not leaving.
+    if (sync.state.online() === true && oldest !== null && clock.now().getTime() - oldest > SYNC_STUCK_MS)
+      return { ok: false, motivo: `eventos aguardando envio desde ${s.queue!.oldest} com a nuvem respondendo` };
+    return { ok: true, ...(sync.state.online() === false ? { motivo: 'nuvem inacessível: a caixa segue registrando e envia depois' } : {}) };
+  };
+
+  // /health answers as it always has (compatibility): readable, then writable.
+  app.get('/health', { schema: { tags, summary: 'Banco de dados legível e gravável' } }, async () => {
     try {
       sqlite.prepare('select 1').get();
     } catch {
@@ -19,5 +80,17 @@ export const healthRoutes = ({ sqlite, clock, storage }: { sqlite: Sqlite; clock
     const failing = storage.probe();
     if (failing) throw new AppError('SERVICE_UNAVAILABLE', { banco: 'sem_gravacao', motivo: failing }, CANNOT_RECORD);
     return { success: true, data: { status: 'ok', banco: 'ok', versao: VERSION, agora: clock.nowIso(), fuso_horario: clock.timeZone } };
+  });
+
+  app.get('/health/live', { schema: { tags, summary: 'O processo responde' } }, async () => ({ success: true, data: { status: 'ok', versao: VERSION } }));
+
+  app.get('/health/ready', { schema: { tags, summary: 'Pronta para a portaria: banco gravável, migrações em dia, pistas online, sincronização andando' } }, async () => {
+    const parts = Object.fromEntries(
+      Object.entries({ banco: database(), migracoes: migrationsPart(), pistas: lanesPart(), sincronizacao: syncPart() }).filter(([, p]) => p !== null),
+    ) as Record<string, Part>;
+    const failing = Object.entries(parts).filter(([, p]) => !p.ok);
+    if (failing.length > 0)
+      throw new AppError('SERVICE_UNAVAILABLE', { partes: parts }, `Caixa não está pronta: ${failing.map(([name, p]) => `${name}: ${p.motivo}`).join('; ')}`);
+    return { success: true, data: { status: 'ok', versao: VERSION, partes: parts } };
   });
 };
