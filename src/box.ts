@@ -2,7 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import { buildApp, type App } from './app.js';
 import { createAuth } from './auth/auth.js';
 import { checkinRoutes } from './checkin/checkin.routes.js';
-import { createCheckinService, type CheckinService } from './checkin/checkin.service.js';
+import { createCheckinService, type CheckinService, type ScanNotice } from './checkin/checkin.service.js';
+import { scanLogger } from './checkin/scan-log.js';
 import { DEFAULT_MOVEMENT_SETTINGS, movementRoutes } from './checkin/movement.routes.js';
 import { clientRoutes } from './clients/clients.routes.js';
 import type { Clock } from './clock.js';
@@ -50,7 +51,13 @@ export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, 
   // The consoles' live stream hears every door's results from the one check-in service.
   const feed = createFeed();
   const view = createConsoleView(base);
-  const checkin = createCheckinService({ db, clock, storage, onResult: scanPublisher(feed, view, clock), ...(logger ? { log: logger } : {}) });
+  const publish = scanPublisher(feed, view, clock);
+  const logScan = logger ? scanLogger(logger.child({ modulo: 'portaria' })) : undefined;
+  const onResult = (notice: ScanNotice) => {
+    logScan?.(notice);
+    publish(notice);
+  };
+  const checkin = createCheckinService({ db, clock, storage, onResult, ...(logger ? { log: logger } : {}) });
   const gates = lanes?.(checkin, storage);
   const sessions = createConsoleSessions({ sqlite: db.sqlite, clock, idleMinutes: consoleIdleMinutes });
   const guard = consoleGuard(sessions);

@@ -64,6 +64,8 @@ export interface ScanNotice {
   terminal: string | null;
   operador: string | null;
   result: CheckinResult | ReversalResult;
+  /** From the door's call to the durable commit, in ms. */
+  ms: number;
 }
 
 /**
@@ -136,13 +138,14 @@ export function createCheckinService({ db, clock, log, storage, onResult }: { db
     return reverseMany(f, 'pedido', numero, order);
   }
 
-  const notify = (action: ScanNotice['action'], input: CheckinInput, caller: CheckinCaller, results: (CheckinResult | ReversalResult)[]) => {
+  const notify = (action: ScanNotice['action'], input: CheckinInput, caller: CheckinCaller, results: (CheckinResult | ReversalResult)[], started: number) => {
     if (!onResult) return;
     const terminal = input.terminal?.trim() || null;
     const operador = input.operador?.trim() || null;
+    const ms = Math.round((performance.now() - started) * 10) / 10;
     for (const result of results) {
       try {
-        onResult({ action, tenantId: caller.tenantId, source: caller.source, terminal, operador, result });
+        onResult({ action, tenantId: caller.tenantId, source: caller.source, terminal, operador, result, ms });
       } catch (err) {
         log?.error({ err }, 'scan listener failed');
       }
@@ -156,6 +159,7 @@ export function createCheckinService({ db, clock, log, storage, onResult }: { db
     flows: { code: (f: Flow, code: string) => R; order: (f: Flow, numero: string) => R },
     options: CheckinOptions<R, V>,
   ): Promise<Reply<R, V>> {
+    const started = performance.now();
     const target = requestTarget({ qr_code: input.qr_code ?? undefined, numero_pedido: input.numero_pedido ?? undefined }, options.batch ?? true);
     const order: OrderReader = (orderId) => loadOrders(sqlite, k, [orderId], caller.apiKeyId)[0]!;
     const viewOf = (result: R) => (result.ok && options.view ? options.view(result as Extract<R, { ok: true }>, order) : undefined);
@@ -165,7 +169,7 @@ export function createCheckinService({ db, clock, log, storage, onResult }: { db
         const result = target.kind === 'order' ? flows.order(f, target.numero) : flows.code(f, target.codes[0]!);
         return { batch: false, result, view: viewOf(result) };
       });
-      if (!reply.batch) notify(action, input, caller, [reply.result]);
+      if (!reply.batch) notify(action, input, caller, [reply.result], started);
       return reply;
     }
     // Batch: sequential, each code in its own savepoint, so one failure does not undo the others;
@@ -193,7 +197,7 @@ export function createCheckinService({ db, clock, log, storage, onResult }: { db
     }
     // A bulk batch (an ERP, a back office) is not streamed code by code: wording each result for the
     // consoles would hold the event loop as long as the batch itself.
-    if (items.length <= BATCH_SLICE) notify(action, input, caller, items.map((i) => i.result));
+    if (items.length <= BATCH_SLICE) notify(action, input, caller, items.map((i) => i.result), started);
     return { batch: true, items };
   }
 
@@ -214,10 +218,11 @@ export function createCheckinService({ db, clock, log, storage, onResult }: { db
     checkIn: (input, caller, options = {}) => execute('checkin', input, caller, { code: checkInCode, order: checkInOrder }, options),
     reverse: (input, caller, options = {}) => execute('estorno', input, caller, { code: reverseCode, order: reverseOrder }, options),
     async move(input, caller, policy) {
+      const started = performance.now();
       const target = requestTarget({ qr_code: input.qr_code ?? undefined, numero_pedido: input.numero_pedido ?? undefined }, false);
       const code = target.kind === 'order' ? target.numero : target.codes[0]!;
       const result = await write(() => moveCode(flowFor(input, caller, policy.area), code, policy));
-      notify('movimento', input, caller, [result]);
+      notify('movimento', input, caller, [result], started);
       return result;
     },
     occupancy: (tenantId) => repo.occupancy(tenantId, clock.today()),

@@ -82,7 +82,7 @@ export function createConsoleView({ sqlite, kysely: k, clock }: { sqlite: Sqlite
     }
   }
 
-  function leitura(notice: ScanNotice, at: string): Leitura {
+  function leitura(notice: Omit<ScanNotice, 'ms'>, at: string): Leitura {
     const { result } = notice;
     const base = { acao: notice.action, em: at, porta: portOf(notice.source), terminal: notice.terminal, operador: notice.operador };
     if (!result.ok) {

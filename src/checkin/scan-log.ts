@@ -1,0 +1,33 @@
+import { createHash } from 'node:crypto';
+import type { ScanNotice } from './checkin.service.js';
+
+// One info line per scan, check-in, reversal or refusal from any door, so `journalctl -u gate -f`
+// shows the gate living (issue 13). A QR is a bearer ticket: the line carries the order number, how
+// many people moved and a short hash of the code, never the code itself, a name, a CPF or an e-mail.
+
+interface InfoLog {
+  info(obj: object, msg: string): void;
+}
+
+/** The first 8 hex of the code's SHA-256: enough to tell two scans of the same code apart in a log. */
+export const codeHash = (code: string) => createHash('sha256').update(code).digest('hex').slice(0, 8);
+
+export function scanLogger(log: InfoLog) {
+  return (n: ScanNotice) => {
+    const r = n.result;
+    const code = r.ok ? r.code : String(r.details?.qr_code ?? r.details?.combo_qr_code ?? r.details?.numero_pedido ?? '');
+    log.info(
+      {
+        porta: n.source,
+        terminal: n.terminal,
+        acao: n.action,
+        resultado: r.ok ? 'ok' : r.code,
+        numero_pedido: r.ok ? r.numeroPedido : typeof r.details?.numero_pedido === 'string' ? r.details.numero_pedido : null,
+        pessoas: r.ok ? r.people.length : 0,
+        codigo_hash: code ? codeHash(code) : null,
+        ms: n.ms,
+      },
+      r.ok ? `${n.action}: liberado` : `${n.action}: recusado (${r.code})`,
+    );
+  };
+}
