@@ -2,6 +2,7 @@ import { ConfigError } from './config.js';
 import { migrateToLatest, openDatabase } from './db/open.js';
 import { printDemoBanner, seedDemo } from './demo/demo.js';
 import { configOf, EXIT, parse, printHelp, say, UsageError, withDb, type CliIo } from './cli/common.js';
+import { backupCommand, restoreCommand } from './cli/backup.js';
 import { importCommand } from './cli/import.js';
 import { keysCommand } from './cli/keys.js';
 import { operatorsCommand } from './cli/operators.js';
@@ -30,6 +31,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await serveCommand(args, io);
       case 'migrate':
         return await migrateCommand(args, io);
+      case 'backup':
+        return await backupCommand(args, io);
+      case 'restore':
+        return await restoreCommand(args, io);
       case 'import':
         return await importCommand(args, io);
       case 'keys':

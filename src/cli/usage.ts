@@ -3,6 +3,8 @@ import { PERMISSIONS } from '../auth/api-keys.js';
 export const COMMAND_USAGE = {
   serve: 'gate serve',
   migrate: 'gate migrate',
+  backup: 'gate backup [--to DIR] [--keep N]',
+  restore: 'gate restore ARQUIVO',
   import: 'gate import --tenant SLUG ARQUIVO.json',
   'keys create': 'gate keys create --tenant SLUG --permissions P1,P2 [--name NOME] [--expires DATA]',
   'keys list': 'gate keys list [--tenant SLUG]',
@@ -20,6 +22,11 @@ export const USAGE = `uso: gate <comando> [opções]
 Comandos:
   serve                    inicia o servidor da API de integração (Ctrl+C encerra)
   migrate                  aplica as migrações pendentes do banco
+  backup [--to DIR] [--keep N]
+                           cópia verificada do banco com a caixa em funcionamento (padrão:
+                           GATE_DATA_DIR/backups, as 7 mais recentes); imprime o arquivo
+  restore ARQUIVO          com o serviço parado, põe uma cópia no lugar do banco (o atual
+                           fica ao lado, gate.db.antes-de-restaurar-...)
   import --tenant SLUG ARQUIVO.json
                            importa pedidos, combos, disponibilidade e clientes (o tenant
                            é criado se não existir); valida tudo antes de gravar

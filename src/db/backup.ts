@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { Sqlite } from './open.js';
+
+// Online backups: `VACUUM INTO` copies the database as one read transaction sees it, a consistent
+// snapshot while check-ins go on in the box (WAL readers do not block writers). SQLite's backup API
+// was the other way; it starts over whenever another connection writes during the copy, which at a
+// busy gate may be always. The copy is verified with integrity_check before it takes its final name,
+// and the newest N are kept.
+
+const NAME = /^gate-\d{8}-\d{6}\.db$/;
+
+const stamp = (at: Date) => at.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+
+/** 'ok', or the first problems integrity_check names. */
+export function integrityOf(file: string): string {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const rows = db.pragma('integrity_check') as { integrity_check: string }[];
+    return rows.map((r) => r.integrity_check).slice(0, 5).join('; ');
+  } finally {
+    db.close();
+  }
+}
+
+/** Copies the live database into `dir` as gate-YYYYMMDD-HHMMSS.db (UTC), verified; then keeps the newest `keep`. */
+export function backupDatabase(sqlite: Sqlite, dir: string, now: Date, keep: number): { file: string; bytes: number; removed: string[] } {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `gate-${stamp(now)}.db`);
+  const partial = `${file}.parcial`;
+  fs.rmSync(partial, { force: true });
+  sqlite.prepare('VACUUM INTO ?').run(partial);
+  const integrity = integrityOf(partial);
+  if (integrity !== 'ok') {
+    fs.rmSync(partial, { force: true });
+    throw new Error(`a cópia não passou no integrity_check: ${integrity}`);
+  }
+  fs.renameSync(partial, file);
+  const backups = fs.readdirSync(dir).filter((f) => NAME.test(f)).sort();
+  const removed = backups.slice(0, Math.max(0, backups.length - keep));
+  for (const old of removed) fs.rmSync(path.join(dir, old));
+  return { file, bytes: fs.statSync(file).size, removed };
+}
+
+/**
+ * Puts a backup in place of the database (the box must be stopped). The current database, with its
+ * WAL, is kept beside it as gate.db.antes-de-restaurar-<stamp>, so a restore can be undone.
+ */
+export function restoreDatabase(backup: string, target: string, now: Date): { keptAs: string | null } {
+  const integrity = integrityOf(backup);
+  if (integrity !== 'ok') throw new Error(`${backup} não passou no integrity_check: ${integrity}`);
+  let keptAs: string | null = null;
+  if (fs.existsSync(target)) {
+    keptAs = `${target}.antes-de-restaurar-${stamp(now)}`;
+    // Checkpoint first, so the kept copy is one file with everything the WAL held.
+    const current = new Database(target);
+    current.pragma('wal_checkpoint(TRUNCATE)');
+    current.close();
+    fs.renameSync(target, keptAs);
+  }
+  for (const suffix of ['-wal', '-shm']) fs.rmSync(`${target}${suffix}`, { force: true });
+  fs.copyFileSync(backup, target);
+  return { keptAs };
+}
