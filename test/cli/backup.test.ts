@@ -60,3 +60,13 @@ it('backs up under load with verified copies and retention; a restore brings bac
 
   expect((await gate(target, ['restore', path.join(target, 'nope.db')])).code).toBe(1);
 });
+
+it('the nightly systemd unit runs a gate backup command that works', async () => {
+  const unit = fs.readFileSync('systemd/gate-backup.service', 'utf8');
+  const exec = /^ExecStart=\/usr\/bin\/node \/opt\/gate\/bin\/gate\.js (.+)$/m.exec(unit)![1]!.split(' ');
+  expect(fs.readFileSync('systemd/gate-backup.timer', 'utf8')).toMatch(/^OnCalendar=\*-\*-\* 03:15:00$/m);
+  const dir = tempDir('gate-unit-');
+  const res = await gate(dir, exec);
+  expect(res.code, res.stderr).toBe(0);
+  expect(res.stdout.trim().startsWith(path.join(dir, 'backups', 'gate-'))).toBe(true);
+});
