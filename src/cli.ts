@@ -1,4 +1,7 @@
 import { ConfigError } from './config.js';
+import path from 'node:path';
+import { migrations } from '../migrations/index.js';
+import { backupDatabase } from './db/backup.js';
 import { migrateToLatest, openDatabase } from './db/open.js';
 import { printDemoBanner, seedDemo } from './demo/demo.js';
 import { configOf, EXIT, parse, printHelp, say, UsageError, withDb, type CliIo } from './cli/common.js';
@@ -74,6 +77,13 @@ async function migrateCommand(args: string[], io: CliIo): Promise<number> {
   // Not withDb: that migrates silently, and this command is about saying what it applied.
   const db = openDatabase(config.databaseFile);
   try {
+    // A database with data and migrations to apply is copied first: an upgrade can be rolled back.
+    const hasMigrations = db.sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'").get() !== undefined;
+    const done = new Set(hasMigrations ? (db.sqlite.prepare('SELECT name FROM kysely_migration').pluck().all() as string[]) : []);
+    if (done.size > 0 && Object.keys(migrations).some((m) => !done.has(m))) {
+      const { file } = backupDatabase(db.sqlite, path.join(config.dataDir, 'backups'), new Date(), 7);
+      say(io.stderr, `cópia antes de migrar: ${file} (para voltar: gate restore ${file}, com a versão anterior)`);
+    }
     const applied = await migrateToLatest(db);
     if (applied.length === 0) say(io.stdout, `banco ${config.databaseFile} já está atualizado`);
     else for (const name of applied) say(io.stdout, `aplicada: ${name}`);
