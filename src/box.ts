@@ -13,6 +13,7 @@ import { createStorageHealth, type StorageHealth } from './db/storage.js';
 import { gatesRoutes, type GatesInfo } from './gate/gates.routes.js';
 import type { HttpLimits } from './http/connections.js';
 import { healthRoutes } from './http/health.routes.js';
+import { createMetrics, metricsRoutes } from './http/metrics.js';
 import { createByteSlots } from './lib/byte-slots.js';
 import { createVoucherPages } from './orders/vouchers.page.js';
 import { voucherRoutes } from './orders/vouchers.routes.js';
@@ -53,12 +54,16 @@ export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, 
   const view = createConsoleView(base);
   const publish = scanPublisher(feed, view, clock);
   const logScan = logger ? scanLogger(logger.child({ modulo: 'portaria' })) : undefined;
+  let gatesInfo: GatesInfo | undefined;
+  const metrics = createMetrics({ db, clock, gates: () => gatesInfo, sync });
   const onResult = (notice: ScanNotice) => {
     logScan?.(notice);
+    metrics.observe(notice);
     publish(notice);
   };
   const checkin = createCheckinService({ db, clock, storage, onResult, ...(logger ? { log: logger } : {}) });
   const gates = lanes?.(checkin, storage);
+  gatesInfo = gates;
   const sessions = createConsoleSessions({ sqlite: db.sqlite, clock, idleMinutes: consoleIdleMinutes });
   const guard = consoleGuard(sessions);
   const panels = createConsolePanels({ ...base, gates, sync });
@@ -73,6 +78,7 @@ export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, 
     integration: [comboRoutes(listing)],
     local: [
       healthRoutes({ ...base, storage, gates, sync }),
+      metricsRoutes({ metrics, auth }),
       syncRoutes({ ...listing, sync }),
       gatesRoutes({ auth, gates, checkin }),
       movementRoutes({ auth, checkin, settingsOf: (tenantId) => (gates?.tenantId === tenantId ? gates.settings : DEFAULT_MOVEMENT_SETTINGS) }),

@@ -17,7 +17,7 @@ const ROUTES: [string, string][] = [
   ['POST', '/api/v1/api-qrcode-checkin'], ['PATCH', '/api/v1/api-qrcode-checkin'], ['POST', '/v1/api-qrcode-checkin'],
   ['GET', '/api/v1/api-vouchers'], ['GET', '/api/v1/api-clientes'], ['GET', '/api/integration/combos'],
   ['GET', '/api/integration/combos/x'], ['GET', '/api/integration/combos/x/availability'], ['POST', '/api/local/saida'],
-  ['GET', '/api/local/ocupacao'], ['GET', '/api/local/gates'], ['GET', '/api/local/eventos'], ['GET', '/api/local/sync'], ['GET', '/health'], ['GET', '/health/live'], ['GET', '/health/ready'],
+  ['GET', '/api/local/ocupacao'], ['GET', '/api/local/gates'], ['GET', '/api/local/eventos'], ['GET', '/api/local/sync'], ['GET', '/health'], ['GET', '/health/live'], ['GET', '/health/ready'], ['GET', '/metrics'],
 ];
 const value = fc.oneof(fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 3 }), fc.constantFrom('FZ-1', '20261121-0001', 'FZ-1,FZ-2'));
 const body = fc.oneof(

@@ -1,0 +1,82 @@
+import type { FastifyRequest } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RouteRegistrar } from '../app.js';
+import type { Auth } from '../auth/auth.js';
+import type { ScanNotice } from '../checkin/checkin.service.js';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/open.js';
+import type { GatesInfo } from '../gate/gates.routes.js';
+import type { SyncInfo } from '../sync/sync.routes.js';
+import { CONFLICT_KINDS, syncSummary } from '../sync/sync.repo.js';
+import { AppError } from './errors.js';
+
+// GET /metrics in Prometheus' text format (docs/operations.md): scans by door and result and their
+// latency, the event loop and the process (prom-client's defaults), lanes and devices, the sync.
+// One registry per box, never prom-client's global one.
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+export function createMetrics({ db, clock, gates, sync }: { db: Db; clock: Clock; gates: () => GatesInfo | undefined; sync: SyncInfo | undefined }) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'gate_' });
+  const scans = new Counter({ name: 'gate_scans_total', help: 'Check-ins, reversals and movements by door and result (ok or the error code)', labelNames: ['porta', 'acao', 'resultado'], registers: [registry] });
+  const latency = new Histogram({
+    name: 'gate_scan_duration_seconds', help: 'From the door calling the check-in service to the durable commit', labelNames: ['porta', 'acao'],
+    buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1], registers: [registry],
+  });
+  new Gauge({
+    name: 'gate_device_up', help: 'Each lane device: 1 online, 0 offline', labelNames: ['pista', 'dispositivo', 'porta'], registers: [registry],
+    collect() {
+      this.reset();
+      for (const l of gates()?.gates.status().lanes ?? []) {
+        this.set({ pista: l.name, dispositivo: 'rele', porta: l.relay.path }, l.relay.online ? 1 : 0);
+        for (const s of l.scanners) this.set({ pista: l.name, dispositivo: 'leitor', porta: s.path }, s.up ? 1 : 0);
+      }
+    },
+  });
+  if (sync) {
+    const summary = () => syncSummary(db.sqlite, db.kysely, sync.tenantId);
+    const age = (iso: string | null | undefined) => (iso ? (clock.now().getTime() - Date.parse(iso)) / 1000 : -1);
+    new Gauge({ name: 'gate_sync_online', help: '1 when the cloud answered the last call', registers: [registry], collect() { this.set(sync.state.online() ? 1 : 0); } });
+    new Gauge({ name: 'gate_sync_last_pull_age_seconds', help: 'Seconds since the last good pull (-1: never)', registers: [registry], collect() { this.set(age(summary().state?.last_pull_ok_at)); } });
+    new Gauge({ name: 'gate_sync_last_push_age_seconds', help: 'Seconds since the last good push (-1: never)', registers: [registry], collect() { this.set(age(summary().state?.last_push_ok_at)); } });
+    new Gauge({ name: 'gate_sync_events_waiting', help: 'Events not yet accepted by the cloud', registers: [registry], collect() { const s = summary(); this.set((s.queue?.n ?? 0) + s.notQueued); } });
+    new Gauge({
+      name: 'gate_sync_conflicts', help: 'Events the cloud did not accept, by kind', labelNames: ['tipo'], registers: [registry],
+      collect() {
+        const s = summary();
+        for (const kind of CONFLICT_KINDS) this.set({ tipo: kind }, s.byResult.find((b) => b.resultado === kind)?.n ?? 0);
+      },
+    });
+  }
+  return {
+    registry,
+    /** The check-in service's listener. */
+    observe(n: ScanNotice) {
+      scans.inc({ porta: n.source, acao: n.action, resultado: n.result.ok ? 'ok' : n.result.code });
+      latency.observe({ porta: n.source, acao: n.action }, n.ms / 1000);
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/**
+ * Open to the box itself (a local agent) and to a key with `local:read`, sent as X-API-Key or as
+ * `Authorization: Bearer` (what Prometheus' scrape config sends).
+ */
+export const metricsRoutes = ({ metrics, auth }: { metrics: Metrics; auth: Auth }): RouteRegistrar => (app) => {
+  const allowed = async (request: FastifyRequest) => {
+    if (LOOPBACK.has(request.socket.remoteAddress ?? '')) return;
+    const bearer = /^Bearer\s+(\S+)$/i.exec(String(request.headers.authorization ?? ''))?.[1];
+    if (bearer && !request.headers['x-api-key']) request.headers['x-api-key'] = bearer;
+    auth.apiKey(request, ['local:read']);
+  };
+  app.get('/metrics', { onRequest: allowed, schema: { tags: ['box'], summary: 'Métricas no formato do Prometheus (local:read, ou da própria caixa)' } }, async (_request, reply) => {
+    try {
+      return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    } catch {
+      throw new AppError('SERVICE_UNAVAILABLE', undefined, 'Métricas indisponíveis no momento.');
+    }
+  });
+};
