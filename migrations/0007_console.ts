@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 
 // The staff console (docs/console.md): local operator accounts, their server-side sessions, and who
-// acknowledged which lane alarm. Secrets are scrypt hashes; a session row holds only a hash of the
+// acknowledged which lane alarm, and the indexes its panels read by: the events of a day (the report,
+// entries today) and a tenant's alarms among the lanes' events (one per scan otherwise). Secrets are scrypt hashes; a session row holds only a hash of the
 // cookie's value, so a copy of the database does not sign anyone in.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql
@@ -42,4 +43,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       )`,
     )
     .execute(db);
+  await sql.raw(`CREATE INDEX events_tenant_time ON events (tenant_id, occurred_at)`).execute(db);
+  await sql.raw(`CREATE INDEX lane_events_alarms ON lane_events (tenant_id, id) WHERE kind IN ('carona', 'incendio_inicio', 'dispositivo_offline')`).execute(db);
 }

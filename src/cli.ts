@@ -1,8 +1,7 @@
 import { ConfigError } from './config.js';
 import path from 'node:path';
-import { migrations } from '../migrations/index.js';
 import { backupDatabase } from './db/backup.js';
-import { migrateToLatest, openDatabase } from './db/open.js';
+import { migrateToLatest, migrationState, openDatabase } from './db/open.js';
 import { printDemoBanner, seedDemo } from './demo/demo.js';
 import { configOf, EXIT, parse, printHelp, say, UsageError, withDb, type CliIo } from './cli/common.js';
 import { backupCommand, restoreCommand } from './cli/backup.js';
@@ -78,9 +77,8 @@ async function migrateCommand(args: string[], io: CliIo): Promise<number> {
   const db = openDatabase(config.databaseFile);
   try {
     // A database with data and migrations to apply is copied first: an upgrade can be rolled back.
-    const hasMigrations = db.sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'").get() !== undefined;
-    const done = new Set(hasMigrations ? (db.sqlite.prepare('SELECT name FROM kysely_migration').pluck().all() as string[]) : []);
-    if (done.size > 0 && Object.keys(migrations).some((m) => !done.has(m))) {
+    const before = migrationState(db.sqlite);
+    if (before.applied > 0 && before.pending.length > 0) {
       const { file } = backupDatabase(db.sqlite, path.join(config.dataDir, 'backups'), new Date(), 7);
       say(io.stderr, `cópia antes de migrar: ${file} (para voltar: gate restore ${file}, com a versão anterior)`);
     }

@@ -31,7 +31,7 @@ async function add(args: string[], io: CliIo): Promise<number> {
   return withDb(config, async ({ db, clock }) => {
     const tenant = findTenant(db.sqlite, db.kysely, slug);
     if (!tenant) throw new UsageError(`tenant ${slug} não existe`);
-    const { id, pin } = await createOperator(db.sqlite, db.kysely, { tenantId: tenant.id, nome: name, papel: values.role as Papel, segredo: password, nowIso: clock.nowIso() });
+    const { id, pin } = await createOperator(db.sqlite, { tenantId: tenant.id, nome: name, papel: values.role as Papel, segredo: password, nowIso: clock.nowIso() });
     if (pin) say(io.stdout, pin);
     say(io.stderr, `operador ${id} ("${name}", ${values.role}) criado no tenant ${slug}${pin ? ': o PIN acima é de uso pessoal e não será exibido de novo' : ' com a senha informada'}`);
     return EXIT.ok;

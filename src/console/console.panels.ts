@@ -6,7 +6,7 @@ import type { DB } from '../db/schema.js';
 import { lanePayload, type GatesInfo } from '../gate/gates.routes.js';
 import { errorCatalogue, type ErrorCode } from '../http/errors.js';
 import type { SyncInfo } from '../sync/sync.routes.js';
-import { syncSummary } from '../sync/sync.repo.js';
+import { eventsWaiting, syncSummary } from '../sync/sync.repo.js';
 import { refusalTitle, type Leitura } from './console.view.js';
 
 // The supervisor's panels (docs/console.md): lanes and alarms, sync, the day's report. Read from the
@@ -119,7 +119,7 @@ export function createConsolePanels({ sqlite, kysely: k, clock, gates, sync }: {
         ultimo_pull_em: s.state?.last_pull_ok_at ?? null,
         ultimo_push_em: s.state?.last_push_ok_at ?? null,
         ultimo_erro: s.state?.last_error ?? null,
-        eventos_pendentes: (s.queue?.n ?? 0) + (configured ? s.notQueued : 0),
+        eventos_pendentes: eventsWaiting(s, configured),
         conflitos_total: s.byResult.filter((b) => b.resultado !== 'aceito').reduce((n, b) => n + b.n, 0),
       };
     },

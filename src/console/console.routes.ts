@@ -105,16 +105,13 @@ export const consoleRoutes = (deps: ConsoleDeps): RouteRegistrar => (app) => {
   const refused = (s: ConsoleSession, code: keyof typeof errorCatalogue, details: Record<string, unknown> | undefined) =>
     new AppError(code, details, view.refusalText(code, details ?? {}, s.tenantId));
 
-  const numeroOf = (s: ConsoleSession, input: { qr_code?: string | undefined; numero_pedido?: string | undefined }, leitura: Leitura | null) =>
-    input.numero_pedido ?? leitura?.numero_pedido ?? (input.qr_code ? (sqlite.prepare('SELECT o.numero_pedido FROM people p JOIN orders o ON o.id = p.order_id WHERE p.tenant_id = ? AND p.qr_code = ?').get(s.tenantId, input.qr_code) as { numero_pedido: string } | undefined)?.numero_pedido : undefined);
-
   app.post('/api/console/checkin', { onRequest: guard.anyone, schema: { tags, summary: 'Check-in de uma pessoa, grupo, pedido ou adicional', body: targetBody } }, async (request) => {
     const s = guard.sessionOf(request);
     const reply = await checkin.checkIn({ ...request.body, ...actorOf(s) }, callerOf(s), { batch: false });
     if (reply.batch) throw new AppError('VALIDATION_ERROR');
     if (!reply.result.ok) throw refused(s, reply.result.code, reply.result.details);
     const leitura = view.leitura({ action: 'checkin', tenantId: s.tenantId, source: 'console', ...actorOf(s), result: reply.result }, clock.nowIso());
-    const numero = numeroOf(s, request.body, leitura);
+    const numero = request.body.numero_pedido ?? leitura.numero_pedido;
     return { success: true, data: { leitura, pedido: numero ? view.pedido(s.tenantId, numero) : null } };
   });
 

@@ -1,7 +1,5 @@
 import { randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type { Sqlite } from '../db/open.js';
-import type { DB } from '../db/schema.js';
 
 // Local operator accounts of the staff console (docs/console.md). Secrets (a one-time PIN printed at
 // creation, or a password) are kept as scrypt hashes; scrypt runs on libuv's thread pool, never on
@@ -59,7 +57,6 @@ export interface OperatorRow {
  */
 export async function createOperator(
   sqlite: Sqlite,
-  _k: Kysely<DB>,
   opts: { tenantId: number; nome: string; papel: Papel; segredo?: string | undefined; nowIso: string },
 ): Promise<{ id: number; pin: string | null }> {
   const nome = opts.nome.trim();

@@ -67,7 +67,7 @@ export const supervisorRoutes = (deps: { db: Db; clock: Clock; guard: ConsoleGua
     const s = guard.sessionOf(request);
     let created: { id: number; pin: string | null };
     try {
-      created = await createOperator(sqlite, k, { tenantId: s.tenantId, nome: request.body.nome, papel: request.body.papel, nowIso: clock.nowIso() });
+      created = await createOperator(sqlite, { tenantId: s.tenantId, nome: request.body.nome, papel: request.body.papel, nowIso: clock.nowIso() });
     } catch (error) {
       throw new AppError('VALIDATION_ERROR', { campos: [{ campo: 'body.nome', mensagem: (error as Error).message }] }, `Parâmetros inválidos: body.nome: ${(error as Error).message}`);
     }

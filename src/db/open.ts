@@ -52,6 +52,13 @@ export function openDatabase(file: string): Db {
   };
 }
 
+/** This release's migrations not applied to the database yet (all of them on an empty file), and how many are. */
+export function migrationState(sqlite: Sqlite): { applied: number; pending: string[] } {
+  const table = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'").get();
+  const done = new Set(table ? (sqlite.prepare('SELECT name FROM kysely_migration').pluck().all() as string[]) : []);
+  return { applied: done.size, pending: Object.keys(migrations).filter((m) => !done.has(m)) };
+}
+
 export async function migrateToLatest(db: Db): Promise<string[]> {
   const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => migrations } });
   // SQLite's procedure for rebuilding a table needs foreign keys off (they cannot change inside the

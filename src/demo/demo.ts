@@ -61,7 +61,7 @@ export function seedDemo({ sqlite, kysely, clock, tenantSlug = 'demo' }: { sqlit
 /** The demo park and a supervisor for the console, whose one-time PIN is shown with the keys. */
 export async function seedDemoWithOperator(db: { sqlite: Sqlite; kysely: Kysely<DB> }, clock: Clock): Promise<DemoSeed & { operator: DemoOperator }> {
   const seed = seedDemo({ sqlite: db.sqlite, kysely: db.kysely, clock });
-  const { pin } = await createOperator(db.sqlite, db.kysely, { tenantId: seed.tenantId, nome: DEMO_OPERATOR, papel: 'supervisor', nowIso: clock.nowIso() });
+  const { pin } = await createOperator(db.sqlite, { tenantId: seed.tenantId, nome: DEMO_OPERATOR, papel: 'supervisor', nowIso: clock.nowIso() });
   return { ...seed, operator: { nome: DEMO_OPERATOR, pin: pin! } };
 }
 

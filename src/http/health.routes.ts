@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
-import { migrations } from '../../migrations/index.js';
 import type { RouteRegistrar } from '../app.js';
 import type { Clock } from '../clock.js';
-import type { Sqlite } from '../db/open.js';
+import { migrationState, type Sqlite } from '../db/open.js';
 import type { DB } from '../db/schema.js';
 import { CANNOT_RECORD, type StorageHealth } from '../db/storage.js';
 import type { GatesInfo } from '../gate/gates.routes.js';
@@ -31,8 +30,6 @@ type Part = { ok: boolean; motivo?: string };
  * stuck; each part with its reason). No key needed, no data exposed.
  */
 export const healthRoutes = ({ sqlite, kysely: k, clock, storage, gates, sync }: HealthDeps): RouteRegistrar => (app) => {
-  const applied = sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'");
-  const migrationNames = sqlite.prepare('SELECT name FROM kysely_migration');
   const tags = ['box'];
 
   const database = (): Part => {
@@ -46,8 +43,7 @@ export const healthRoutes = ({ sqlite, kysely: k, clock, storage, gates, sync }:
   };
 
   const migrationsPart = (): Part => {
-    const done = new Set(applied.get() ? (migrationNames.all() as { name: string }[]).map((r) => r.name) : []);
-    const pending = Object.keys(migrations).filter((m) => !done.has(m));
+    const { pending } = migrationState(sqlite);
     return pending.length === 0 ? { ok: true } : { ok: false, motivo: `migrações pendentes: ${pending.join(', ')} (gate migrate)` };
   };
 

@@ -7,7 +7,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
 import type { GatesInfo } from '../gate/gates.routes.js';
 import type { SyncInfo } from '../sync/sync.routes.js';
-import { CONFLICT_KINDS, syncSummary } from '../sync/sync.repo.js';
+import { CONFLICT_KINDS, eventsWaiting, syncSummary } from '../sync/sync.repo.js';
 import { AppError } from './errors.js';
 
 // GET /metrics in Prometheus' text format (docs/operations.md): scans by door and result and their
@@ -34,13 +34,15 @@ export function createMetrics({ db, clock, gates, sync }: { db: Db; clock: Clock
       }
     },
   });
+  // One sync summary per scrape, whichever gauge asks first.
+  let scraped: ReturnType<typeof syncSummary> | null = null;
   if (sync) {
-    const summary = () => syncSummary(db.sqlite, db.kysely, sync.tenantId);
+    const summary = () => (scraped ??= syncSummary(db.sqlite, db.kysely, sync.tenantId));
     const age = (iso: string | null | undefined) => (iso ? (clock.now().getTime() - Date.parse(iso)) / 1000 : -1);
     new Gauge({ name: 'gate_sync_online', help: '1 when the cloud answered the last call', registers: [registry], collect() { this.set(sync.state.online() ? 1 : 0); } });
     new Gauge({ name: 'gate_sync_last_pull_age_seconds', help: 'Seconds since the last good pull (-1: never)', registers: [registry], collect() { this.set(age(summary().state?.last_pull_ok_at)); } });
     new Gauge({ name: 'gate_sync_last_push_age_seconds', help: 'Seconds since the last good push (-1: never)', registers: [registry], collect() { this.set(age(summary().state?.last_push_ok_at)); } });
-    new Gauge({ name: 'gate_sync_events_waiting', help: 'Events not yet accepted by the cloud', registers: [registry], collect() { const s = summary(); this.set((s.queue?.n ?? 0) + s.notQueued); } });
+    new Gauge({ name: 'gate_sync_events_waiting', help: 'Events not yet accepted by the cloud', registers: [registry], collect() { this.set(eventsWaiting(summary(), true)); } });
     new Gauge({
       name: 'gate_sync_conflicts', help: 'Events the cloud did not accept, by kind', labelNames: ['tipo'], registers: [registry],
       collect() {
@@ -50,7 +52,12 @@ export function createMetrics({ db, clock, gates, sync }: { db: Db; clock: Clock
     });
   }
   return {
-    registry,
+    /** The text of one scrape. */
+    async scrape(): Promise<string> {
+      scraped = null;
+      return registry.metrics();
+    },
+    contentType: registry.contentType,
     /** The check-in service's listener. */
     observe(n: ScanNotice) {
       scans.inc({ porta: n.source, acao: n.action, resultado: n.result.ok ? 'ok' : n.result.code });
@@ -74,7 +81,7 @@ export const metricsRoutes = ({ metrics, auth }: { metrics: Metrics; auth: Auth 
   };
   app.get('/metrics', { onRequest: allowed, schema: { tags: ['box'], summary: 'Métricas no formato do Prometheus (local:read, ou da própria caixa)' } }, async (_request, reply) => {
     try {
-      return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+      return reply.type(metrics.contentType).send(await metrics.scrape());
     } catch {
       throw new AppError('SERVICE_UNAVAILABLE', undefined, 'Métricas indisponíveis no momento.');
     }

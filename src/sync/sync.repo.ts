@@ -36,6 +36,9 @@ export function syncSummary(sqlite: Sqlite, k: Kysely<DB>, tenantId: number) {
   return { state, byResult, queue, notQueued: notQueued?.n ?? 0, rejects, rejectCount };
 }
 
+/** Events not yet accepted by the cloud: the outbox's, plus the gate's not yet copied into it (only when a sync worker will copy them). */
+export const eventsWaiting = (s: ReturnType<typeof syncSummary>, syncRuns: boolean) => (s.queue?.n ?? 0) + (syncRuns ? s.notQueued : 0);
+
 const eventColumns = [
   'e.id',
   'e.occurred_at',

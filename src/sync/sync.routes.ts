@@ -10,7 +10,7 @@ import { pageLimit, pageOffset, queryBoolean } from '../http/validation.js';
 import { dateString } from '../orders/order.schemas.js';
 import { toCsv } from './csv.js';
 import type { SyncState } from './state.js';
-import { CONFLICT_KINDS, findConflicts, findEvents, markEvents, PUSH_RESULTS, syncSummary, type EventRow } from './sync.repo.js';
+import { CONFLICT_KINDS, eventsWaiting, findConflicts, findEvents, markEvents, PUSH_RESULTS, syncSummary, type EventRow } from './sync.repo.js';
 
 /** What the routes need of a running sync worker. */
 export interface SyncInfo {
@@ -125,7 +125,7 @@ export const syncRoutes = (deps: ListingDeps & { auth: Auth; sync: SyncInfo | un
         ultima_atualizacao_completa_em: s.state?.last_full_refresh_ok_at ?? null,
         ultimo_erro: s.state?.last_error ? { mensagem: s.state.last_error, em: s.state.last_error_at } : null,
         fila: {
-          pendentes: (s.queue?.n ?? 0) + (synced ? s.notQueued : 0),
+          pendentes: eventsWaiting(s, synced),
           em_nova_tentativa: s.queue?.retrying ?? 0,
           evento_mais_antigo_em: s.queue?.oldest ?? null,
           proxima_tentativa_em: s.queue?.next ?? null,

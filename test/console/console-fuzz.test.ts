@@ -14,7 +14,7 @@ let session: { cookie: string; csrf: string };
 beforeAll(async () => {
   box = await createTestBox();
   box.importOrders([makeOrder({ numero: '20261121-0001', prefix: 'FZ', people: 3, dataUso: '2026-11-21' })]);
-  await createOperator(box.db.sqlite, box.db.kysely, { tenantId: box.tenantId, nome: 'Sofia', papel: 'supervisor', segredo: '4321', nowIso: box.clock.nowIso() });
+  await createOperator(box.db.sqlite, { tenantId: box.tenantId, nome: 'Sofia', papel: 'supervisor', segredo: '4321', nowIso: box.clock.nowIso() });
   const res = await box.app.inject({ method: 'POST', url: '/api/console/entrar', payload: { nome: 'Sofia', segredo: '4321', tenant: 'parque' } });
   session = { cookie: String(res.headers['set-cookie']).split(';')[0]!, csrf: res.json().data.csrf };
 });

@@ -27,8 +27,8 @@ beforeAll(async () => {
   box.importOrders([makeOrder({ numero: '20261121-0001', prefix: 'PARQUE', dataUso: '2026-11-21' })]);
   box.importOrders([xerxes(makeOrder({ numero: '20261121-0009', prefix: 'XERXES', dataUso: '2026-11-21' }))], box.otherTenantId);
   const now = box.clock.nowIso();
-  await createOperator(box.db.sqlite, box.db.kysely, { tenantId: box.tenantId, nome: 'Sofia', papel: 'supervisor', segredo: '4321', nowIso: now });
-  ids.outroOperator = (await createOperator(box.db.sqlite, box.db.kysely, { tenantId: box.otherTenantId, nome: 'Xerxes Supervisor', papel: 'supervisor', segredo: '4321', nowIso: now })).id;
+  await createOperator(box.db.sqlite, { tenantId: box.tenantId, nome: 'Sofia', papel: 'supervisor', segredo: '4321', nowIso: now });
+  ids.outroOperator = (await createOperator(box.db.sqlite, { tenantId: box.otherTenantId, nome: 'Xerxes Supervisor', papel: 'supervisor', segredo: '4321', nowIso: now })).id;
   ids.outroAlarm = Number(box.db.sqlite.prepare("INSERT INTO lane_events (tenant_id, occurred_at, lane, kind, code, details) VALUES (?, ?, 'pista-xerxes', 'carona', NULL, NULL)").run(box.otherTenantId, now).lastInsertRowid);
   await box.checkin.checkIn({ qr_code: 'XERXES-1', terminal: 'catraca-xerxes', operador: 'Xerxes' }, { tenantId: box.otherTenantId, apiKeyId: null, keyName: 'x', source: 'api' });
   const signIn = await box.app.inject({ method: 'POST', url: '/api/console/entrar', payload: { nome: 'Sofia', segredo: '4321', tenant: 'parque' } });

@@ -17,7 +17,7 @@ beforeEach(async () => {
 afterEach(() => box.close());
 
 async function signIn(nome: string, papel: 'atendente' | 'supervisor') {
-  await createOperator(box.db.sqlite, box.db.kysely, { tenantId: box.tenantId, nome, papel, segredo: '4321', nowIso: box.clock.nowIso() });
+  await createOperator(box.db.sqlite, { tenantId: box.tenantId, nome, papel, segredo: '4321', nowIso: box.clock.nowIso() });
   const res = await fetch(`${url}/api/console/entrar`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ nome, segredo: '4321', tenant: 'parque' }) });
   return res.headers.get('set-cookie')!.split(';')[0]!;
 }
