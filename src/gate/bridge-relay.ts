@@ -3,7 +3,7 @@ import { createFrameReader, DenyPattern, Direction, encodeFrame, FailMode, NakRe
 import type { ByteLink, LinkState } from './byte-link.js';
 import type { LaneConfig, RelayConfig } from './lane-config.js';
 import type { DenyReason, LaneLog } from './lane.js';
-import type { RelayDriver, RelayStatus } from './relay.js';
+import { onlineSignal, type RelayDriver, type RelayStatus } from './relay.js';
 import { realTimers, type TimerFns } from './scanner-lines.js';
 
 // The host side of firmware-bridge/PROTOCOL.md: stop-and-wait commands with retransmission,
@@ -38,7 +38,8 @@ export class BridgeCommandError extends Error {
 
 type Body<M = BridgeMessage> = M extends BridgeMessage ? Omit<M, 'seq' | 'ack'> : never;
 type Phase = 'down' | 'booting' | 'handshake' | 'ready' | 'offline' | 'closed';
-type Command = { body: Body; resolve(): void; reject(err: Error): void };
+/** `acked` runs at once when the board ACKs, before anything else it sent is read. */
+type Command = { body: Body; resolve(): void; reject(err: Error): void; acked?: () => void };
 type InFlight = { cmd: Command; seq: number; bytes: Uint8Array; attempts: number; timer: unknown };
 
 /** The board's DENY pattern for each reason (PROTOCOL.md): its own red flashes and beeps. */
@@ -86,6 +87,8 @@ export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
   const path = link.path;
   const passageListeners = listeners<[]>(log, path);
   const fireListeners = listeners<[active: boolean]>(log, path);
+  // Online is a session in 'ready': told on every way in and out of it, as it happens.
+  const online = onlineSignal(log, path);
 
   let phase: Phase = 'down';
   let session = 0;
@@ -130,11 +133,12 @@ export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
     clearTimers();
     failAll(why ?? 'sessão encerrada');
     if (why !== null) problem = why;
+    if (next !== 'closed') online.set(false);
   }
 
-  function enqueue(body: Body): Promise<void> {
+  function enqueue(body: Body, acked?: () => void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      queue.push({ body, resolve, reject });
+      queue.push({ body, resolve, reject, ...(acked ? { acked } : {}) });
       pump();
     });
   }
@@ -175,8 +179,10 @@ export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
     inflight = null;
     const { body } = f.cmd;
     if (body.type === 'HEARTBEAT') heartbeatQueued = false;
-    if (m.type === 'ACK' || (m.type === 'NAK' && body.type === 'DENY' && m.reason === NakReason.FIRE_ACTIVE)) f.cmd.resolve();
-    else if (m.type === 'NAK') {
+    if (m.type === 'ACK' || (m.type === 'NAK' && body.type === 'DENY' && m.reason === NakReason.FIRE_ACTIVE)) {
+      f.cmd.acked?.();
+      f.cmd.resolve();
+    } else if (m.type === 'NAK') {
       const text = NAK_TEXT[m.reason] ?? `motivo ${m.reason}`;
       f.cmd.reject(new BridgeCommandError(`placa recusou ${body.type} (NAK ${m.reason}: ${text})`, m.reason));
       // Refusing the session setup itself would loop: treat the board as offline and retry later.
@@ -211,22 +217,25 @@ export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
     clearTimers();
     failAll('nova sessão com a placa');
     phase = 'handshake';
-    const steps = [
-      enqueue({ type: 'HELLO', failMode: deps.failMode === 'livre' ? FailMode.FREE : FailMode.LOCKED }),
-      enqueue({ type: 'HEARTBEAT', timeoutMs: config.heartbeatTimeoutMs }),
+    online.interrupt();
+    const steps: Body[] = [
+      { type: 'HELLO', failMode: deps.failMode === 'livre' ? FailMode.FREE : FailMode.LOCKED },
+      { type: 'HEARTBEAT', timeoutMs: config.heartbeatTimeoutMs },
       // HELLO drops a FREE on the board: a host that still wants it says so again.
-      ...(freePassage ? [enqueue({ type: 'FREE', on: 1 })] : []),
+      ...(freePassage ? [{ type: 'FREE', on: 1 } as const] : []),
     ];
-    Promise.all(steps).then(
-      () => {
-        if (session !== mine || phase !== 'handshake') return;
-        phase = 'ready';
-        problem = null;
-        log.info({ path, firmware: device.firmware, failMode: deps.failMode }, 'bridge board online');
-        scheduleHeartbeat();
-      },
-      () => undefined,
-    );
+    // Ready on the last ACK itself, not a promise turn later: a STATUS read right after it (in the
+    // same chunk) already finds the session ready.
+    let left = steps.length;
+    const ready = () => {
+      if (--left > 0 || session !== mine || phase !== 'handshake') return;
+      phase = 'ready';
+      problem = null;
+      log.info({ path, firmware: device.firmware, failMode: deps.failMode }, 'bridge board online');
+      scheduleHeartbeat();
+      online.set(true);
+    };
+    for (const body of steps) enqueue(body, ready).catch(() => undefined);
   }
 
   function boot(m: Extract<BridgeMessage, { type: 'BOOT' }>): void {
@@ -289,6 +298,7 @@ export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
     clearTimers();
     failAll('porta reaberta');
     [session, phase, seq, peerSeq] = [session + 1, 'booting', 0, null];
+    online.interrupt();
     reader.reset();
     waitTimer = timers.setTimeout(() => {
       waitTimer = null;
@@ -315,6 +325,7 @@ export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
     },
     onPassage: passageListeners.add,
     onFire: fireListeners.add,
+    onOnline: online.add,
     status: () => ({ driver: 'bridge', path, online: phase === 'ready', failSafe: true, freePassage, lastSeenAt, problem, device: { ...device, session: phase } }),
     async close() {
       if (phase === 'closed') return;

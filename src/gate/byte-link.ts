@@ -8,7 +8,10 @@ export interface ByteLink {
   /** Resolves once the bytes are handed to the OS; rejects while the port is down. */
   write(data: Uint8Array): Promise<void>;
   onData(listener: (chunk: Buffer) => void): () => void;
-  /** 'up' after every (re)open, 'down' on every loss; drivers reset their protocol state on 'up'. */
+  /**
+   * 'up' after every (re)open, 'down' on every loss and once when the very first open fails, as
+   * each happens; drivers reset their protocol state on 'up'.
+   */
   onState(listener: (state: LinkState) => void): () => void;
   isUp(): boolean;
   /**

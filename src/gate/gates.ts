@@ -52,11 +52,9 @@ export interface GatesDeps {
   log: LaneLog;
   events: LaneEventLog;
   devices: GateDevices;
-  /** How often relay and port health is sampled for the offline/online events. */
-  healthEveryMs?: number;
 }
 
-export function startGates({ config, checkin, tenantId, clock, log, events, devices, healthEveryMs = 1000 }: GatesDeps): Gates {
+export function startGates({ config, checkin, tenantId, clock, log, events, devices }: GatesDeps): Gates {
   const links = new Map<string, ManagedLink>();
   const buses = new Map<string, ReturnType<GateDevices['osdpBus']>>();
   const linkFor = (path: string, baudRate: number, role: 'scanner' | 'relay') => {
@@ -91,8 +89,10 @@ export function startGates({ config, checkin, tenantId, clock, log, events, devi
       Promise.resolve(e.relay.setFreePassage(isActive)).catch((err: unknown) => log.error({ err, lane: e.lane.name }, 'free passage could not be set'));
   }
 
-  // Offline/online transitions of relays and scanner ports, as lane events: one per change, none
-  // for a device that is up from the start.
+  // Offline/online of relays and scanner ports as lane events, from the devices' own signals (a
+  // port closing or reopening, a session lost or set up), never from a sample: a cable out and
+  // back within a second leaves both, in order. One per change; a device whose first known state
+  // is online leaves none, one missing from the start leaves an offline.
   const online = new Map<string, boolean>();
   function deviceSeen(lane: string, dispositivo: 'rele' | 'leitor', path: string, up: boolean): void {
     const key = `${lane}:${dispositivo}:${path}`;
@@ -113,29 +113,17 @@ export function startGates({ config, checkin, tenantId, clock, log, events, devi
       cleanups.push(link.onData((chunk) => splitter.push(chunk)));
       cleanups.push(link.onState((state) => {
         if (state === 'down') splitter.reset();
-        // From the port itself: a cable out and back in within a second still leaves both events.
         deviceSeen(laneConfig.name, 'leitor', s.path, state === 'up');
       }));
       return link;
     });
+    cleanups.push(relay.onOnline((up) => deviceSeen(laneConfig.name, 'rele', laneConfig.relay.path, up)));
     const scanFailed = (err: unknown) => log.error({ err, lane: lane.name }, 'scan failed');
     if (relay.onScan) cleanups.push(relay.onScan((code) => void lane.scan(code).catch(scanFailed)));
     if (relay.onScanRejected) cleanups.push(relay.onScanRejected((reason) => void lane.scanRejected(reason).catch(scanFailed)));
     if (relay.onFire) cleanups.push(relay.onFire((active) => setFire(laneConfig.name, active)));
     entries.push({ lane, relay, scanners, cleanups });
   }
-
-  // Relay devices are sampled (their "online" is the device answering, not only the port); scanner
-  // ports report every change themselves, and the sample only sets their first state.
-  const sampleHealth = () => {
-    for (const e of entries) {
-      const relay = e.relay.status();
-      deviceSeen(e.lane.name, 'rele', relay.path, relay.online);
-      for (const s of e.scanners) deviceSeen(e.lane.name, 'leitor', s.path, s.status().up);
-    }
-  };
-  const health = setInterval(sampleHealth, healthEveryMs);
-  health.unref();
 
   return {
     status: () => ({
@@ -144,7 +132,6 @@ export function startGates({ config, checkin, tenantId, clock, log, events, devi
     }),
     lane: (name) => entries.find((e) => e.lane.name === name)?.lane,
     async close() {
-      clearInterval(health);
       for (const e of entries) {
         e.cleanups.forEach((c) => c());
         e.lane.close();

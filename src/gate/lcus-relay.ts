@@ -1,6 +1,6 @@
 import type { ByteLink } from './byte-link.js';
 import type { RelayConfig } from './lane-config.js';
-import type { DriverLog, RelayDriver, RelayStatus } from './relay.js';
+import { onlineSignal, type DriverLog, type RelayDriver, type RelayStatus } from './relay.js';
 import { realTimers, type TimerFns } from './scanner-lines.js';
 
 // CH340 "LCUS" USB relay modules: 9600 8N1, one 4-byte command per switch, no reply of any kind.
@@ -52,14 +52,21 @@ export function createLcusRelay({ link, config, log, timers = realTimers }: Lcus
     pulseTimer = null;
   }
 
+  // Write-only: online is the port being open, nothing more can be known.
+  const online = onlineSignal(log, path);
   // The module keeps its last state across a lost port, so the desired one is written again on every
   // (re)open: a pulse cut short by an unplug must not leave the turnstile free.
   const unsubscribe = link.onState((state) => {
-    if (state !== 'up' || closed) return;
+    if (closed) return;
+    online.set(state === 'up');
+    if (state !== 'up') return;
     cancelPulse();
     set(freePassage).catch((err: unknown) => log.error({ err, path, channel }, 'LCUS relay: restoring state failed'));
   });
-  if (link.isUp()) set(false).catch((err: unknown) => log.error({ err, path, channel }, 'LCUS relay: initial off failed'));
+  if (link.isUp()) {
+    online.set(true);
+    set(false).catch((err: unknown) => log.error({ err, path, channel }, 'LCUS relay: initial off failed'));
+  }
 
   return {
     async grant(_direction, pulseMs) {
@@ -81,6 +88,7 @@ export function createLcusRelay({ link, config, log, timers = realTimers }: Lcus
       cancelPulse();
       await set(on);
     },
+    onOnline: online.add,
     status(): RelayStatus {
       const up = link.isUp();
       return {

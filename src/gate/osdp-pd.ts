@@ -149,6 +149,7 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
     restartsInRow = 0;
     if (logged !== 'online') log.info({ path, address, pdId, secure: sc?.active ?? false }, 'OSDP PD online');
     logged = 'online';
+    handlers.onOnline?.(true);
   }
 
   function enterRestore(): void {
@@ -172,6 +173,7 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
     if (logged !== reason) log.warn({ path, address, problem: reason }, 'OSDP PD offline');
     logged = reason;
     schedule('probe', hooks.offlineRetryMs);
+    handlers.onOnline?.(false);
   }
 
   function restart(why: string): void {
@@ -184,6 +186,7 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
     }
     current = null;
     restore = [];
+    const wasOnline = phase === 'online';
     phase = 'id';
     pd.seq = null;
     sc?.reset();
@@ -191,6 +194,7 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
     timers.clearTimeout(timer);
     problem = `${who} reiniciou ou perdeu a sessão: restabelecendo`;
     logged = problem;
+    if (wasOnline) handlers.onOnline?.(false);
   }
 
   function wrongKey(): void {
@@ -312,6 +316,8 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
       problem = why;
       logged = why;
       failAll(err);
+      // why null: the bus is closing, not the port lost.
+      if (why !== null) handlers.onOnline?.(false);
     },
     handle: {
       address,

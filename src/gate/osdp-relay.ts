@@ -7,7 +7,7 @@ import {
   type LedTemporary, type PdCapability, type PdId,
 } from './osdp-messages.js';
 import type { DenyReason } from './lane.js';
-import type { RelayDriver, RelayStatus } from './relay.js';
+import { onlineSignal, type RelayDriver, type RelayStatus } from './relay.js';
 import type { ScanRejectReason } from './scanner-lines.js';
 import { SCBK_DEFAULT, parseScbk } from './osdp-secure.js';
 import type { PdKeys } from './osdp-session.js';
@@ -56,6 +56,11 @@ export interface OsdpPdHandlers {
    * after a restart) before it counts as online.
    */
   restore?(): { code: number; data: Uint8Array }[];
+  /**
+   * The PD came online (true); it went offline, lost its port, or restarted while online (false).
+   * Called as it happens; may repeat a value.
+   */
+  onOnline?(online: boolean): void;
 }
 
 export class OsdpCommandError extends Error {
@@ -132,6 +137,7 @@ export function createOsdpRelay({ bus, config, log }: OsdpRelayDeps): RelayDrive
   const { address, output } = config;
   const scanListeners = new Set<(code: string) => void>();
   const rejectListeners = new Set<(reason: ScanRejectReason) => void>();
+  const online = onlineSignal(log, bus.path);
   let freePassage = false;
 
   const out = (control: number, timer = 0) => outData([{ output, control, timer }]);
@@ -180,6 +186,7 @@ export function createOsdpRelay({ bus, config, log }: OsdpRelayDeps): RelayDrive
     // The PD may have lost power or kept an old state while unreachable: say again what it must hold.
     // Allow-timed-to-finish (3) so a pulse under way is not cut when free passage is off.
     restore: () => [{ code: OsdpCommand.OUT, data: out(freePassage ? OutControlCode.PERMANENT_ON_ABORT_TIMED : OutControlCode.PERMANENT_OFF_AFTER_TIMED) }],
+    onOnline: online.set,
   }, osdpKeys(config));
 
   return {
@@ -212,6 +219,7 @@ export function createOsdpRelay({ bus, config, log }: OsdpRelayDeps): RelayDrive
       rejectListeners.add(listener);
       return () => rejectListeners.delete(listener);
     },
+    onOnline: online.add,
     status(): RelayStatus {
       const s = pd.state();
       const id = s.pdId;

@@ -31,6 +31,47 @@ export interface RelayDriver extends LaneRelay {
   onScan?(listener: (code: string) => void): () => void;
   /** A read such a reader delivered that cannot be a whole code: the lane refuses it with the reason. */
   onScanRejected?(listener: (reason: ScanRejectReason) => void): () => void;
+  /**
+   * Every change of `status().online` as the driver sees it happen (port lost or back, session
+   * up, device silent or restarted), each once; and `false` once for a device found unreachable
+   * before it was ever online. Never called on close().
+   */
+  onOnline(listener: (online: boolean) => void): () => void;
   status(): RelayStatus;
   close(): Promise<void>;
+}
+
+export interface OnlineSignal {
+  /** The device answers (true), or it was lost or found unreachable (false); repeats are dropped. */
+  set(online: boolean): void;
+  /** A break in a working session (a restart, a new handshake): false only if it was online. */
+  interrupt(): void;
+  add(listener: (online: boolean) => void): () => void;
+}
+
+/** What each driver keeps its `onOnline` listeners with. */
+export function onlineSignal(log: Pick<LaneLog, 'error'>, path: string): OnlineSignal {
+  let known: boolean | null = null;
+  const listeners = new Set<(online: boolean) => void>();
+  const set = (online: boolean) => {
+    if (known === online) return;
+    known = online;
+    for (const l of listeners) {
+      try {
+        l(online);
+      } catch (err) {
+        log.error({ err, path }, 'relay online listener failed');
+      }
+    }
+  };
+  return {
+    set,
+    interrupt() {
+      if (known === true) set(false);
+    },
+    add(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
 }

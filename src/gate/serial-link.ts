@@ -7,13 +7,16 @@ import { realTimers, type TimerFns } from './scanner-lines.js';
 // stuck write, a driver's reconnect request, the path probe) takes the link 'down', logs once per
 // outage, and reopens with exponential backoff and jitter, forever. Nothing here throws out.
 //
-// Detecting a dead port. On Linux a hung-up tty (USB unplugged, socat killed) makes serialport
-// close the port by itself, and a write fails; drivers that write (bridge heartbeats) also find
-// out that way. A line-mode scanner's driver never writes, so the link also probes its path every
-// second: stat() it and compare device, inode and rdev with what they were right after the open.
-// A USB unplug removes the node and its /dev/serial/by-id link, a killed socat leaves a dangling
-// link, a replug makes a new node: "gone" or "changed" both mean reopen. stat() reads metadata
-// only, so the probe never disturbs the device (no bytes, no modem lines, no USB-CDC reset).
+// Detecting a dead port. On Linux a hung-up tty (USB unplugged, socat killed) usually makes
+// serialport close the port by itself, and a write fails; drivers that write (bridge heartbeats)
+// also find out that way. But serialport's poller sometimes misses the hang-up (seen with a write
+// in flight), and a line-mode scanner's driver never writes, so the link also probes every
+// second: stat() the path and compare device, inode and rdev with what they were right after the
+// open (a USB unplug removes the node and its /dev/serial/by-id link, a killed socat leaves it
+// dangling, a replug makes a new node: "gone" or "changed" both mean reopen), and read the open
+// port's settings (TCGETS2), which fails with EIO on a hung-up tty for good, even once the device
+// is back behind the same path: a cable out and in between two probes is still one loss. Neither
+// disturbs the device (no bytes, no modem lines, no USB-CDC reset).
 
 export interface LinkLog {
   info(obj: object, msg: string): void;
@@ -25,6 +28,8 @@ export interface LinkLog {
 /** A port that is open; `onLost` fires at most once when it fails or closes by itself. */
 export interface OpenedPort {
   write(data: Uint8Array): Promise<void>;
+  /** Rejects once the port is dead (hung up, closed); absent where the port cannot be asked. */
+  check?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -83,7 +88,14 @@ export const openSerialPort: OpenPort = async ({ path, baudRate, onData, onLost 
   port.on('data', onData);
   port.on('error', lose);
   port.on('close', (err?: Error | null) => lose(err ?? new Error('porta fechada')));
+  // Only for a port that answers it right after the open (Linux ttys do; other platforms may not).
+  const readSettings = async () => {
+    if (!port.isOpen || !port.port) throw new Error('porta fechada');
+    await port.port.getBaudRate();
+  };
+  const canCheck = await readSettings().then(() => true, () => false);
   return {
+    ...(canCheck ? { check: readSettings } : {}),
     write: (data) =>
       new Promise<void>((resolve, reject) => {
         // A write on a closed SerialPort waits for a reopen that never comes.
@@ -174,16 +186,16 @@ export function openSerialLink(opts: SerialLinkOptions): SerialLink {
     probeTimer = timers.setTimeout(() => {
       probeTimer = null;
       const current = port;
-      identify(path).then(
-        (id) => {
-          if (closed || port !== current) return;
-          if (id === identity) probe(identity);
-          else lose(new Error('o dispositivo no caminho mudou'), 'serial device replaced');
-        },
-        (err: unknown) => {
-          if (port === current) lose(err, 'serial device path gone');
-        },
-      );
+      if (!current) return;
+      const hungUp = current.check ? current.check().then(() => null, (err: unknown) => err ?? new Error('porta sem resposta')) : null;
+      const seen = identify(path).then((id) => ({ id }), (err: unknown) => ({ err }));
+      void Promise.all([seen, hungUp]).then(([who, dead]) => {
+        if (closed || port !== current) return;
+        if ('err' in who) lose(who.err, 'serial device path gone');
+        else if (who.id !== identity) lose(new Error('o dispositivo no caminho mudou'), 'serial device replaced');
+        else if (dead) lose(dead, 'serial port hung up');
+        else probe(identity);
+      });
     }, probeEvery);
   }
 
@@ -207,7 +219,10 @@ export function openSerialLink(opts: SerialLinkOptions): SerialLink {
       });
     } catch (err) {
       if (closed) return;
+      const firstTry = opened === 0 && failures === 0;
       startOutage(err, opened === 0 ? 'cannot open serial port' : 'serial port reopen failed');
+      // A port missing from the start is known down: said once, so its lane can record the device offline.
+      if (firstTry) emit(stateListeners, 'down');
       scheduleRetry();
       return;
     }

@@ -13,8 +13,11 @@ afterEach(async () => {
 });
 
 type Body<M = BridgeMessage> = M extends BridgeMessage ? Omit<M, 'seq' | 'ack'> : never;
-/** How the scripted board answers a host command; `attempt` counts the times it saw that seq. */
-type Reply = 'ack' | 'drop' | { nak: number } | { ackSeq: number };
+/**
+ * How the scripted board answers a host command; `attempt` counts the times it saw that seq.
+ * `ackThen`: the ACK and an event of the board's in one write, so the host reads them in one chunk.
+ */
+type Reply = 'ack' | 'drop' | { nak: number } | { ackSeq: number } | { ackThen: Body };
 type Policy = (m: BridgeMessage, attempt: number) => Reply;
 interface Seen {
   msg: BridgeMessage;
@@ -42,6 +45,10 @@ async function openBoard(path: string) {
     if (r === 'drop') return;
     if (r === 'ack') write(encodeFrame({ type: 'ACK', seq: 0, ack: m.seq }));
     else if ('nak' in r) write(encodeFrame({ type: 'NAK', seq: 0, ack: m.seq, reason: r.nak }));
+    else if ('ackThen' in r) {
+      seq = seq >= 255 ? 1 : seq + 1;
+      write(Buffer.concat([encodeFrame({ type: 'ACK', seq: 0, ack: m.seq }), encodeFrame({ ...r.ackThen, seq, ack: 0 } as BridgeMessage)]));
+    }
     else write(encodeFrame({ type: 'ACK', seq: 0, ack: r.ackSeq }));
   });
   port.on('data', (chunk: Buffer) => reader.push(chunk));
@@ -238,12 +245,15 @@ describe('bridge relay commands', () => {
     await t.relay.setFreePassage(true);
     expect(t.board.of('FREE')).toMatchObject([{ on: 1 }]);
     expect(t.relay.status().freePassage).toBe(true);
+    // The board lost it (watchdog expiry) and says so with the relay off, right behind the ACK that
+    // ends the new session's handshake: the host, ready by then, orders it again.
+    let frees = 1;
+    t.board.answer((m) => (m.type === 'FREE' && ++frees === 2 ? { ackThen: { type: 'STATUS', inputs: 0, outputs: 0 } } : 'ack'));
     t.board.boot(4);
-    await waitUntil(() => new Set(t.board.hexOf('FREE')).size === 2, 5000, 'FREE after resync');
-    expect(t.board.commands().slice(-3)).toEqual(['HELLO', 'HEARTBEAT', 'FREE']);
-    // The board lost it (watchdog expiry) and says so with the relay off: the host orders it again.
-    t.board.send({ type: 'STATUS', inputs: 0, outputs: 0 });
-    await waitUntil(() => new Set(t.board.hexOf('FREE')).size === 3, 5000, 'FREE after a STATUS with the relay off');
+    await waitUntil(() => new Set(t.board.hexOf('FREE')).size === 3, 5000, 'FREE after resync, then after a STATUS with the relay off');
+    const sent = t.board.commands();
+    // (Periodic heartbeats may follow; the session's first ones come a third of its timeout later.)
+    expect(sent.slice(sent.lastIndexOf('HELLO'), sent.lastIndexOf('HELLO') + 4)).toEqual(['HELLO', 'HEARTBEAT', 'FREE', 'FREE']);
     expect(t.board.of('FREE').at(-1)).toMatchObject({ on: 1 });
     await t.relay.setFreePassage(false);
     expect(t.board.of('FREE').at(-1)).toMatchObject({ on: 0 });

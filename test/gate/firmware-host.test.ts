@@ -37,6 +37,8 @@ class Box {
   static async open(path: string): Promise<Box> {
     const port = new SerialPort({ path, baudRate: 115_200, autoOpen: false });
     await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
+    // Write errors reach the write callbacks; unheard, the same error as an event would crash the run.
+    port.on('error', () => undefined);
     return new Box(port);
   }
 

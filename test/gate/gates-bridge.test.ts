@@ -26,6 +26,15 @@ async function gates(): Promise<{ data: any }> {
 }
 const laneEvents = (kind: string) =>
   box.db.sqlite.prepare('select lane, kind, code, details from lane_events where kind = ? order by id').all(kind) as { lane: string; kind: string; code: string | null; details: string | null }[];
+const lastEventId = () => box.db.sqlite.prepare('select coalesce(max(id), 0) from lane_events').pluck().get() as number;
+/** Offline/online lane events of one kind of device after `afterId`, in order. */
+const deviceEvents = (afterId: number, dispositivo: 'leitor' | 'rele') =>
+  box.db.sqlite
+    .prepare("select kind from lane_events where id > ? and kind like 'dispositivo_%' and json_extract(details, '$.dispositivo') = ? order by id")
+    .pluck()
+    .all(afterId, dispositivo) as string[];
+// Generous: a loaded machine may be slow, never wrong; waits end on the event itself.
+const WAIT_MS = 15_000;
 const checkedIn = (qr: string) => box.db.sqlite.prepare('select checkin_em, checkin_dispositivo, checkin_operador from people where qr_code = ?').get(qr) as Record<string, string | null>;
 
 beforeAll(async () => {
@@ -53,8 +62,8 @@ beforeAll(async () => {
     makeOrder({ prefix: 'GONE', status: 'cancelado' }),
   ]);
   scanner = await openScannerSim(scannerPty.device);
-  await board.waitFor('online', 1, { timeoutMs: 8000 });
-}, 20_000);
+  await board.waitFor('online', 1, { timeoutMs: WAIT_MS });
+}, 45_000);
 
 afterAll(async () => {
   await scanner?.close();
@@ -74,7 +83,7 @@ describe('a bridge lane on real ptys', () => {
     expect(checkedIn('OK-1')).toMatchObject({ checkin_dispositivo: 'entrada-1', checkin_operador: 'Catraca Norte' });
     expect(checkedIn('OK-1').checkin_em).not.toBeNull();
     await board.setPassage();
-    await waitUntil(() => laneEvents('passagem').length === 1, 3000, 'passage event');
+    await waitUntil(() => laneEvents('passagem').length === 1, WAIT_MS, 'passage event');
     expect(laneEvents('liberada')).toMatchObject([{ lane: 'entrada-1', code: 'OK-1' }]);
   });
 
@@ -102,52 +111,69 @@ describe('a bridge lane on real ptys', () => {
     const since = board.mark();
     await scan('OK-2');
     await board.waitFor('grant', undefined, { since });
-    await waitUntil(() => laneEvents('nao_passou').length === 1, 5000, 'not passed');
+    await waitUntil(() => laneEvents('nao_passou').length === 1, WAIT_MS, 'not passed');
     expect(checkedIn('OK-2').checkin_em).toBeNull();
     expect(JSON.parse(laneEvents('nao_passou')[0]!.details!)).toEqual({ causa: 'tempo_esgotado', estornado: true });
     await board.setPassage();
-    await waitUntil(() => laneEvents('carona').length === 1, 3000, 'tailgating');
+    await waitUntil(() => laneEvents('carona').length === 1, WAIT_MS, 'tailgating');
     const lane = (await gates()).data.pistas[0];
     expect(lane.contadores).toMatchObject({ nao_passaram: 1, caronas: 1, passagens: 1 });
   });
 
   it('the fire input frees the lane and shows on /api/local/gates until it clears', async () => {
     await board.setFire(true);
-    await waitUntil(async () => (await gates()).data.alarme_incendio.ativo, 3000, 'fire alarm');
+    await waitUntil(async () => (await gates()).data.alarme_incendio.ativo, WAIT_MS, 'fire alarm');
     expect(board.relayOn()).toBe(true);
     expect((await gates()).data.alarme_incendio.origens).toEqual(['entrada-1']);
     await board.setFire(false);
-    await waitUntil(async () => !(await gates()).data.alarme_incendio.ativo, 3000, 'fire cleared');
-    await waitUntil(() => !board.relayOn(), 3000, 'relay released');
+    await waitUntil(async () => !(await gates()).data.alarme_incendio.ativo, WAIT_MS, 'fire cleared');
+    await waitUntil(() => !board.relayOn(), WAIT_MS, 'relay released');
     expect(laneEvents('incendio_inicio')).toHaveLength(1);
     expect(laneEvents('incendio_fim')).toHaveLength(1);
   });
 
   it('a scanner unplugged and plugged back is shown offline, then reconnects by itself and scans again', async () => {
+    const from = lastEventId();
     await scanner.close();
     await scannerPty.unplug();
-    await waitUntil(async () => (await gates()).data.pistas[0].leitores[0].conectado === false, 8000, 'scanner down');
+    // The event is written once the port is known lost, and the port stays lost until the replug.
+    await waitUntil(() => deviceEvents(from, 'leitor').length === 1, WAIT_MS, 'scanner offline event');
+    expect((await gates()).data.pistas[0].leitores[0].conectado).toBe(false);
     await scannerPty.replug();
-    await waitUntil(async () => (await gates()).data.pistas[0].leitores[0].conectado === true, 15000, 'scanner back');
+    await waitUntil(() => deviceEvents(from, 'leitor').length === 2, WAIT_MS, 'scanner online event');
+    expect((await gates()).data.pistas[0].leitores[0].conectado).toBe(true);
     scanner = await openScannerSim(scannerPty.device);
     const since = board.mark();
     await scan('OK-3');
-    await board.waitFor('grant', undefined, { since, timeoutMs: 5000 });
-    // Recorded by the port itself, however short the outage: exactly one loss and one return.
-    const scannerEvents = (kind: string) => laneEvents(kind).filter((e) => JSON.parse(e.details!).dispositivo === 'leitor');
-    await waitUntil(() => scannerEvents('dispositivo_online').length === 1, 3000, 'online event');
-    expect(scannerEvents('dispositivo_offline')).toHaveLength(1);
-  }, 30_000);
+    await board.waitFor('grant', undefined, { since, timeoutMs: WAIT_MS });
+    // Recorded by the port itself: exactly one loss and one return, in order.
+    expect(deviceEvents(from, 'leitor')).toEqual(['dispositivo_offline', 'dispositivo_online']);
+    expect(deviceEvents(from, 'rele')).toEqual([]);
+  }, 45_000);
+
+  it('the bridge board cable out and straight back in leaves one offline and one online event, and the board grants again', async () => {
+    const from = lastEventId();
+    await bridgePty.unplug();
+    await bridgePty.replug();
+    // A new session: the board reopens its tty by itself, the box waits for a BOOT, then says HELLO.
+    await waitUntil(() => deviceEvents(from, 'rele').length === 2, WAIT_MS, 'relay offline and online events');
+    expect(deviceEvents(from, 'rele')).toEqual(['dispositivo_offline', 'dispositivo_online']);
+    expect((await gates()).data.pistas[0].rele.online).toBe(true);
+    const since = board.mark();
+    await scan('OK-5');
+    await board.waitFor('grant', undefined, { since, timeoutMs: WAIT_MS });
+    expect(deviceEvents(from, 'rele')).toEqual(['dispositivo_offline', 'dispositivo_online']);
+  }, 45_000);
 
   it('a board reset is followed by a new handshake, and the next scan is granted', async () => {
     const before = board.mark();
     await board.reset();
-    await board.waitFor('online', 1, { since: before, timeoutMs: 8000 });
+    await board.waitFor('online', 1, { since: before, timeoutMs: WAIT_MS });
     const since = board.mark();
     await scan('OK-4');
-    await board.waitFor('grant', undefined, { since, timeoutMs: 5000 });
+    await board.waitFor('grant', undefined, { since, timeoutMs: WAIT_MS });
     expect((await gates()).data.pistas[0].rele.online).toBe(true);
-  }, 20_000);
+  }, 45_000);
 
   it('when the box stops, the board locks by itself within its heartbeat timeout', async () => {
     const since = board.mark();

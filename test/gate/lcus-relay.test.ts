@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ByteLink } from '../../src/gate/byte-link.js';
 import { LCUS_WARNING, createLcusRelay, lcusCommand, type LcusRelayConfig } from '../../src/gate/lcus-relay.js';
 import type { RelayDriver } from '../../src/gate/relay.js';
+import type { TimerFns } from '../../src/gate/scanner-lines.js';
 import { openLcusSim, type LcusSim } from '../support/lcus-sim.js';
 import { openPortLink } from '../support/port-link.js';
 import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
@@ -13,6 +14,34 @@ function recordingLog() {
   const at = (level: string) => (_obj: object, msg: string) => void lines.push({ level, msg });
   return { lines, log: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } };
 }
+
+/** Pulse timers that fire when the test moves time: a busy machine cannot end a pulse early or late. */
+function manualTimers() {
+  let now = 0;
+  const due = new Set<{ at: number; fn: () => void }>();
+  const timers: TimerFns = {
+    setTimeout: (fn, ms) => {
+      const t = { at: now + ms, fn };
+      due.add(t);
+      return t;
+    },
+    clearTimeout: (h) => void due.delete(h as { at: number; fn: () => void }),
+  };
+  return {
+    timers,
+    advance(ms: number) {
+      now += ms;
+      for (const t of [...due].sort((a, b) => a.at - b.at))
+        if (t.at <= now) {
+          due.delete(t);
+          t.fn();
+        }
+    },
+  };
+}
+
+// Generous: a loaded machine may be slow, never wrong; waits end on the condition itself.
+const WAIT_MS = 10_000;
 
 describe('LCUS command bytes', () => {
   it('A0 channel state checksum', () => {
@@ -34,15 +63,30 @@ describe('LCUS relay over a pty', () => {
   let link: ByteLink;
   let relay: RelayDriver | null;
   let logged: ReturnType<typeof recordingLog>;
+  let time: ReturnType<typeof manualTimers>;
 
   const config = (over: Partial<LcusRelayConfig> = {}): LcusRelayConfig => ({ driver: 'lcus', path: pty.box, baud: 9600, pulseMs: 300, channel: 1, ...over });
+  const lcus = (over: Partial<LcusRelayConfig> = {}) => (relay = createLcusRelay({ link, config: config(over), log: logged.log, timers: time.timers }));
+
+  // Channel 8 is never a relay here: a command on it, once read, says the module has read everything written before it.
+  const MARK = hex(lcusCommand(8, false));
+  let marks = 0;
+  async function settled(): Promise<string[]> {
+    const n = ++marks;
+    await link.write(lcusCommand(8, false));
+    await waitUntil(() => sim.commands.filter((c) => c === MARK).length === n, WAIT_MS, 'the module to read what was written');
+    return sim.commands.filter((c) => c !== MARK);
+  }
+  const changes = (channel: number) => sim.changes.filter((c) => c.channel === channel).map((c) => (c.on ? 'on' : 'off'));
 
   beforeEach(async () => {
     pty = await openPtyPair('lcus');
     sim = await openLcusSim(pty.device);
     link = await openPortLink(pty.box);
     logged = recordingLog();
+    time = manualTimers();
     relay = null;
+    marks = 0;
   });
 
   afterEach(async () => {
@@ -53,93 +97,102 @@ describe('LCUS relay over a pty', () => {
   });
 
   it('switches the channel off at start, so a relay left on by a crash is released', async () => {
-    relay = createLcusRelay({ link, config: config({ channel: 3 }), log: logged.log });
-    await waitUntil(() => sim.commands.includes('a0 03 00 a3'), 3000, 'initial off');
+    lcus({ channel: 3 });
+    expect(await settled()).toEqual(['a0 03 00 a3']);
   });
 
-  it('grant pulses the configured channel on, then off after pulseMs, with the exact bytes', async () => {
-    relay = createLcusRelay({ link, config: config({ channel: 2, pulseMs: 400 }), log: logged.log });
-    await waitUntil(() => sim.changes.length === 1, 3000, 'initial off');
-    await relay.grant('entrada', 400);
-    await waitUntil(() => sim.isOn(2), 3000, 'relay on');
-    await waitUntil(() => sim.changes.length === 3, 5000, 'relay off again');
-    expect(sim.commands).toEqual(['a0 02 00 a2', 'a0 02 01 a3', 'a0 02 00 a2']);
-    const [, on, off] = sim.changes;
-    expect(on).toMatchObject({ channel: 2, on: true });
-    expect(off).toMatchObject({ channel: 2, on: false });
-    // Only "not right away": read times on a busy machine are too noisy for more.
-    expect(off!.at - on!.at).toBeGreaterThanOrEqual(200);
+  it('grant pulses the configured channel on, then off once pulseMs has passed, with the exact bytes', async () => {
+    const r = lcus({ channel: 2, pulseMs: 400 });
+    await r.grant('entrada', 400);
+    await settled();
+    expect(sim.isOn(2)).toBe(true);
+    time.advance(399);
+    await settled();
+    expect(sim.isOn(2)).toBe(true);
+    time.advance(1);
+    expect(await settled()).toEqual(['a0 02 00 a2', 'a0 02 01 a3', 'a0 02 00 a2']);
+    expect(changes(2)).toEqual(['off', 'on', 'off']);
     expect(sim.isOn(1)).toBe(false);
   });
 
   it('a second grant during a pulse keeps the relay on until the later pulse ends', async () => {
-    relay = createLcusRelay({ link, config: config(), log: logged.log });
-    await relay.grant('entrada', 600);
-    await waitUntil(() => sim.isOn(1), 3000, 'relay on');
-    await new Promise((r) => setTimeout(r, 300));
-    await relay.grant('entrada', 600);
-    await waitUntil(() => sim.changes.filter((c) => c.on).length === 2, 3000, 'second on');
-    const secondOn = sim.changes.filter((c) => c.on)[1]!.at;
-    await waitUntil(() => !sim.isOn(1), 5000, 'relay off');
-    // Had the first pulse's timer survived, a second "off" would follow.
-    await new Promise((r) => setTimeout(r, 700));
-    const offs = sim.changes.filter((c) => !c.on && c.at > secondOn);
-    expect(offs).toHaveLength(1);
-    expect(offs[0]!.at - secondOn).toBeGreaterThanOrEqual(300);
+    const r = lcus();
+    await r.grant('entrada', 600);
+    time.advance(300);
+    await r.grant('entrada', 600);
+    // The first pulse would end here: the relay stays on.
+    time.advance(300);
+    await settled();
+    expect(changes(1)).toEqual(['off', 'on', 'on']);
+    time.advance(299);
+    await settled();
+    expect(sim.isOn(1)).toBe(true);
+    time.advance(1);
+    await settled();
+    // Had the first pulse's timer survived, there would be two offs.
+    expect(changes(1)).toEqual(['off', 'on', 'on', 'off']);
+    time.advance(10_000);
+    await settled();
+    expect(changes(1)).toEqual(['off', 'on', 'on', 'off']);
   });
 
   it('deny writes nothing: the module has no lamp or buzzer', async () => {
-    relay = createLcusRelay({ link, config: config(), log: logged.log });
-    await waitUntil(() => sim.commands.length === 1, 3000, 'initial off');
-    await relay.deny('already_used');
-    await relay.deny('capacity');
-    await new Promise((r) => setTimeout(r, 200));
-    expect(sim.commands).toEqual(['a0 01 00 a1']);
+    const r = lcus();
+    await r.deny('already_used');
+    await r.deny('capacity');
+    expect(await settled()).toEqual(['a0 01 00 a1']);
     expect(logged.lines.filter((l) => l.level === 'debug')).toHaveLength(2);
   });
 
   it('free passage holds the relay on past any pulse, and releasing switches it off', async () => {
-    relay = createLcusRelay({ link, config: config({ pulseMs: 200 }), log: logged.log });
-    await relay.grant('entrada', 200);
-    await relay.setFreePassage(true);
-    await waitUntil(() => sim.isOn(1), 3000, 'relay on');
-    await new Promise((r) => setTimeout(r, 600));
+    const r = lcus({ pulseMs: 200 });
+    await r.grant('entrada', 200);
+    await r.setFreePassage(true);
+    time.advance(1000);
+    await settled();
     expect(sim.isOn(1)).toBe(true);
-    expect(relay.status().freePassage).toBe(true);
-    await relay.grant('entrada', 200);
-    await new Promise((r) => setTimeout(r, 600));
+    expect(r.status().freePassage).toBe(true);
+    await r.grant('entrada', 200);
+    time.advance(1000);
+    await settled();
     expect(sim.isOn(1)).toBe(true);
-    await relay.setFreePassage(false);
-    await waitUntil(() => !sim.isOn(1), 3000, 'relay released');
-    expect(relay.status().freePassage).toBe(false);
+    await r.setFreePassage(false);
+    await settled();
+    expect(sim.isOn(1)).toBe(false);
+    expect(r.status().freePassage).toBe(false);
   });
 
   it('status: write-only, not fail-safe, with the warning; the warning is logged once', async () => {
-    relay = createLcusRelay({ link, config: config({ channel: 4 }), log: logged.log });
-    const s = relay.status();
+    const r = lcus({ channel: 4 });
+    const s = r.status();
     expect(s).toMatchObject({ driver: 'lcus', path: pty.box, online: true, failSafe: false, freePassage: false, lastSeenAt: null, problem: LCUS_WARNING, device: { channel: 4 } });
     expect(s.problem).toMatch(/somente escrita/);
     expect(s.problem).toMatch(/não detecta falhas/);
     expect(s.problem).toMatch(/falha seguro/);
-    relay.status();
-    await relay.grant('saida', 100);
+    r.status();
+    await r.grant('saida', 100);
     expect(logged.lines.filter((l) => l.level === 'warn' && l.msg === LCUS_WARNING)).toHaveLength(1);
   });
 
-  it('a lost port shows as offline and a grant then fails, so the lane can reverse the check-in', async () => {
-    relay = createLcusRelay({ link, config: config(), log: logged.log });
+  it('a lost port shows as offline, told once as it happens, and a grant then fails, so the lane can reverse the check-in', async () => {
+    const r = lcus();
+    const told: boolean[] = [];
+    r.onOnline((online) => told.push(online));
     await pty.unplug();
-    // A pty hang-up shows on the next write.
-    await Promise.resolve(relay.grant('entrada', 100)).catch(() => {});
-    await waitUntil(() => !relay!.status().online, 3000, 'offline');
-    expect(relay.status().problem).toMatch(/desconectada/);
-    await expect(relay.grant('entrada', 100)).rejects.toThrow();
+    // This bare link has no probe: the hang-up shows for sure on the next write (serial-link.ts probes).
+    await Promise.resolve(r.grant('entrada', 100)).catch(() => {});
+    await waitUntil(() => told.length > 0, WAIT_MS, 'the port to report the loss');
+    expect(told).toEqual([false]);
+    expect(r.status().online).toBe(false);
+    expect(r.status().problem).toMatch(/desconectada/);
+    await expect(r.grant('entrada', 100)).rejects.toThrow();
+    expect(told).toEqual([false]);
   });
 
   it('the module ignores a command with a wrong checksum', async () => {
     await link.write(Uint8Array.from([0xa0, 0x01, 0x01, 0xa3]));
     await link.write(lcusCommand(5, true));
-    await waitUntil(() => sim.isOn(5), 3000, 'valid command');
+    await waitUntil(() => sim.isOn(5), WAIT_MS, 'valid command');
     expect(sim.isOn(1)).toBe(false);
     expect(sim.rejected()).toBeGreaterThanOrEqual(1);
   });

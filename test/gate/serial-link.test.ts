@@ -110,14 +110,15 @@ describe('openSerialLink on a socat pty', () => {
     await waitUntil(() => delays.length >= 6, 10_000, 'six retries');
     expect(delays.slice(0, 6)).toEqual([20, 40, 80, 100, 100, 100]);
     expect(l.isUp()).toBe(false);
-    expect(states).toEqual([]);
+    // Down once, from the first failed open; the retries add nothing.
+    expect(states).toEqual(['down']);
     expect(rec.count('warn')).toBe(1);
     expect(rec.entries.find((e) => e.level === 'warn')?.msg).toMatch(/cannot open serial port/);
     expect(l.status().lastError).toMatch(/no such file|ENOENT/i);
 
     const p = await openPtyPairAt(path);
     await waitUntil(() => l.isUp(), 10_000, 'link up once the path exists');
-    expect(states).toEqual(['up']);
+    expect(states).toEqual(['down', 'up']);
     const dev = await device(p.device);
     await l.write(Buffer.from('hi'));
     await waitUntil(() => dev.text() === 'hi', 5000, 'device to read');
@@ -136,6 +137,31 @@ describe('openSerialLink on a socat pty', () => {
     expect(rec.entries.find((e) => e.level === 'warn')?.msg).toMatch(/serial device path gone/);
     await p.replug();
     await waitUntil(() => l.isUp(), 10_000, 'link up again');
+  });
+
+  it('a hang-up the port did not report, with the device back behind the same path before the next probe, is one loss and one return', async () => {
+    const p = await pair();
+    const rec = recordingLog();
+    const deaf: OpenPort = (o) => openSerialPort({ ...o, onLost: () => undefined });
+    // The probe runs when the test says so; the path looks the same before and after (as a reused pty number does).
+    const PROBE_MS = 777;
+    const held: (() => void)[] = [];
+    const timers: TimerFns = {
+      setTimeout: (fn, ms) => (ms === PROBE_MS ? void held.push(fn) : setTimeout(fn, ms)),
+      clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+    };
+    const { l, states } = link({ path: p.box, log: rec.log, openPort: deaf, timers, probe: { intervalMs: PROBE_MS, identify: async () => 'same' } });
+    await waitUntil(() => l.isUp() && held.length === 1, 5000, 'link up, probe scheduled');
+    await p.unplug();
+    await p.replug();
+    expect(states).toEqual(['up']);
+    held.shift()!();
+    await waitUntil(() => states.length === 3, 5000, 'down and up again');
+    expect(states).toEqual(['up', 'down', 'up']);
+    expect(rec.entries.find((e) => e.level === 'warn')?.msg).toMatch(/serial port hung up/);
+    const dev = await device(p.device);
+    await l.write(Buffer.from('back\n'));
+    await waitUntil(() => dev.text() === 'back\n', 5000, 'device to read on the new port');
   });
 
   it('treats a different device behind the same path as a loss', async () => {
@@ -177,7 +203,7 @@ describe('openSerialLink on a socat pty', () => {
     const after = opens;
     await sleep(300);
     expect(opens).toBe(after);
-    expect(states).toEqual([]);
+    expect(states).toEqual(['down']);
     expect(l.isUp()).toBe(false);
   });
 

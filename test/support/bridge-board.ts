@@ -59,7 +59,8 @@ export interface BridgeBoard {
   restart(): Promise<BoardEvent>;
 }
 
-const DEFAULT_TIMEOUT_MS = 5000;
+// Generous: a loaded machine may be slow; a wait ends as soon as its event comes.
+const DEFAULT_TIMEOUT_MS = 15_000;
 let build: Promise<void> | null = null;
 
 /** Runs `make host` once per test process; the Makefile replaces the binary atomically. */

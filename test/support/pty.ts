@@ -1,13 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tempDir } from './temp.js';
 
 /**
  * A linked pair of Linux ptys made by socat: bytes written to one end are read at the other.
- * `unplug()` kills socat (both ends vanish, like a USB device pulled out); `replug()` starts it
- * again on the same paths.
+ * `unplug()` kills socat (both ends vanish, like a USB device pulled out: the paths are gone when
+ * it resolves); `replug()` starts it again on the same paths.
  */
 export interface PtyPair {
   /** The box's side (what a lane config names as the port path). */
@@ -43,9 +43,10 @@ export async function openPtyPair(name = 'port'): Promise<PtyPair> {
     const exited = new Promise((resolve) => proc.once('exit', resolve));
     proc.kill('SIGKILL');
     await exited;
-    // socat removes its links on a clean exit only.
-    const deadline = Date.now() + 1000;
-    while ((existsSync(box) || existsSync(device)) && Date.now() < deadline) await sleep(10);
+    // socat removes its links on a clean exit only. A link left dangling could point at a pty
+    // number another socat reuses meanwhile: gone at once, as a pulled USB device's node is.
+    rmSync(box, { force: true });
+    rmSync(device, { force: true });
   }
 
   await start();
