@@ -2,14 +2,16 @@ import { ConfigError } from './config.js';
 import path from 'node:path';
 import { backupDatabase } from './db/backup.js';
 import { migrateToLatest, migrationState, openDatabase } from './db/open.js';
-import { printDemoBanner, seedDemo } from './demo/demo.js';
-import { configOf, EXIT, parse, printHelp, say, UsageError, withDb, type CliIo } from './cli/common.js';
+import { configOf, EXIT, parse, printHelp, say, UsageError, type CliIo } from './cli/common.js';
+import { archiveCommand } from './cli/archive.js';
 import { backupCommand, restoreCommand } from './cli/backup.js';
+import { demoCommand } from './cli/demo.js';
 import { importCommand } from './cli/import.js';
 import { keysCommand } from './cli/keys.js';
 import { operatorsCommand } from './cli/operators.js';
 import { osdpCommand } from './cli/osdp.js';
 import { serveCommand } from './cli/serve.js';
+import { tenantsCommand } from './cli/tenants.js';
 import { USAGE } from './cli/usage.js';
 import { VERSION } from './version.js';
 
@@ -35,10 +37,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await migrateCommand(args, io);
       case 'backup':
         return await backupCommand(args, io);
+      case 'archive':
+        return await archiveCommand(args, io);
       case 'restore':
         return await restoreCommand(args, io);
       case 'import':
         return await importCommand(args, io);
+      case 'tenants':
+        return await tenantsCommand(args, io);
       case 'keys':
         return await keysCommand(args, io);
       case 'operators':
@@ -89,16 +95,6 @@ async function migrateCommand(args: string[], io: CliIo): Promise<number> {
   } finally {
     db.close();
   }
-}
-
-async function demoCommand(args: string[], io: CliIo): Promise<number> {
-  if (parse(args, {}, { min: 0, max: 0, names: '' }).help) return printHelp(io, 'demo');
-  const config = configOf(io);
-  return withDb(config, ({ db, clock }) => {
-    const seed = seedDemo({ sqlite: db.sqlite, kysely: db.kysely, clock });
-    printDemoBanner(io.stdout, { url: `http://localhost:${config.port || 8080}`, keys: seed.keys, sampleQr: seed.sampleQr });
-    return EXIT.ok;
-  });
 }
 
 /** The entry of bin/gate.js: the real process's streams and environment. */

@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type Database from 'better-sqlite3';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { prepareQuery, run, type Sqlite } from '../db/open.js';
 import type { DB } from '../db/schema.js';
+import { demoRetiredSql } from '../tenants/tenants.repo.js';
 
 export const PERMISSIONS = ['vouchers:checkin', 'checkin', 'vouchers:read', 'clientes:read', 'integration:combos:read', 'local:read', 'all'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
@@ -58,6 +59,9 @@ const keyLookup = (sqlite: Sqlite, k: Kysely<DB>) =>
   prepareQuery(sqlite, (p: { keyId: string }) =>
     k.selectFrom('api_keys').innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
       .select(['api_keys.id', 'api_keys.name', 'api_keys.key_hash', 'api_keys.permissions', 'api_keys.expires_at', 'api_keys.revoked_at', 'api_keys.tenant_id', 'tenants.slug'])
+      // A demo key beside a real park is refused: its QRs are predictable and it would let a
+      // misconfigured handheld "grant" entries that no park sold (docs/cli.md, "demo").
+      .select(sql.raw<number>(demoRetiredSql('tenants.slug')).as('demo_retired'))
       .where('api_keys.key_id', '=', p.keyId),
   );
 interface KeyCache {
@@ -71,7 +75,8 @@ interface KeyCache {
  * Key rows by key id, per connection: the lookup would otherwise be a join on every request. Keys are
  * issued and revoked by the CLI, another connection, whose commits change `PRAGMA data_version`
  * (asked on every request, about a microsecond): the cache is dropped then, so a revoked key is
- * refused from the first request after the CLI's commit. A change made on this same connection does
+ * refused from the first request after the CLI's commit; so is a demo key from the first request after
+ * `gate tenants create` made a real park. A change made on this same connection does
  * not change it: code that ever revokes keys in-process must clear this cache.
  */
 const caches = new WeakMap<Sqlite, KeyCache>();
@@ -104,7 +109,7 @@ export function verifyApiKey(sqlite: Sqlite, k: Kysely<DB>, presented: string, n
   }
   // Compare even when nothing matched, so a miss costs the same as a wrong secret.
   const equal = crypto.timingSafeEqual(hash(presented), row ? row.key_hash : DUMMY_HASH);
-  if (!row || !equal || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= nowIso)) return null;
+  if (!row || !equal || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= nowIso) || row.demo_retired) return null;
   return { apiKeyId: row.id, keyName: row.name, tenantId: row.tenant_id, tenantSlug: row.slug, permissions: JSON.parse(row.permissions) as string[] };
 }
 

@@ -3,6 +3,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createClock, type Clock } from '../clock.js';
 import { loadConfig, type Config } from '../config.js';
 import { migrateToLatest, openDatabase, type Db } from '../db/open.js';
+import { resolveTenant, TENANT_SLUG } from '../tenants/tenants.repo.js';
 import { commandUsage, type CommandName } from './usage.js';
 
 export interface CliIo {
@@ -53,15 +54,21 @@ function translateParseError(error: NodeJS.ErrnoException): string {
   }
 }
 
-const SLUG = /^[a-z0-9][a-z0-9-]*$/;
+/** A usage error unless `slug` can be a tenant's slug. */
+export function checkSlug(slug: string): string {
+  if (!TENANT_SLUG.test(slug)) throw new UsageError(`tenant inválido: "${slug}" (use letras minúsculas sem acento, dígitos e hífens, começando por letra ou dígito; até 63 caracteres)`);
+  return slug;
+}
 
 /** The tenant named by --tenant, else GATE_TENANT; a usage error when neither is given. */
 export function tenantSlug(flag: string | undefined, config: Config): string {
   const slug = flag ?? config.tenant;
   if (!slug) throw new UsageError('informe --tenant SLUG (ou defina GATE_TENANT)');
-  if (!SLUG.test(slug)) throw new UsageError(`tenant inválido: "${slug}" (use letras minúsculas, dígitos e hífens)`);
-  return slug;
+  return checkSlug(slug);
 }
+
+/** The existing tenant with this slug; an unknown one fails (exit 1) naming the known ones. Never creates. */
+export const requireTenant = (db: Db, slug: string) => resolveTenant(db.sqlite, db.kysely, slug);
 
 export interface Session {
   config: Config;
@@ -88,3 +95,16 @@ export function printHelp(io: CliIo, name: CommandName): number {
 }
 
 export const configOf = (io: CliIo): Config => loadConfig(io.env);
+
+/** Timestamps as the park reads them: `2026-11-21 10:02` in its time zone. */
+export const localTime = (timeZone: string) => {
+  const fmt = new Intl.DateTimeFormat('sv-SE', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' });
+  return (iso: string) => fmt.format(new Date(iso));
+};
+
+/** Columns padded to their widest cell; the last one is not padded. */
+export function formatTable(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  return [line(header), ...rows.map(line)];
+}

@@ -2,24 +2,28 @@ import { importFile, type ImportResult, type Phase } from '../import/import.js';
 import { createProgressBar, formatCount, formatMb, formatSeconds, silentProgress } from '../import/progress.js';
 import { ImportFileError, KINDS, type Kind } from '../import/records.js';
 import { ImportWriteError, type KindCounts } from '../import/write.js';
-import { configOf, EXIT, parse, printHelp, say, tenantSlug, withDb, type CliIo } from './common.js';
+import { configOf, EXIT, parse, printHelp, requireTenant, say, tenantSlug, withDb, type CliIo } from './common.js';
 
 export async function importCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals, help } = parse(args, { tenant: { type: 'string' } }, { min: 1, max: 1, names: 'o ARQUIVO a importar' });
+  const { values, positionals, help } = parse(args, { tenant: { type: 'string' }, 'dry-run': { type: 'boolean' } }, { min: 1, max: 1, names: 'o ARQUIVO a importar' });
   if (help) return printHelp(io, 'import');
   const config = configOf(io);
   const slug = tenantSlug(values.tenant, config);
+  const dryRun = values['dry-run'] === true;
   const file = positionals[0]!;
   const progress = (phase: Phase, total: number) => (io.stderrIsTTY ? createProgressBar(io.stderr, phase.padEnd(9), total) : silentProgress);
+  const command = dryRun ? 'gate import --dry-run' : 'gate import';
+  const nothing = dryRun ? 'a importação seria recusada e nada seria gravado' : 'nada foi gravado';
 
   return withDb(config, async ({ db, clock }) => {
+    const tenant = requireTenant(db, slug);
     let result: ImportResult;
     try {
-      result = await importFile({ file, tenantSlug: slug, db, clock, progress });
+      result = await importFile({ file, tenantId: tenant.id, dryRun, db, clock, progress });
     } catch (error) {
       if (error instanceof ImportFileError) {
-        say(io.stderr, `gate import: ${error.message}`);
-        say(io.stderr, 'nada foi gravado');
+        say(io.stderr, `${command}: ${error.message}`);
+        say(io.stderr, nothing);
         return EXIT.failure;
       }
       if (error instanceof ImportWriteError) {
@@ -32,7 +36,7 @@ export async function importCommand(args: string[], io: CliIo): Promise<number> 
 
     if (!result.ok) {
       const { issues } = result;
-      say(io.stderr, `gate import: ${formatCount(issues.count)} ${issues.count === 1 ? 'erro' : 'erros'} em ${file}; nada foi gravado`);
+      say(io.stderr, `${command}: ${formatCount(issues.count)} ${issues.count === 1 ? 'erro' : 'erros'} em ${file}; ${nothing}`);
       for (const line of issues.lines) say(io.stderr, `  ${line}`);
       const hidden = issues.count - issues.lines.length;
       if (hidden > 0) say(io.stderr, `  ... e mais ${formatCount(hidden)} ${hidden === 1 ? 'erro' : 'erros'}`);
@@ -40,8 +44,9 @@ export async function importCommand(args: string[], io: CliIo): Promise<number> 
     }
 
     if (!io.stderrIsTTY)
-      say(io.stderr, `importação concluída: ${formatCount(result.records)} registros, ${formatMb(result.bytes)} MB em ${formatSeconds(result.ms)} s`);
-    say(io.stdout, `tenant ${slug}${result.tenantCreated ? ' (criado)' : ''}:`);
+      say(io.stderr, `${dryRun ? 'validação concluída' : 'importação concluída'}: ${formatCount(result.records)} registros, ${formatMb(result.bytes)} MB em ${formatSeconds(result.ms)} s`);
+    // A dry run prints the very lines a real run would, under a header that says nothing was written.
+    say(io.stdout, dryRun ? `tenant ${slug} (simulação: nada foi gravado; a importação faria):` : `tenant ${slug}:`);
     const present = KINDS.filter((k) => result.counts[k].created + result.counts[k].updated > 0);
     if (present.length === 0) say(io.stdout, '  nenhum registro no arquivo');
     for (const kind of present) say(io.stdout, `  ${summary(kind, result.counts[kind])}`);

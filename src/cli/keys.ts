@@ -2,8 +2,8 @@ import { createApiKey, PERMISSIONS } from '../auth/api-keys.js';
 import { createClock, type Clock } from '../clock.js';
 import { all, first, run } from '../db/open.js';
 import { dateString, timestamp } from '../orders/order.schemas.js';
-import { ensureTenant, findTenant } from '../tenants/tenants.repo.js';
-import { configOf, EXIT, parse, printHelp, say, tenantSlug, UsageError, withDb, type CliIo } from './common.js';
+import { DEMO_TENANT_SLUG, realTenantSlugs } from '../tenants/tenants.repo.js';
+import { configOf, EXIT, formatTable, localTime, parse, printHelp, requireTenant, say, tenantSlug, UsageError, withDb, type CliIo } from './common.js';
 
 export async function keysCommand(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
@@ -34,14 +34,15 @@ async function create(args: string[], io: CliIo): Promise<number> {
 
   return withDb(config, ({ db, clock }) => {
     const nowIso = clock.nowIso();
-    const existed = findTenant(db.sqlite, db.kysely, slug) !== undefined;
-    const created = db.sqlite.transaction(() => {
-      const tenantId = ensureTenant(db.sqlite, db.kysely, slug, nowIso);
-      return createApiKey(db.sqlite, db.kysely, { tenantId, name, permissions, nowIso, expiresAt });
-    }).immediate();
+    const tenant = requireTenant(db, slug);
+    const parks = slug === DEMO_TENANT_SLUG ? realTenantSlugs(db.sqlite, db.kysely) : [];
+    if (parks.length > 0) {
+      say(io.stderr, `gate keys create: o tenant ${slug} é o de demonstração e este banco tem um parque real (${parks.join(', ')}): suas chaves são recusadas. Remova-o com: gate demo --remove`);
+      return EXIT.failure;
+    }
+    const created = db.sqlite.transaction(() => createApiKey(db.sqlite, db.kysely, { tenantId: tenant.id, name, permissions, nowIso, expiresAt })).immediate();
     // The key itself is the only thing on stdout, so `KEY=$(gate keys create ...)` just works.
     say(io.stdout, created.key);
-    if (!existed) say(io.stderr, `tenant ${slug} criado`);
     say(io.stderr, `chave ${created.keyId} ("${name}") criada para o tenant ${slug}: ${permissions.join(', ')}${expiresAt ? `; expira em ${expiresAt}` : ''}`);
     say(io.stderr, 'guarde-a agora: ela não poderá ser exibida de novo');
     return EXIT.ok;
@@ -69,13 +70,7 @@ async function list(args: string[], io: CliIo): Promise<number> {
       // Never the hash: the listing has no column that could leak the key.
       .select(['api_keys.key_id', 'tenants.slug', 'api_keys.name', 'api_keys.permissions', 'api_keys.created_at', 'api_keys.expires_at', 'api_keys.revoked_at'])
       .orderBy('tenants.slug').orderBy('api_keys.id');
-    if (slug !== undefined) {
-      if (!findTenant(db.sqlite, k, slug)) {
-        say(io.stderr, `gate: tenant ${slug} não existe`);
-        return EXIT.failure;
-      }
-      q = q.where('tenants.slug', '=', slug);
-    }
+    if (slug !== undefined) q = q.where('tenants.id', '=', requireTenant(db, slug).id);
     const rows = all(db.sqlite, q);
     if (rows.length === 0) return say(io.stdout, 'nenhuma chave'), EXIT.ok;
     const when = localTime(clock.timeZone);
@@ -115,15 +110,4 @@ async function revoke(args: string[], io: CliIo): Promise<number> {
     say(io.stdout, `chave ${keyId} (tenant ${row.slug}) revogada`);
     return EXIT.ok;
   });
-}
-
-const localTime = (timeZone: string) => {
-  const fmt = new Intl.DateTimeFormat('sv-SE', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' });
-  return (iso: string) => fmt.format(new Date(iso));
-};
-
-function formatTable(header: string[], rows: string[][]): string[] {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
-  return [line(header), ...rows.map(line)];
 }

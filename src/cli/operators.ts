@@ -1,6 +1,5 @@
 import { createOperator, disableOperator, listOperators, PAPEIS, type Papel } from '../console/operators.repo.js';
-import { findTenant } from '../tenants/tenants.repo.js';
-import { configOf, EXIT, parse, printHelp, say, tenantSlug, UsageError, withDb, type CliIo } from './common.js';
+import { configOf, EXIT, parse, printHelp, requireTenant, say, tenantSlug, UsageError, withDb, type CliIo } from './common.js';
 
 /** `gate operators add|list|disable`: the staff console's local accounts (docs/console.md). */
 export async function operatorsCommand(args: string[], io: CliIo): Promise<number> {
@@ -29,8 +28,7 @@ async function add(args: string[], io: CliIo): Promise<number> {
   const config = configOf(io);
   const slug = tenantSlug(values.tenant, config);
   return withDb(config, async ({ db, clock }) => {
-    const tenant = findTenant(db.sqlite, db.kysely, slug);
-    if (!tenant) throw new UsageError(`tenant ${slug} não existe`);
+    const tenant = requireTenant(db, slug);
     const { id, pin } = await createOperator(db.sqlite, { tenantId: tenant.id, nome: name, papel: values.role as Papel, segredo: password, nowIso: clock.nowIso() });
     if (pin) say(io.stdout, pin);
     say(io.stderr, `operador ${id} ("${name}", ${values.role}) criado no tenant ${slug}${pin ? ': o PIN acima é de uso pessoal e não será exibido de novo' : ' com a senha informada'}`);
@@ -44,8 +42,7 @@ async function list(args: string[], io: CliIo): Promise<number> {
   const config = configOf(io);
   const slug = tenantSlug(values.tenant, config);
   return withDb(config, ({ db, clock }) => {
-    const tenant = findTenant(db.sqlite, db.kysely, slug);
-    if (!tenant) throw new UsageError(`tenant ${slug} não existe`);
+    const tenant = requireTenant(db, slug);
     const now = clock.now().getTime();
     for (const o of listOperators(db.sqlite, tenant.id)) {
       const state = o.disabled_at ? `desativado em ${o.disabled_at}` : o.locked_until && Date.parse(o.locked_until) > now ? `bloqueado até ${o.locked_until}` : 'ativo';
@@ -63,8 +60,8 @@ async function disable(args: string[], io: CliIo): Promise<number> {
   const config = configOf(io);
   const slug = tenantSlug(values.tenant, config);
   return withDb(config, ({ db, clock }) => {
-    const tenant = findTenant(db.sqlite, db.kysely, slug);
-    if (!tenant || !disableOperator(db.sqlite, tenant.id, id, clock.nowIso())) {
+    const tenant = requireTenant(db, slug);
+    if (!disableOperator(db.sqlite, tenant.id, id, clock.nowIso())) {
       say(io.stderr, `operador ${id} não existe no tenant ${slug}`);
       return EXIT.failure;
     }

@@ -5,14 +5,17 @@ export const COMMAND_USAGE = {
   migrate: 'gate migrate',
   backup: 'gate backup [--to DIR] [--keep N]',
   restore: 'gate restore ARQUIVO',
-  import: 'gate import --tenant SLUG ARQUIVO.json',
+  archive: 'gate archive [--days N] [--to DIR] [--dry-run]',
+  import: 'gate import --tenant SLUG [--dry-run] ARQUIVO.json',
+  'tenants list': 'gate tenants list',
+  'tenants create': 'gate tenants create SLUG [--name "NOME"]',
   'keys create': 'gate keys create --tenant SLUG --permissions P1,P2 [--name NOME] [--expires DATA]',
   'keys list': 'gate keys list [--tenant SLUG]',
   'keys revoke': 'gate keys revoke KEY_ID',
   'operators add': 'gate operators add --tenant SLUG --name "NOME" --role atendente|supervisor [--password]',
   'operators list': 'gate operators list [--tenant SLUG]',
   'operators disable': 'gate operators disable [--tenant SLUG] ID',
-  demo: 'gate demo',
+  demo: 'gate demo [--remove]',
   'osdp set-key': 'gate osdp set-key --port PORTA --address N --key-file ARQUIVO [--current-key-file ARQUIVO] [--baud 9600] [--timeout 15]',
 } as const;
 export type CommandName = keyof typeof COMMAND_USAGE;
@@ -25,11 +28,20 @@ Comandos:
   backup [--to DIR] [--keep N]
                            cópia verificada do banco com a caixa em funcionamento (padrão:
                            GATE_DATA_DIR/backups, as 7 mais recentes); imprime o arquivo
+  archive [--days N] [--to DIR] [--dry-run]
+                           move para GATE_DATA_DIR/archive/events-AAAA-MM-DD.sqlite os eventos
+                           com mais de N dias (padrão 90 ou GATE_ARCHIVE_DAYS) que a nuvem já
+                           respondeu; roda com a caixa em funcionamento; --dry-run só conta
   restore ARQUIVO          com o serviço parado, põe uma cópia no lugar do banco (o atual
                            fica ao lado, gate.db.antes-de-restaurar-...)
-  import --tenant SLUG ARQUIVO.json
-                           importa pedidos, combos, disponibilidade e clientes (o tenant
-                           é criado se não existir); valida tudo antes de gravar
+  tenants list             lista os tenants: pedidos, chaves e operadores de cada um
+  tenants create SLUG [--name "NOME"]
+                           cria o tenant de um parque (letras minúsculas, dígitos e hífens)
+  import --tenant SLUG [--dry-run] ARQUIVO.json
+                           importa pedidos, combos, disponibilidade e clientes num tenant
+                           existente; valida tudo antes de gravar (exemplo do formato:
+                           docs/examples/importacao.json); --dry-run só valida e conta o
+                           que mudaria, sem gravar nada
   keys create --tenant SLUG --permissions P1,P2 [--name NOME] [--expires DATA]
                            cria uma chave de API e imprime só a chave na saída padrão
   keys list [--tenant SLUG]
@@ -43,6 +55,7 @@ Comandos:
   operators disable [--tenant SLUG] ID
                            desativa um operador e encerra suas sessões
   demo                     cria ou renova o tenant de demonstração e imprime suas chaves
+  demo --remove            apaga o tenant de demonstração com tudo o que é dele
   osdp set-key --port PORTA --address N --key-file ARQUIVO [--current-key-file ARQUIVO]
                            grava a chave do canal seguro (SCBK) num leitor OSDP que ainda
                            tem a chave padrão (modo de instalação) ou a chave atual dada;
@@ -55,7 +68,7 @@ Permissões: ${PERMISSIONS.join(', ')}
 Ambiente:
   GATE_DATA_DIR   diretório dos dados (padrão ./data; banco em GATE_DATA_DIR/gate.db)
   GATE_TIMEZONE   fuso horário IANA do parque (padrão America/Sao_Paulo)
-  GATE_TENANT     tenant padrão, quando --tenant não é informado
+  GATE_TENANT     tenant padrão, quando --tenant não é informado (deve existir)
   GATE_HOST, GATE_PORT, GATE_LOG_LEVEL   endereço, porta e nível de log do serve
   GATE_CONSOLE_IDLE_MIN  minutos sem uso que encerram uma sessão do console (padrão 720)
 

@@ -7,6 +7,7 @@ import { AppError, errorCatalogue } from '../http/errors.js';
 import type { ConsoleView, Leitura } from './console.view.js';
 import { MAX_ATTEMPTS, operatorByName, recordFailure, recordSuccess, UNKNOWN_OPERATOR_HASH, verifySecret } from './operators.repo.js';
 import { searchOrders } from './search.repo.js';
+import { demoRetiredSql } from '../tenants/tenants.repo.js';
 import { cookieToken, setSessionCookie, type ConsoleGuard, type ConsoleSession, type ConsoleSessions } from './sessions.js';
 
 export interface ConsoleDeps {
@@ -34,7 +35,12 @@ const actorOf = (s: ConsoleSession) => ({ terminal: s.estacao, operador: s.nome 
 export const consoleRoutes = (deps: ConsoleDeps): RouteRegistrar => (app) => {
   const { db, clock, checkin, sessions, guard, view } = deps;
   const { sqlite } = db;
-  const tenants = sqlite.prepare('SELECT id, slug, nome FROM tenants ORDER BY id');
+  // The demo tenant is not offered beside a park: its operators are refused, like its keys (docs/cli.md, "demo").
+  const tenants = sqlite.prepare(
+    `SELECT id, slug, nome FROM tenants
+      WHERE NOT ${demoRetiredSql('slug')}
+      ORDER BY id`,
+  );
 
   const sessaoData = (s: Pick<ConsoleSession, 'operatorId' | 'nome' | 'papel' | 'tenantSlug' | 'tenantNome' | 'estacao' | 'csrf'>) => ({
     operador: { id: s.operatorId, nome: s.nome, papel: s.papel },

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Sqlite } from '../db/open.js';
 import { AppError } from '../http/errors.js';
+import { demoRetiredSql } from '../tenants/tenants.repo.js';
 import type { Papel } from './operators.repo.js';
 
 // Console sessions: a random token in an httpOnly, SameSite=Strict cookie; the database keeps only
@@ -34,7 +35,9 @@ export function createConsoleSessions({ sqlite, clock, idleMinutes }: { sqlite: 
     `SELECT s.id, s.operator_id AS operatorId, s.csrf, s.estacao, s.last_seen_at AS lastSeen, o.nome, o.papel, o.tenant_id AS tenantId,
             t.slug AS tenantSlug, t.nome AS tenantNome
        FROM console_sessions s JOIN operators o ON o.id = s.operator_id JOIN tenants t ON t.id = o.tenant_id
-      WHERE s.token_hash = ? AND o.disabled_at IS NULL`,
+      WHERE s.token_hash = ? AND o.disabled_at IS NULL
+        -- The demo's operators, like its keys, stop working once a park exists (docs/cli.md, "demo").
+        AND NOT ${demoRetiredSql('t.slug')}`,
   );
   const touch = sqlite.prepare('UPDATE console_sessions SET last_seen_at = ? WHERE id = ?');
   const remove = sqlite.prepare('DELETE FROM console_sessions WHERE token_hash = ?');
@@ -88,7 +91,9 @@ export function cookieToken(request: FastifyRequest): string | null {
 
 export function setSessionCookie(reply: FastifyReply, token: string | null): void {
   const value = token === null ? `${COOKIE}=; Max-Age=0` : `${COOKIE}=${token}`;
-  reply.header('set-cookie', `${value}; Path=/; HttpOnly; SameSite=Strict`);
+  // Served over HTTPS (GATE_TLS_CERT): the browser then never sends the session over plain HTTP.
+  const secure = reply.request.protocol === 'https' ? '; Secure' : '';
+  reply.header('set-cookie', `${value}; Path=/; HttpOnly; SameSite=Strict${secure}`);
 }
 
 const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));

@@ -117,7 +117,8 @@ export function printDemoBanner(out: Writable, { url, keys, sampleQr, operator }
     'Combos:',
     `  curl -s ${base}/api/integration/combos -H 'X-Integration-Key: ${keys.combos}'`,
     '',
-    'Estas chaves não são mostradas de novo. Para usar um parque real: GATE_TENANT=<slug> e `gate import`.',
+    'Estas chaves não são mostradas de novo. Para usar um parque real: `gate tenants create <slug>`, `gate import`,',
+    'GATE_TENANT=<slug> e, por fim, `gate demo --remove` (com um parque real, as chaves da demonstração são recusadas).',
     '─'.repeat(88),
     '',
   ];

@@ -2,7 +2,7 @@ import type { CheckinService } from '../checkin/checkin.service.js';
 import type { Clock } from '../clock.js';
 import { ConfigError } from '../config.js';
 import type { Db } from '../db/open.js';
-import { ensureTenant } from '../tenants/tenants.repo.js';
+import { resolveTenant } from '../tenants/tenants.repo.js';
 import { serialDevices } from './devices.js';
 import { listSerialPorts } from './serial-link.js';
 import { startGates, type GateDevices } from './gates.js';
@@ -17,7 +17,7 @@ import type { DriverLog } from './relay.js';
  * fresh box). With several tenants and no GATE_TENANT the box cannot guess: it refuses to start.
  */
 export function laneTenant(db: Db, slug: string | undefined, nowIso: string): number {
-  if (slug !== undefined) return ensureTenant(db.sqlite, db.kysely, slug, nowIso);
+  if (slug !== undefined) return resolveTenant(db.sqlite, db.kysely, slug, 'GATE_TENANT').id;
   const tenants = db.sqlite.prepare('select id from tenants order by id limit 2').pluck().all() as number[];
   if (tenants.length === 1) return tenants[0]!;
   throw new ConfigError(

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
-import { ensureTenant, findTenant } from '../tenants/tenants.repo.js';
 import { describeSyntaxError, isSyntaxError, locateSyntaxError } from './locate.js';
 import { silentProgress, type Progress } from './progress.js';
 import { ImportFileError } from './records.js';
@@ -12,9 +11,10 @@ export type Phase = 'validando' | 'gravando';
 
 export interface ImportOptions {
   file: string;
-  tenantSlug: string;
-  /** Name of the tenant when the import creates it. */
-  tenantNome?: string;
+  /** An existing tenant (resolveTenant): an import never creates one. */
+  tenantId: number;
+  /** Validate and count what would change, and write nothing. */
+  dryRun?: boolean;
   db: Db;
   clock: Clock;
   progress?: (phase: Phase, totalBytes: number) => Progress;
@@ -22,7 +22,7 @@ export interface ImportOptions {
 }
 
 export type ImportResult =
-  | { ok: true; tenantCreated: boolean; counts: WriteCounts; records: number; bytes: number; ms: number }
+  | { ok: true; dryRun: boolean; counts: WriteCounts; records: number; bytes: number; ms: number }
   | { ok: false; issues: IssueList; records: number };
 
 /**
@@ -30,26 +30,32 @@ export type ImportResult =
  * everything and writes nothing, the second writes in short transactions so that a server running on
  * the same database keeps answering check-ins. Throws ImportFileError when the file cannot be read
  * as an import file at all.
+ *
+ * A dry run is the first pass alone, which also looks up each record in the database to tell what
+ * the second pass would report. It takes no write lock, so it can run beside a busy gate; a file
+ * that passes validation repeats no id, so each record meets the database as it is now and the
+ * counts are the ones a real run reports (unless the database changes in between).
  */
 export async function importFile(opts: ImportOptions): Promise<ImportResult> {
   const { db, clock } = opts;
   const started = Date.now();
   const size = fileSize(opts.file);
   const progress = opts.progress ?? (() => silentProgress);
-  const existing = findTenant(db.sqlite, db.kysely, opts.tenantSlug);
+  const { tenantId } = opts;
+  const dryRun = opts.dryRun ?? false;
 
   const validation = await readable(opts.file, () =>
-    validateFile(opts.file, { sqlite: db.sqlite, kysely: db.kysely, tenantId: existing?.id }, progress('validando', size)),
+    validateFile(opts.file, { sqlite: db.sqlite, kysely: db.kysely, tenantId, predict: dryRun }, progress('validando', size)),
   );
   const records = Object.values(validation.counts).reduce((a, b) => a + b, 0);
   if (validation.issues.count > 0) return { ok: false, issues: validation.issues, records };
+  if (dryRun) return { ok: true, dryRun, counts: validation.predicted, records, bytes: size, ms: Date.now() - started };
 
   const nowIso = clock.nowIso();
-  const tenantId = existing?.id ?? ensureTenant(db.sqlite, db.kysely, opts.tenantSlug, nowIso, opts.tenantNome ?? opts.tenantSlug);
   const plan = planReads(validation.keyOrder);
   const ctx = { sqlite: db.sqlite, kysely: db.kysely, tenantId, nowIso, ...(opts.batchSize ? { batchSize: opts.batchSize } : {}) };
   const counts = await readable(opts.file, () => writeFile(opts.file, plan, ctx, progress('gravando', size * plan.length)));
-  return { ok: true, tenantCreated: !existing, counts, records, bytes: size, ms: Date.now() - started };
+  return { ok: true, dryRun, counts, records, bytes: size, ms: Date.now() - started };
 }
 
 function fileSize(file: string): number {

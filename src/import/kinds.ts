@@ -4,9 +4,10 @@ import { clienteRecordSchema, type ClienteRecord } from '../clients/client.schem
 import { upsertClient } from '../clients/clients.repo.js';
 import { availabilitySchema, comboSchema } from '../combos/combo.schemas.js';
 import { upsertAvailability, upsertCombo } from '../combos/combos.repo.js';
-import type { Sqlite } from '../db/open.js';
+import { first, type Sqlite } from '../db/open.js';
 import type { DB } from '../db/schema.js';
-import { pedidoSchema } from '../orders/order.schemas.js';
+import { pedidoSchema, type Pedido } from '../orders/order.schemas.js';
+import { orderQueries } from '../orders/orders.queries.js';
 import { upsertOrder } from '../orders/orders.repo.js';
 import type { Kind } from './records.js';
 
@@ -21,25 +22,41 @@ export interface WriteOutcome {
 export interface KindHandler {
   parse(value: unknown): z.ZodSafeParseResult<unknown>;
   write(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, parsed: unknown, nowIso: string): WriteOutcome;
+  /**
+   * What `write` would report, read from the database without writing (`gate import --dry-run`).
+   * Exact for a validated file: it repeats no id, so each record meets the database as it is now.
+   */
+  predict(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, parsed: unknown): WriteOutcome;
 }
 
 function handler<T, R>(
   schema: z.ZodType<T, any>,
   upsert: (sqlite: Sqlite, k: Kysely<DB>, tenantId: number, record: T, nowIso: string) => R,
   outcome: (result: R) => WriteOutcome,
+  predict: (sqlite: Sqlite, k: Kysely<DB>, tenantId: number, record: T) => WriteOutcome,
 ): KindHandler {
   return {
     parse: (value) => schema.safeParse(value),
     write: (sqlite, k, tenantId, parsed, nowIso) => outcome(upsert(sqlite, k, tenantId, parsed as T, nowIso)),
+    predict: (sqlite, k, tenantId, parsed) => predict(sqlite, k, tenantId, parsed as T),
   };
 }
 
+function predictOrder(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, p: Pedido): WriteOutcome {
+  const existing = orderQueries(sqlite, k).order.get({ tenantId, numero: p.numero_pedido });
+  return { created: !existing, statusChanged: existing !== undefined && existing.status !== p.status };
+}
+
 export const handlers: Record<Kind, KindHandler> = {
-  pedidos: handler(pedidoSchema, upsertOrder, (r) => ({ created: r.created, statusChanged: r.statusChanged })),
-  combos: handler(comboSchema, upsertCombo, (r) => ({ created: r.created })),
+  pedidos: handler(pedidoSchema, upsertOrder, (r) => ({ created: r.created, statusChanged: r.statusChanged }), predictOrder),
+  combos: handler(comboSchema, upsertCombo, (r) => ({ created: r.created }), (sqlite, k, tenantId, c) => ({
+    created: !first(sqlite, k.selectFrom('combos').select('id').where('tenant_id', '=', tenantId).where('combo_id', '=', c.id)),
+  })),
   // Availability replaces the dates it carries: it is counted in dates, not as created or updated.
-  disponibilidade: handler(availabilitySchema, upsertAvailability, (r) => ({ created: false, dates: r.dates })),
-  clientes: handler(clienteRecordSchema, upsertClient, (r) => ({ created: r.created })),
+  disponibilidade: handler(availabilitySchema, upsertAvailability, (r) => ({ created: false, dates: r.dates }), (_s, _k, _t, a) => ({ created: false, dates: a.dates.length })),
+  clientes: handler(clienteRecordSchema, upsertClient, (r) => ({ created: r.created }), (sqlite, k, tenantId, c) => ({
+    created: !first(sqlite, k.selectFrom('clients').select('id').where('tenant_id', '=', tenantId).where('cliente_id', '=', c.id)),
+  })),
 };
 
 /** The cloud id of a parsed client record. */

@@ -8,6 +8,7 @@ import { CrossChecks } from './checks.js';
 import { clientId, handlers } from './kinds.js';
 import { KINDS, openRecordStream, type Kind } from './records.js';
 import type { Progress } from './progress.js';
+import { emptyCounts, tally, type WriteCounts } from './write.js';
 
 // Messages of the schemas' built-in rules in Portuguese, as the HTTP app does.
 z.config(z.locales.pt());
@@ -29,12 +30,16 @@ export interface ValidationResult {
   counts: Record<Kind, number>;
   /** The lists in the order the file has them: decides how the writing pass reads it. */
   keyOrder: Kind[];
+  /** With `predict`: what the writing pass would report for the records that passed their schema. */
+  predicted: WriteCounts;
 }
 
 export interface ValidationContext {
   sqlite: Sqlite;
   kysely: Kysely<DB>;
-  tenantId: number | undefined;
+  tenantId: number;
+  /** Also work out what each record would do to the database (`gate import --dry-run`). */
+  predict?: boolean;
 }
 
 /**
@@ -46,6 +51,7 @@ export async function validateFile(file: string, ctx: ValidationContext, progres
   const checks = new CrossChecks(ctx.sqlite, ctx.kysely, ctx.tenantId, issues.add);
   const counts = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<Kind, number>;
   const keyOrder: Kind[] = [];
+  const predicted = emptyCounts();
   const stream = openRecordStream(file);
   let records = 0;
   for await (const item of stream.items) {
@@ -65,12 +71,13 @@ export async function validateFile(file: string, ctx: ValidationContext, progres
       for (const line of describeIssues(parsed.error, [item.kind, item.index])) issues.add(line);
     } else {
       crossCheck(checks, item.kind, parsed.data, item.index);
+      if (ctx.predict) tally(predicted, item.kind, handlers[item.kind].predict(ctx.sqlite, ctx.kysely, ctx.tenantId, parsed.data));
     }
     progress.update(stream.bytesRead, records);
   }
   checks.finish();
   progress.finish(stream.bytesRead, records);
-  return { issues, counts, keyOrder };
+  return { issues, counts, keyOrder, predicted };
 }
 
 function crossCheck(checks: CrossChecks, kind: Kind, data: unknown, index: number): void {

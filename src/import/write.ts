@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Sqlite } from '../db/open.js';
 import type { DB } from '../db/schema.js';
 import { describeIssues } from '../orders/order.schemas.js';
-import { handlers } from './kinds.js';
+import { handlers, type WriteOutcome } from './kinds.js';
 import type { Progress } from './progress.js';
 import { formatPath, KINDS, openRecordStream, type Kind } from './records.js';
 
@@ -23,6 +23,17 @@ export interface KindCounts {
   dates: number;
 }
 export type WriteCounts = Record<Kind, KindCounts>;
+
+export const emptyCounts = (): WriteCounts => Object.fromEntries(KINDS.map((k) => [k, { created: 0, updated: 0, statusChanged: 0, dates: 0 }])) as WriteCounts;
+
+/** Adds one record's outcome: the same tally for a real write and a dry run's prediction. */
+export function tally(counts: WriteCounts, kind: Kind, out: WriteOutcome): void {
+  const c = counts[kind];
+  if (out.created) c.created++;
+  else c.updated++;
+  c.dates += out.dates ?? 0;
+  if (out.statusChanged) c.statusChanged++;
+}
 
 export interface WriteContext {
   sqlite: Sqlite;
@@ -61,7 +72,7 @@ export function planReads(keyOrder: readonly Kind[]): (ReadonlySet<Kind> | undef
 
 /** Pass 2: reads the file again and upserts its records in short transactions. */
 export async function writeFile(file: string, plan: (ReadonlySet<Kind> | undefined)[], ctx: WriteContext, progress: Progress): Promise<WriteCounts> {
-  const counts = Object.fromEntries(KINDS.map((k) => [k, { created: 0, updated: 0, statusChanged: 0, dates: 0 }])) as WriteCounts;
+  const counts = emptyCounts();
   const batchSize = ctx.batchSize ?? BATCH_SIZE;
   let committed = 0;
   let offset = 0;
@@ -105,27 +116,20 @@ export async function writeFile(file: string, plan: (ReadonlySet<Kind> | undefin
 function committer({ sqlite, kysely, tenantId, nowIso }: WriteContext, counts: WriteCounts) {
   // IMMEDIATE takes the write lock up front, so the transaction never fails half-way on a lock upgrade.
   const tx = sqlite.transaction((batch: Pending[]) => {
-    const tally: { kind: Kind; created: boolean; statusChanged: boolean; dates: number }[] = [];
+    const outcomes: { kind: Kind; out: WriteOutcome }[] = [];
     for (const r of batch) {
       try {
-        const out = handlers[r.kind].write(sqlite, kysely, tenantId, r.parsed, nowIso);
-        tally.push({ kind: r.kind, created: out.created, statusChanged: out.statusChanged ?? false, dates: out.dates ?? 0 });
+        outcomes.push({ kind: r.kind, out: handlers[r.kind].write(sqlite, kysely, tenantId, r.parsed, nowIso) });
       } catch (error) {
         // OrderConflictError and ComboDataError name the field; say which record it was.
         const where = error && typeof error === 'object' && 'path' in error && Array.isArray(error.path) ? (error.path as (string | number)[]) : [];
         throw new Error(`${formatPath([r.kind, r.index, ...where])}: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    return tally;
+    return outcomes;
   });
   return (batch: Pending[]) => {
     // Counted only once the transaction committed.
-    for (const t of tx.immediate(batch)) {
-      const c = counts[t.kind];
-      if (t.created) c.created++;
-      else c.updated++;
-      c.dates += t.dates;
-      if (t.statusChanged) c.statusChanged++;
-    }
+    for (const o of tx.immediate(batch)) tally(counts, o.kind, o.out);
   };
 }

@@ -7,6 +7,7 @@ import { assembleBox } from '../../src/box.js';
 import { createFixedClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { main } from '../../src/main.js';
+import { migrations } from '../../migrations/index.js';
 import { tempDir, TZ } from '../support/box.js';
 import { count, gate, openData } from './run.js';
 
@@ -21,11 +22,11 @@ describe('gate usage', () => {
     for (const argv of [['help'], ['--help']]) {
       const res = await gate(dir, argv);
       expect(res.code).toBe(0);
-      for (const command of ['serve', 'migrate', 'import --tenant', 'keys create', 'keys list', 'keys revoke', 'demo']) expect(res.stdout).toContain(command);
+      for (const command of ['serve', 'migrate', 'tenants list', 'tenants create', 'import --tenant', '--dry-run', 'keys create', 'keys list', 'keys revoke', 'demo', 'demo --remove']) expect(res.stdout).toContain(command);
     }
     const sub = await gate(dir, ['import', '--help']);
     expect(sub.code).toBe(0);
-    expect(sub.stdout).toBe('uso: gate import --tenant SLUG ARQUIVO.json\n');
+    expect(sub.stdout).toBe('uso: gate import --tenant SLUG [--dry-run] ARQUIVO.json\n');
   });
 
   it('an unknown or missing command prints the usage on stderr and exits 2', async () => {
@@ -48,6 +49,9 @@ describe('gate usage', () => {
       [['keys'], 'falta o subcomando'],
       [['keys', 'delete', 'x'], 'subcomando desconhecido: keys delete'],
       [['keys', 'revoke'], 'falta KEY_ID'],
+      [['tenants'], 'falta o subcomando: list ou create'],
+      [['tenants', 'create'], 'falta o SLUG do tenant'],
+      [['demo', '--remover'], 'opção desconhecida: --remover'],
       [['migrate', 'agora'], 'argumento inesperado: agora'],
     ];
     for (const [argv, message] of cases) {
@@ -68,7 +72,9 @@ describe('gate migrate', () => {
   it('creates the database in GATE_DATA_DIR and says what it applied, then that it is up to date', async () => {
     const first = await gate(dir, ['migrate']);
     expect(first.code).toBe(0);
-    expect(first.stdout).toBe('aplicada: 0001_core\naplicada: 0002_sync\naplicada: 0003_lane_events\naplicada: 0004_movements\naplicada: 0005_storage_probe\naplicada: 0006_sync_inbox\naplicada: 0007_console\naplicada: 0008_search\n');
+    // Every migration of the release, in order (migrations/index.ts lists them).
+    expect(first.stdout).toBe(Object.keys(migrations).map((name) => `aplicada: ${name}\n`).join(''));
+    expect(first.stdout).toMatch(/^aplicada: 0001_core\naplicada: 0002_sync\n/);
     expect(fs.existsSync(`${dir}/gate.db`)).toBe(true);
 
     const second = await gate(dir, ['migrate']);
@@ -178,11 +184,12 @@ describe('first start', () => {
   });
 
   it('does not seed the demo when a tenant is configured', async () => {
+    expect((await gate(dir, ['tenants', 'create', 'parque'])).code).toBe(0);
     const printed = sink();
     await (await start({ GATE_TENANT: 'parque' }, printed.out)).close();
     expect(printed.text()).toBe('');
     const db = openData(dir);
-    expect(count(db, 'tenants')).toBe(0);
+    expect(db.sqlite.prepare('select slug from tenants').pluck().all()).toEqual(['parque']);
     db.close();
   });
 });

@@ -5,8 +5,9 @@ import { gate, openData } from './run.js';
 import { tempDir } from '../support/box.js';
 
 let dir: string;
-beforeEach(() => {
+beforeEach(async () => {
   dir = tempDir('gate-keys-');
+  for (const slug of ['parque', 'lagoa', 'outro']) expect((await gate(dir, ['tenants', 'create', slug])).code).toBe(0);
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -27,7 +28,6 @@ describe('gate keys', () => {
 
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/^gk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}\n$/);
-    expect(res.stderr).toContain('tenant parque criado');
     expect(res.stderr).not.toContain(res.stdout.trim());
     expect(verify(res.stdout.trim())).toMatchObject({ tenantSlug: 'parque', keyName: 'catraca-norte', permissions: ['vouchers:checkin', 'vouchers:read'] });
   });
@@ -64,6 +64,14 @@ describe('gate keys', () => {
     const noTenant = await gate(dir, ['keys', 'create', '--permissions', 'all']);
     expect(noTenant.code).toBe(2);
     expect(noTenant.stderr).toContain('informe --tenant SLUG');
+  });
+
+  it('create never makes a tenant: an unknown one exits 1 naming the known ones, and no key is made', async () => {
+    const res = await gate(dir, ['keys', 'create', '--tenant', 'parqe', '--permissions', 'all']);
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toContain('tenant "parqe" não existe; conhecidos: lagoa, outro, parque. Crie com: gate tenants create parqe');
+    expect((await gate(dir, ['keys', 'list'])).stdout).toBe('nenhuma chave\n');
   });
 
   it('list shows id, tenant, name, permissions and dates, but never a key or its hash', async () => {

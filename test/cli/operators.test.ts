@@ -7,7 +7,7 @@ import { gate, openData } from './run.js';
 let dir: string;
 beforeEach(async () => {
   dir = tempDir('gate-operators-');
-  expect((await gate(dir, ['keys', 'create', '--tenant', 'parque', '--permissions', 'all'])).code).toBe(0);
+  expect((await gate(dir, ['tenants', 'create', 'parque'])).code).toBe(0);
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 

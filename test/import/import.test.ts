@@ -8,8 +8,9 @@ import { makeOrder } from '../support/fixtures.js';
 import { availability, client, combo, orders } from './data.js';
 
 let dir: string;
-beforeEach(() => {
+beforeEach(async () => {
   dir = tempDir('gate-import-');
+  expect((await gate(dir, ['tenants', 'create', 'parque'])).code).toBe(0);
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -38,7 +39,7 @@ describe('gate import', () => {
     const res = await importFile({ pedidos: orders(3), combos: [combo()], disponibilidade: [availability()], clientes: [client(1), client(2)] });
 
     expect(res.code).toBe(0);
-    expect(res.stdout).toContain('tenant parque (criado)');
+    expect(res.stdout).toContain('tenant parque:\n');
     expect(res.stdout).toContain('pedidos: 3 criados, 0 atualizados');
     expect(res.stdout).toContain('combos: 1 criado, 0 atualizados');
     expect(res.stdout).toContain('disponibilidade: 1 combo, 2 datas');
