@@ -7,6 +7,8 @@ import * as m0005 from './0005_storage_probe.js';
 import * as m0006 from './0006_sync_inbox.js';
 import * as m0007 from './0007_console.js';
 import * as m0008 from './0008_search.js';
+import * as m0009 from './0009_retention.js';
+import * as m0010 from './0010_clock.js';
 
 /** Every migration, in order. Listed statically so the same code runs from src (tests) and dist (production). */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +20,6 @@ export const migrations: Record<string, Migration> = {
   '0006_sync_inbox': m0006,
   '0007_console': m0007,
   '0008_search': m0008,
+  '0009_retention': m0009,
+  '0010_clock': m0010,
 };

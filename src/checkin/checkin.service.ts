@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
+import type { ClockCheck } from '../clock-check.js';
 import type { Db } from '../db/open.js';
 import { CANNOT_RECORD, storageFailure, type StorageHealth } from '../db/storage.js';
 import { AppError } from '../http/errors.js';
@@ -75,7 +76,7 @@ export interface ScanNotice {
 const BATCH_SLICE = 10;
 
 /** The one rule set for every door: HTTP routes, serial lanes and the console all call this. */
-export function createCheckinService({ db, clock, log, storage, onResult }: { db: Db; clock: Clock; log?: FastifyBaseLogger; storage?: StorageHealth; onResult?: (notice: ScanNotice) => void }): CheckinService {
+export function createCheckinService({ db, clock, log, storage, onResult, clockCheck }: { db: Db; clock: Clock; log?: FastifyBaseLogger; storage?: StorageHealth; onResult?: (notice: ScanNotice) => void; clockCheck?: Pick<ClockCheck, 'eventMark'> }): CheckinService {
   const { sqlite, kysely: k } = db;
   const repo = createCheckinRepo(sqlite, k);
   const queue = db.writes;
@@ -105,6 +106,7 @@ export function createCheckinService({ db, clock, log, storage, onResult }: { db
       clock,
       now: now.toISOString(),
       today: clock.localDate(now),
+      relogio: clockCheck?.eventMark(now) ?? null,
       area,
       actor: Object.assign({}, caller, { terminal: input.terminal?.trim() || null, operador: input.operador?.trim() || null, motivo: input.motivo?.trim() || null }),
     };

@@ -45,13 +45,17 @@ const insertEvent = (sqlite: Sqlite, k: Kysely<DB>) =>
       operador: p.operador,
       source: p.source,
       details: p.details,
+      relogio_suspeito: p.relogio_suspeito,
     }),
   );
 /** The insert, compiled once per connection. */
 const inserts = new WeakMap<Sqlite, ReturnType<typeof insertEvent>>();
 
-/** Appends one immutable event; must run in the transaction of the change it records. */
-export function appendEvent(sqlite: Sqlite, k: Kysely<DB>, actor: Actor, at: string, e: EventInput): void {
+/**
+ * Appends one immutable event; must run in the transaction of the change it records. `relogio`: why
+ * the clock was suspect when `at` was read (src/clock-check.ts), kept with the event.
+ */
+export function appendEvent(sqlite: Sqlite, k: Kysely<DB>, actor: Actor, at: string, e: EventInput, relogio: string | null = null): void {
   let insert = inserts.get(sqlite);
   if (!insert) inserts.set(sqlite, (insert = insertEvent(sqlite, k)));
   insert.run({
@@ -70,5 +74,6 @@ export function appendEvent(sqlite: Sqlite, k: Kysely<DB>, actor: Actor, at: str
     operador: actor.operador,
     source: actor.source,
     details: actor.motivo ? JSON.stringify(Object.assign({}, e.details, { motivo: actor.motivo })) : e.details ? JSON.stringify(e.details) : null,
+    relogio_suspeito: relogio,
   });
 }

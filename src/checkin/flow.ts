@@ -16,6 +16,8 @@ export interface Flow {
   actor: Actor;
   now: string;
   today: string;
+  /** Why the clock is suspect at `now` (src/clock-check.ts), recorded with every event of the flow; null when it looks right. */
+  relogio: string | null;
   /** The area an entry leads into: the lane's, or the whole park (PARK_AREA). */
   area: string;
 }
@@ -23,7 +25,7 @@ export interface Flow {
 /** The area of every door that names none: the whole park. */
 export const PARK_AREA = 'parque';
 
-export const record = (f: Flow, e: EventInput) => appendEvent(f.sqlite, f.k, f.actor, f.now, e);
+export const record = (f: Flow, e: EventInput) => appendEvent(f.sqlite, f.k, f.actor, f.now, e, f.relogio);
 
 /** A refusal is recorded in the event log too, then returned. */
 export function refuse(f: Flow, e: Omit<EventInput, 'result' | 'details'>, code: ErrorCode, details?: Record<string, unknown>): Refused {

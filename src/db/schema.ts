@@ -189,6 +189,8 @@ export interface EventsTable {
   operador: string | null;
   source: string;
   details: string | null;
+  /** Why the clock was suspect when the event was written (src/clock-check.ts, migrations/0010_clock.ts); null when it looked right. */
+  relogio_suspeito: string | null;
 }
 
 /** Who is inside each area today (migrations/0004_movements.ts). */
@@ -272,6 +274,23 @@ export interface EventMarksTable {
   sincronizado_em: string;
 }
 
+/** Ids `gate archive` is deleting, filled and emptied inside its delete transaction (migrations/0009_retention.ts). */
+export interface RetentionMovingTable {
+  tbl: 'events' | 'lane_events';
+  id: number;
+}
+
+/** One archiving run of `gate archive` (src/retention/); unfinished runs are resumed with their file and cut-off. */
+export interface RetentionRunsTable {
+  id: Generated<number>;
+  file: string;
+  cutoff: string;
+  started_at: string;
+  finished_at: string | null;
+  events: Generated<number>;
+  lane_events: Generated<number>;
+}
+
 export interface DB {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
@@ -294,4 +313,6 @@ export interface DB {
   sync_rejects: SyncRejectsTable;
   sync_inbox: SyncInboxTable;
   event_marks: EventMarksTable;
+  retention_moving: RetentionMovingTable;
+  retention_runs: RetentionRunsTable;
 }

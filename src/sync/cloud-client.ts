@@ -88,8 +88,12 @@ export interface CloudClient {
   comboAvailability(comboId: string, from: string, to: string, signal?: AbortSignal): Promise<ComboAvailability>;
   /** POST (check-in) or PATCH (reversal) api-qrcode-checkin with distinct comma-separated codes: one result per code. */
   send(action: 'checkin' | 'estorno', codes: readonly string[], actor: CheckinActor, signal?: AbortSignal): Promise<ItemResult[]>;
+  /** Hears the `Date` header of every answer from the cloud's application (below 500), with the milliseconds from request to headers. */
+  onDate?(listener: CloudDateListener): void;
   close(): Promise<void>;
 }
+
+export type CloudDateListener = (date: string | undefined, latencyMs: number) => void;
 
 type Auth = 'api' | 'integration';
 
@@ -105,6 +109,7 @@ export function createCloudClient(opts: CloudClientOptions): CloudClient {
     keepAliveTimeout: 10_000,
   });
   const splitter = createPageSplitter();
+  let dateListener: CloudDateListener | undefined;
   const headersFor = (auth: Auth, json: boolean) => ({
     accept: 'application/json',
     'user-agent': 'gate-appliance-sync',
@@ -125,6 +130,7 @@ export function createCloudClient(opts: CloudClientOptions): CloudClient {
   async function callBytes(method: 'GET' | 'POST' | 'PATCH', path: string, auth: Auth, body: unknown, signal: AbortSignal | undefined) {
     const signals = [AbortSignal.timeout(opts.timeoutMs * 3), ...(signal ? [signal] : [])];
     try {
+      const started = performance.now();
       const res = await pool.request({
         method,
         path: prefix + path,
@@ -132,6 +138,8 @@ export function createCloudClient(opts: CloudClientOptions): CloudClient {
         body: body === undefined ? null : JSON.stringify(body),
         signal: AbortSignal.any(signals),
       });
+      // A gateway's error page may carry another machine's clock; the application's answers carry the cloud's.
+      if (res.statusCode < 500) dateListener?.(headerValue(res.headers.date), performance.now() - started);
       return { status: res.statusCode, body: Buffer.from(await res.body.arrayBuffer()) };
     } catch (error) {
       throw asUnavailable(error, signal);
@@ -179,12 +187,17 @@ export function createCloudClient(opts: CloudClientOptions): CloudClient {
       const res = await call(action === 'checkin' ? 'POST' : 'PATCH', '/api/v1/api-qrcode-checkin', 'api', body, signal);
       return checkinResults(codes, res.body, res.status);
     },
+    onDate(listener) {
+      dateListener = listener;
+    },
     close: async () => {
       await splitter.close();
       await pool.close();
     },
   };
 }
+
+const headerValue = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h);
 
 function query(params: Record<string, string | number | boolean | undefined>): string {
   const q = new URLSearchParams();

@@ -52,6 +52,7 @@ const eventColumns = [
   'e.terminal',
   'e.operador',
   'e.source',
+  'e.relogio_suspeito',
   'e.details',
   'p.status as push_status',
   'p.attempts',

@@ -3,10 +3,10 @@ import cron, { type ScheduledTask } from 'node-cron';
 import type { Clock } from '../clock.js';
 import type { CloudConfig } from '../config.js';
 import type { Db } from '../db/open.js';
-import { ensureTenant } from '../tenants/tenants.repo.js';
+import { resolveTenant } from '../tenants/tenants.repo.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { createCatalogPuller } from './catalog.js';
-import { CloudUnavailableError, type CloudClient } from './cloud-client.js';
+import { CloudUnavailableError, type CloudClient, type CloudDateListener } from './cloud-client.js';
 import { createOrderPuller, DEFAULT_PULL, type PullTuning } from './pull.js';
 import { createPusher, DEFAULT_PUSH, type PushOutcome, type PushTuning } from './push.js';
 import { createSyncState, type SyncState } from './state.js';
@@ -19,6 +19,8 @@ export type SyncConfig = Pick<CloudConfig, 'tenant' | 'pullSeconds' | 'pushSecon
 export interface SyncWorker {
   readonly tenantId: number;
   readonly state: SyncState;
+  /** Hears the cloud's `Date` header on its answers (src/clock-check.ts). */
+  onCloudDate(listener: CloudDateListener): void;
   /** Starts the schedules: a refresh and a push right away, then the loops and the cron jobs. */
   start(): void;
   /** Stops the schedules and aborts calls in flight; resolves when no cycle runs any more. */
@@ -53,7 +55,8 @@ function lane() {
 
 /** The only code that talks to the cloud. It runs beside the check-in service and never blocks it. */
 export function createSyncWorker({ db, clock, log, config, client }: SyncWorkerDeps): SyncWorker {
-  const tenantId = ensureTenant(db.sqlite, db.kysely, config.tenant, clock.nowIso());
+  // GATE_TENANT must name an existing tenant (gate tenants create): a typo must not pull the cloud into a new one.
+  const tenantId = resolveTenant(db.sqlite, db.kysely, config.tenant, 'GATE_TENANT').id;
   const state = createSyncState(db.sqlite, db.kysely, tenantId, clock);
   const backoff = config.tuning?.backoff ?? DEFAULT_BACKOFF;
   const deps = { db, clock, log, client, tenantId, state };
@@ -154,6 +157,7 @@ export function createSyncWorker({ db, clock, log, config, client }: SyncWorkerD
   return {
     tenantId,
     state,
+    onCloudDate: (listener) => client.onDate?.(listener),
     start() {
       if (running) return;
       running = true;

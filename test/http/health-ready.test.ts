@@ -78,3 +78,27 @@ it('the sync is stuck only when events wait over an hour while the cloud answers
   expect(stuck.body.error.details.partes.sincronizacao.motivo).toMatch(/^eventos aguardando envio desde .* com a nuvem respondendo$/);
   await app.close();
 });
+
+it('a clock behind the newest event is reported under relogio without making the box unready; it is never named as the reason for a 503', async () => {
+  box = await createTestBox();
+  const s = box.db.sqlite;
+  s.prepare("INSERT INTO events (tenant_id, occurred_at, action, mode, code, qr_code, result, source) VALUES (?, '2026-11-22T08:00:00.000Z', 'checkin', 'qr', 'Q-1', 'Q-1', 'ok', 'api')").run(box.tenantId);
+  await box.app.close();
+  const { assembleBox } = await import('../../src/box.js');
+  const { app } = await assembleBox({ db: box.db, clock: box.clock, logger: false });
+  const ask = async () => {
+    const r = await app.inject({ method: 'GET', url: '/health/ready' });
+    return { status: r.statusCode, body: r.json() };
+  };
+  const suspect = await ask();
+  expect(suspect.status).toBe(200);
+  expect(suspect.body.data.partes.relogio).toMatchObject({ ok: false, motivo: 'atrasado_em_relacao_ao_ultimo_evento', agora: '2026-11-21T13:00:00.000Z', ultimo_evento_em: '2026-11-22T08:00:00.000Z' });
+  expect(suspect.body.data.avisos).toEqual([expect.stringMatching(/^relogio: relógio da caixa \(2026-11-21T13:00:00.000Z\) está antes do último evento registrado/)]);
+
+  s.prepare("DELETE FROM kysely_migration WHERE name = '0008_search'").run();
+  const notReady = await ask();
+  expect(notReady.status).toBe(503);
+  expect(notReady.body.error.message).toBe('Caixa não está pronta: migracoes: migrações pendentes: 0008_search (gate migrate)');
+  expect(notReady.body.error.details.partes.relogio).toMatchObject({ ok: false, motivo: 'atrasado_em_relacao_ao_ultimo_evento' });
+  await app.close();
+});

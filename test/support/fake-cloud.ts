@@ -29,7 +29,8 @@ export interface CloudRecord {
  * The cloud side of the spec: a second box (the box already serves the spec's cloud behaviour: per-key
  * marks, status changes unsynchronising orders for every key, batch results, same-day and date rules)
  * on its own SQLite file, listening on loopback, behind a fault-injecting proxy. The gate under test
- * talks to `url` (the proxy).
+ * talks to `url` (the proxy). Its answers' `Date` header (RFC 9110 IMF-fixdate, whole seconds) is
+ * `clock`'s time, moved by `setDateSkew` to play a cloud whose clock and the box's disagree.
  */
 export async function startFakeCloud(opts: { clock: Clock; recordRequests?: boolean }) {
   const dir = tempDir('gate-cloud-');
@@ -51,7 +52,8 @@ export async function startFakeCloud(opts: { clock: Clock; recordRequests?: bool
   };
   const { app } = await assembleBox({ db, clock, logger: false });
   const origin = await app.listen({ host: '127.0.0.1', port: 0 });
-  const proxy = await startFaultProxy(origin, { record: opts.recordRequests ?? true });
+  let dateSkewMs = 0;
+  const proxy = await startFaultProxy(origin, { record: opts.recordRequests ?? true, date: () => new Date(clock.now().getTime() + dateSkewMs) });
   const orders = new Map<string, PedidoInput>();
 
   const tx = <T>(work: () => T) => sqlite.transaction(work).immediate();
@@ -70,6 +72,10 @@ export async function startFakeCloud(opts: { clock: Clock; recordRequests?: bool
     keys,
     db,
     tenantId,
+    /** The cloud's `Date` header runs `ms` ahead of the test's clock (negative: behind). */
+    setDateSkew(ms: number) {
+      dateSkewMs = ms;
+    },
     /** New orders, or new versions of known ones, as the admin panel would make them. */
     addOrders(list: PedidoInput[], chunk = 1000) {
       for (let i = 0; i < list.length; i += chunk) putOrders(list.slice(i, i + chunk));

@@ -46,8 +46,11 @@ const matches = (r: SeenRequest, m: RequestMatch | undefined) =>
 
 const FORWARDED = ['x-api-key', 'x-integration-key', 'content-type', 'accept', 'user-agent'];
 
-/** An HTTP proxy on loopback in front of the fake cloud, with faults injected per request or by outage. */
-export async function startFaultProxy(target: string, opts: { record?: boolean } = {}) {
+/**
+ * An HTTP proxy on loopback in front of the fake cloud, with faults injected per request or by outage.
+ * `date`: the `Date` header of every answer (the cloud's clock); Node's own clock otherwise.
+ */
+export async function startFaultProxy(target: string, opts: { record?: boolean; date?: () => Date } = {}) {
   const upstream = new Pool(target, { connections: 8 });
   const rules: FaultRule[] = [];
   const requests: SeenRequest[] = [];
@@ -56,6 +59,7 @@ export async function startFaultProxy(target: string, opts: { record?: boolean }
   let record = opts.record ?? true;
 
   const server = http.createServer(async (req, res) => {
+    if (opts.date) res.setHeader('date', opts.date().toUTCString());
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks);
