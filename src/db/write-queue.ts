@@ -13,6 +13,26 @@ export interface WriteQueue {
    * scan waits for at most one piece and background work is never starved.
    */
   run<T>(work: () => T, opts?: { background?: boolean }): Promise<T>;
+  /** Units waiting for a commit, per lane (for gauges read at scrape time). */
+  stats(): WriteQueueStats;
+  /** Sets the one observer of commits (the box's metrics), replacing the previous; undefined removes it. */
+  observe(observer: WriteQueueObserver | undefined): void;
+}
+
+export type WriteLane = 'foreground' | 'background';
+
+export interface WriteQueueStats {
+  waiting: Record<WriteLane, number>;
+}
+
+/** Told once per commit, never per unit; must not throw (it runs inside the queue's flush). */
+export interface WriteQueueObserver {
+  /** A batch committed: its units, and the ms from BEGIN IMMEDIATE to the end of COMMIT. */
+  committed(lane: WriteLane, units: number, ms: number): void;
+  /** Its WAL fsync ended: ms from the call to the callback (libuv's queue included, as callers wait for both). */
+  synced(lane: WriteLane, ms: number): void;
+  /** The batch's transaction or its fsync failed: none of its units was acknowledged. */
+  failed(lane: WriteLane, stage: 'commit' | 'fsync'): void;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -34,7 +54,10 @@ interface Pending {
 // Until its fsync ends a check-in is visible but not acknowledged: after a power cut at that moment,
 // a person told ALREADY_USED by a second scan may have to scan again; nothing acknowledged is lost.
 // NORMAL is set around the batch only: every other write on this connection keeps FULL.
-export function createWriteQueue(sqlite: Sqlite, { maxBatch = 512, fsyncWal = walFsync(sqlite) } = {}): WriteQueue {
+export function createWriteQueue(
+  sqlite: Sqlite,
+  { maxBatch = 512, fsyncWal = walFsync(sqlite), observer }: { maxBatch?: number; fsyncWal?: () => Promise<void>; observer?: WriteQueueObserver | undefined } = {},
+): WriteQueue {
   const pending: Pending[] = [];
   const background: Pending[] = [];
   let lastWasForeground = false;
@@ -79,22 +102,27 @@ export function createWriteQueue(sqlite: Sqlite, { maxBatch = 512, fsyncWal = wa
     const lane = takeBackground ? 'background' : 'foreground';
     const batch = takeBackground ? background.splice(0, 1) : pending.splice(0, maxBatch);
     const outcomes: Outcome[] = [];
+    const began = performance.now();
     try {
       noFsyncInCommit.run();
       runBatch(batch, outcomes);
     } catch (error) {
       // The commit itself failed: nothing of this batch is acknowledged.
       for (const item of batch) item.reject(error);
+      observer?.failed(lane, 'commit');
       schedule();
       return;
     } finally {
       fsyncInCommit.run();
     }
     committed();
+    const syncStart = performance.now();
+    observer?.committed(lane, batch.length, syncStart - began);
     syncing[lane] = true;
     fsyncWal().then(
       () => {
         syncing[lane] = false;
+        observer?.synced(lane, performance.now() - syncStart);
         batch.forEach((item, i) => {
           const o = outcomes[i]!;
           if (o.ok) item.resolve(o.value);
@@ -106,6 +134,7 @@ export function createWriteQueue(sqlite: Sqlite, { maxBatch = 512, fsyncWal = wa
         // A failing disk: the batch is in the database but none of it is acknowledged.
         syncing[lane] = false;
         for (const item of batch) item.reject(error);
+        observer?.failed(lane, 'fsync');
         schedule();
       },
     );
@@ -123,6 +152,10 @@ export function createWriteQueue(sqlite: Sqlite, { maxBatch = 512, fsyncWal = wa
         (opts?.background ? background : pending).push({ work, resolve: resolve as (v: unknown) => void, reject });
         schedule();
       });
+    },
+    stats: () => ({ waiting: { foreground: pending.length, background: background.length } }),
+    observe(o) {
+      observer = o;
     },
   };
 }
