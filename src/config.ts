@@ -18,6 +18,9 @@ const configSchema = z
     // The gate lanes file (docs/lanes.md); without it the box serves the API only.
     GATE_CONFIG: z.string().trim().min(1).optional(),
     GATE_CONSOLE_IDLE_MIN: z.coerce.number().int('deve ser um número inteiro de minutos').min(1, 'no mínimo 1 minuto').max(7 * 24 * 60, 'no máximo 7 dias').default(720),
+    // HTTPS served by the box itself (PEM files): keys and PINs do not cross the LAN in clear.
+    GATE_TLS_CERT: z.string().trim().min(1).optional(),
+    GATE_TLS_KEY: z.string().trim().min(1).optional(),
     GATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     // The cloud tenant (docs/sync.md). All optional: without GATE_CLOUD_URL the box runs stand-alone.
     GATE_CLOUD_URL: z.url({ protocol: /^https?$/, message: 'use uma URL http(s)://...' }).optional(),
@@ -32,6 +35,8 @@ const configSchema = z
   })
   .superRefine((c, ctx) => {
     const missing = (name: string, why: string) => ctx.addIssue({ code: 'custom', path: [name], message: why });
+    if (c.GATE_TLS_CERT !== undefined && c.GATE_TLS_KEY === undefined) missing('GATE_TLS_KEY', 'obrigatória com GATE_TLS_CERT: o arquivo PEM da chave privada do certificado');
+    if (c.GATE_TLS_KEY !== undefined && c.GATE_TLS_CERT === undefined) missing('GATE_TLS_CERT', 'obrigatório com GATE_TLS_KEY: o arquivo PEM do certificado');
     if (c.GATE_CLOUD_URL === undefined) {
       for (const name of ['GATE_CLOUD_API_KEY', 'GATE_CLOUD_INTEGRATION_KEY'] as const)
         if (c[name] !== undefined) missing(name, 'definida sem GATE_CLOUD_URL: informe a URL da nuvem ou remova a chave');
@@ -72,6 +77,8 @@ export interface Config {
   readonly laneConfigFile: string | undefined;
   /** Minutes without a request after which a console session ends (GATE_CONSOLE_IDLE_MIN; default 720, a shift). */
   readonly consoleIdleMinutes: number;
+  /** GATE_TLS_CERT and GATE_TLS_KEY, absolute: the box serves HTTPS; undefined: plain HTTP. Read at start (src/http/tls.ts). */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string } | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -112,6 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cloud,
     laneConfigFile: c.GATE_CONFIG === undefined ? undefined : path.resolve(c.GATE_CONFIG),
     consoleIdleMinutes: c.GATE_CONSOLE_IDLE_MIN,
+    tls: c.GATE_TLS_CERT === undefined ? undefined : Object.freeze({ certFile: path.resolve(c.GATE_TLS_CERT), keyFile: path.resolve(c.GATE_TLS_KEY!) }),
   });
 }
 

@@ -1,7 +1,8 @@
 import { main } from '../main.js';
 import { configOf, EXIT, parse, printHelp, say, type CliIo } from './common.js';
 
-const CLOSE_TIMEOUT_MS = 10_000;
+/** Under the unit's TimeoutStopSec= (test/cli/notify.test.ts checks). */
+export const CLOSE_TIMEOUT_MS = 10_000;
 
 /** Runs the box until SIGINT or SIGTERM, then closes it: in-flight requests finish, the db closes. */
 export async function serveCommand(args: string[], io: CliIo): Promise<number> {
@@ -32,7 +33,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     timer = setTimeout(() => resolve(true), CLOSE_TIMEOUT_MS);
     timer.unref();
   });
-  const closed = box.close().then(() => false);
+  const closed = box.close(signal).then(() => false);
   const late = await Promise.race([closed, timedOut]);
   clearTimeout(timer);
   if (late) {

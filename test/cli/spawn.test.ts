@@ -60,6 +60,7 @@ afterAll(async () => {
 
 describe('the built gate command', () => {
   it('keys create prints just the key', async () => {
+    expect((await run(['tenants', 'create', 'parque'])).code).toBe(0);
     const res = await run(['keys', 'create', '--tenant', 'parque', '--permissions', 'vouchers:checkin,vouchers:read']);
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/^gk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}\n$/);

@@ -37,7 +37,7 @@ export function serveGate(env: NodeJS.ProcessEnv, cwd: string, children: ChildPr
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (c) => {
       out += c;
-      const url = /"url":"(http:[^"]+)".*"gate appliance listening"/.exec(out)?.[1];
+      const url = /"url":"(https?:[^"]+)".*"gate appliance listening"/.exec(out)?.[1];
       if (url) resolve({ child, url, output: () => out });
     });
     child.on('exit', (code) => reject(new Error(`gate serve exited with ${code}: ${out}`)));
