@@ -3,7 +3,6 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import {
   hasZodFastifySchemaValidationErrors,
-  jsonSchemaTransform,
   serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
@@ -11,6 +10,8 @@ import {
 import { z } from 'zod';
 import { answerClientError, HTTP_LIMITS, limitConnections, type HttpLimits } from './http/connections.js';
 import { AppError, errorEnvelope } from './http/errors.js';
+import { openapiOptions, type OperationDocs } from './http/openapi.js';
+import { VERSION } from './version.js';
 
 export type App = FastifyInstance<any, any, any, FastifyBaseLogger, ZodTypeProvider>;
 /** A feature's routes: registered by buildApp under each path prefix the spec names. */
@@ -25,6 +26,10 @@ export interface AppOptions {
   local?: RouteRegistrar[];
   /** Timeouts and the per-address cap (src/http/connections.ts); HTTP_LIMITS unless a test says otherwise. */
   httpLimits?: HttpLimits;
+  /** The OpenAPI docs of routes whose schema carries none, by `METHOD /path` (src/http/openapi.ts). */
+  routeDocs?: Record<string, OperationDocs> | undefined;
+  /** PEM certificate and key (GATE_TLS_CERT, GATE_TLS_KEY): the box serves HTTPS instead of HTTP. */
+  https?: { cert: Buffer; key: Buffer } | undefined;
 }
 
 z.config(z.locales.pt());
@@ -45,6 +50,8 @@ export async function buildApp(opts: AppOptions): Promise<App> {
       reply.status(e.status).send(errorEnvelope(e.toBody()));
     },
     bodyLimit: 1024 * 1024,
+    // A TLS handshake is bounded like the headers that follow it (Node's default: 120 s).
+    ...(opts.https ? { https: { ...opts.https, handshakeTimeout: (opts.httpLimits ?? HTTP_LIMITS).headersMs } } : {}),
     return503OnClosing: true,
     clientErrorHandler: answerClientError,
   } as never).withTypeProvider<ZodTypeProvider>() as unknown as App;
@@ -88,23 +95,18 @@ export async function buildApp(opts: AppOptions): Promise<App> {
 
   app.setNotFoundHandler((_request, reply) => reply.status(404).send(errorEnvelope(new AppError('NOT_FOUND').toBody())));
 
-  await app.register(swagger, {
-    openapi: {
-      info: { title: 'Gate appliance: Ticketing Integration API (local)', version: '1.0.0', description: 'The cloud integration API served from the box. See docs/api.md.' },
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-          integrationKey: { type: 'apiKey', in: 'header', name: 'X-Integration-Key' },
-        },
-      },
-    },
-    transform: jsonSchemaTransform,
-  });
+  await app.register(swagger, openapiOptions({ version: VERSION, routeDocs: opts.routeDocs }));
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  for (const prefix of ['/api/v1', '/v1']) await app.register(async (scoped) => opts.v1?.forEach((r) => r(scoped as App)), { prefix });
-  for (const prefix of ['/api/integration', '/v1/integration'])
-    await app.register(async (scoped) => opts.integration?.forEach((r) => r(scoped as App)), { prefix });
+  // Each route set at the spec's prefix and at its alias without `api`: the alias is served the same
+  // but left out of /docs, so every operation is documented once (the description says the alias exists).
+  const mount = async (routes: RouteRegistrar[] | undefined, prefix: string, alias: boolean) =>
+    app.register(async (scoped) => {
+      if (alias) scoped.addHook('onRoute', (route) => void (route.schema = { ...route.schema, hide: true }));
+      routes?.forEach((r) => r(scoped as App));
+    }, { prefix });
+  for (const [prefix, alias] of [['/api/v1', false], ['/v1', true]] as const) await mount(opts.v1, prefix, alias);
+  for (const [prefix, alias] of [['/api/integration', false], ['/v1/integration', true]] as const) await mount(opts.integration, prefix, alias);
   await app.register(async (scoped) => opts.local?.forEach((r) => r(scoped as App)));
   return app;
 }

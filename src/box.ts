@@ -7,6 +7,7 @@ import { scanLogger } from './checkin/scan-log.js';
 import { DEFAULT_MOVEMENT_SETTINGS, movementRoutes } from './checkin/movement.routes.js';
 import { clientRoutes } from './clients/clients.routes.js';
 import type { Clock } from './clock.js';
+import { createClockCheck, type ClockCheck } from './clock-check.js';
 import { comboRoutes } from './combos/combos.routes.js';
 import type { Db } from './db/open.js';
 import { createStorageHealth, type StorageHealth } from './db/storage.js';
@@ -19,6 +20,7 @@ import { createVoucherPages } from './orders/vouchers.page.js';
 import { voucherRoutes } from './orders/vouchers.routes.js';
 import { syncRoutes, type SyncInfo } from './sync/sync.routes.js';
 import { createConsolePanels } from './console/console.panels.js';
+import { consoleDocs } from './console/console.docs.js';
 import { consoleRoutes } from './console/console.routes.js';
 import { createConsoleView } from './console/console.view.js';
 import { createFeed } from './console/feed.js';
@@ -37,6 +39,8 @@ export interface BoxDeps {
   lanes?: ((checkin: CheckinService, storage: StorageHealth) => GatesInfo) | undefined;
   /** HTTP timeouts and per-address cap; the defaults of src/http/connections.ts otherwise. */
   httpLimits?: HttpLimits | undefined;
+  /** PEM certificate and key: the box serves HTTPS (GATE_TLS_CERT, GATE_TLS_KEY). */
+  https?: { cert: Buffer; key: Buffer } | undefined;
   /** Minutes without a request after which a console session ends (default 720). */
   consoleIdleMinutes?: number | undefined;
   /** How often a console's live stream is pinged and its session re-checked (default 15 s). */
@@ -44,8 +48,11 @@ export interface BoxDeps {
 }
 
 /** Services and HTTP app wired together: shared by main.ts and the tests, so both run the same box. */
-export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, consoleIdleMinutes = 720, consolePingMs }: BoxDeps): Promise<{ app: App; checkin: CheckinService; gates: GatesInfo | undefined }> {
+export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, https, consoleIdleMinutes = 720, consolePingMs }: BoxDeps): Promise<{ app: App; checkin: CheckinService; gates: GatesInfo | undefined; clockCheck: ClockCheck }> {
   const base = { sqlite: db.sqlite, kysely: db.kysely, clock };
+  // Before any scan: the newest recorded event is read once, then everything is in memory.
+  const clockCheck = createClockCheck(base);
+  sync?.onCloudDate?.(clockCheck.cloudDate);
   const auth = createAuth(base);
   const listing = { ...base, auth };
   const storage = createStorageHealth({ sqlite: db.sqlite, log: logger || undefined });
@@ -55,13 +62,13 @@ export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, 
   const publish = scanPublisher(feed, view, clock);
   const logScan = logger ? scanLogger(logger.child({ modulo: 'portaria' })) : undefined;
   let gatesInfo: GatesInfo | undefined;
-  const metrics = createMetrics({ db, clock, gates: () => gatesInfo, sync });
+  const metrics = createMetrics({ db, clock, gates: () => gatesInfo, sync, clockCheck });
   const onResult = (notice: ScanNotice) => {
     logScan?.(notice);
     metrics.observe(notice);
     publish(notice);
   };
-  const checkin = createCheckinService({ db, clock, storage, onResult, ...(logger ? { log: logger } : {}) });
+  const checkin = createCheckinService({ db, clock, storage, onResult, clockCheck, ...(logger ? { log: logger } : {}) });
   const gates = lanes?.(checkin, storage);
   gatesInfo = gates;
   const sessions = createConsoleSessions({ sqlite: db.sqlite, clock, idleMinutes: consoleIdleMinutes });
@@ -74,10 +81,12 @@ export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, 
   const app = await buildApp({
     logger,
     ...(httpLimits ? { httpLimits } : {}),
+    https,
+    routeDocs: consoleDocs,
     v1: [checkinRoutes({ auth, checkin, slots }), voucherRoutes({ db, clock, auth, pages }), clientRoutes(listing)],
     integration: [comboRoutes(listing)],
     local: [
-      healthRoutes({ ...base, storage, gates, sync }),
+      healthRoutes({ ...base, storage, gates, sync, clockCheck }),
       metricsRoutes({ metrics, auth }),
       syncRoutes({ ...listing, sync }),
       gatesRoutes({ auth, gates, checkin }),
@@ -92,5 +101,5 @@ export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, 
     monitor.stop();
     return pages.close();
   });
-  return { app, checkin, gates };
+  return { app, checkin, gates, clockCheck };
 }

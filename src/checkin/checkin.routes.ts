@@ -4,6 +4,7 @@ import { CHECKIN_PERMISSIONS, type Auth } from '../auth/auth.js';
 import { guard } from '../auth/guard.js';
 import { JSON_TYPE, sendJsonBytes } from '../http/send-bytes.js';
 import type { ByteSlots } from '../lib/byte-slots.js';
+import { checkinDocs, reversalDocs } from './checkin.docs.js';
 import { asJson, batchAnswer, checkinData, reversalData, singleJson } from './checkin.payload.js';
 import { MAX_BATCH_CODES } from './checkin.rules.js';
 import type { CheckinService } from './checkin.service.js';
@@ -21,13 +22,13 @@ export const checkinRoutes = ({ auth, checkin, slots }: { auth: Auth; checkin: C
   const { onRequest, callerOf } = guard((request) => auth.apiKey(request, CHECKIN_PERMISSIONS));
   const callerInfo = (c: ReturnType<typeof callerOf>) => ({ tenantId: c.tenantId, apiKeyId: c.apiKeyId, keyName: c.keyName, source: 'api' });
 
-  app.post('/api-qrcode-checkin', { onRequest, schema: { body: bodySchema, tags: ['check-in'], security: [{ apiKey: [] }] } }, async (request, res) => {
+  app.post('/api-qrcode-checkin', { onRequest, schema: { body: bodySchema, tags: ['check-in'], summary: 'Check-in por QR code, combo, lote de códigos ou pedido', security: [{ apiKey: [] }], docs: checkinDocs } }, async (request, res) => {
     const reply = await checkin.checkIn(request.body, callerInfo(callerOf(request)), { view: (g, order) => asJson(checkinData(g, order)) });
     if (reply.batch) return sendJsonBytes(res, await batchAnswer(reply.items, 'check-in(s)', slots));
     return res.type(JSON_TYPE).send(singleJson(reply.result, reply.view));
   });
 
-  app.patch('/api-qrcode-checkin', { onRequest, schema: { body: bodySchema, tags: ['check-in'], security: [{ apiKey: [] }] } }, async (request, res) => {
+  app.patch('/api-qrcode-checkin', { onRequest, schema: { body: bodySchema, tags: ['check-in'], summary: 'Estorno de check-in no mesmo dia', security: [{ apiKey: [] }], docs: reversalDocs } }, async (request, res) => {
     const reply = await checkin.reverse(request.body, callerInfo(callerOf(request)), { view: (r) => asJson(reversalData(r)) });
     if (reply.batch) return sendJsonBytes(res, await batchAnswer(reply.items, 'estorno(s)', slots));
     return res.type(JSON_TYPE).send(singleJson(reply.result, reply.view));

@@ -6,6 +6,7 @@ import { AppError } from '../http/errors.js';
 import { MAX_CODE_LENGTH } from './checkin.rules.js';
 import type { CheckinService } from './checkin.service.js';
 import { PARK_AREA } from './flow.js';
+import { exitDocs, occupancyDocs } from './movement.docs.js';
 import type { MovePolicy } from './movement.flows.js';
 
 // The box's own movement doors for people with a handheld (docs/api.md, "Movements"): an exit
@@ -23,8 +24,8 @@ export const DEFAULT_MOVEMENT_SETTINGS: MovementSettings = { reentrada: 'nao', s
 export const areaName = z.string().trim().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'nome de área: letras minúsculas, dígitos, - e _ (até 40)');
 const exitBody = z.preprocess((b) => b ?? {}, z.object({
   qr_code: z.string().trim().min(1, 'informe qr_code').max(MAX_CODE_LENGTH).describe('QR de pessoa ou QR de combo (YYYYMMDD-NNNN): um código'),
-  terminal: z.string().max(200).nullish(),
-  operador: z.string().max(200).nullish(),
+  terminal: z.string().max(200).nullish().describe('Identificador do dispositivo'),
+  operador: z.string().max(200).nullish().describe('Nome do operador'),
   area: areaName.optional().describe(`Área de onde a pessoa sai (padrão: ${PARK_AREA})`),
 }));
 
@@ -44,7 +45,7 @@ export const movementRoutes = (deps: { auth: Auth; checkin: CheckinService; sett
   const reads = guard((request) => deps.auth.apiKey(request, ['local:read']));
   const common = { tags: ['local'], security: [{ apiKey: [] }] };
 
-  app.post('/api/local/saida', { onRequest: exits.onRequest, schema: { ...common, summary: 'Saída de uma pessoa ou grupo (nunca um check-in)', body: exitBody } }, async (request) => {
+  app.post('/api/local/saida', { onRequest: exits.onRequest, schema: { ...common, summary: 'Saída de uma pessoa ou grupo (nunca um check-in)', body: exitBody, docs: exitDocs } }, async (request) => {
     const c = exits.callerOf(request);
     const body = request.body;
     const settings = deps.settingsOf(c.tenantId);
@@ -65,7 +66,7 @@ export const movementRoutes = (deps: { auth: Auth; checkin: CheckinService; sett
     };
   });
 
-  app.get('/api/local/ocupacao', { onRequest: reads.onRequest, schema: { ...common, summary: 'Pessoas dentro de cada área agora' } }, async (request) => {
+  app.get('/api/local/ocupacao', { onRequest: reads.onRequest, schema: { ...common, summary: 'Pessoas dentro de cada área agora', docs: occupancyDocs } }, async (request) => {
     const tenantId = reads.callerOf(request).tenantId;
     return { success: true, data: { areas: occupancyPayload(deps.checkin, tenantId, deps.settingsOf(tenantId)) } };
   });

@@ -4,6 +4,7 @@ import { guard } from '../auth/guard.js';
 import type { ListingDeps } from '../combos/combos.routes.js';
 import { pageLimit, pageOffset, queryBoolean, sortOrder } from '../http/validation.js';
 import { dateString } from '../orders/order.schemas.js';
+import { clientsDocs } from './clients.docs.js';
 import { listClients, markClients, type ClientRow } from './clients.repo.js';
 
 // Decisions on what the spec leaves open: docs/api-listings.md.
@@ -11,18 +12,19 @@ const PAGE_MAX = 500;
 const PAGE_DEFAULT = 100;
 
 const listQuery = z.object({
-  sincronizado: queryBoolean.optional(),
-  marcar_sincronizado: queryBoolean.default(true),
-  email: z.string().trim().max(254, 'longo demais').optional(),
+  sincronizado: queryBoolean.optional().describe('false: ainda não entregues a esta chave; true: já entregues; ausente: todos'),
+  marcar_sincronizado: queryBoolean.default(true).describe('Marca os clientes devolvidos para esta chave (padrão true); false só lê'),
+  email: z.string().trim().max(254, 'longo demais').optional().describe('Trecho do e-mail, sem diferenciar maiúsculas'),
   // Punctuation of a formatted CPF is dropped; anything else that is not a digit is a mistake.
   cpf: z
     .string()
     .transform((s) => s.replace(/[.\-/\s]/g, ''))
     .pipe(z.string().regex(/^\d*$/, 'use apenas dígitos').max(14, 'longo demais'))
-    .optional(),
-  desde: dateString.optional(),
-  limit: pageLimit(PAGE_MAX, PAGE_DEFAULT),
-  offset: pageOffset,
+    .optional()
+    .describe('CPF exato, só dígitos (pontuação ignorada)'),
+  desde: dateString.optional().describe('Clientes criados a partir deste dia (YYYY-MM-DD, fuso do parque)'),
+  limit: pageLimit(PAGE_MAX, PAGE_DEFAULT).describe(`Clientes por página: padrão ${PAGE_DEFAULT}, no máximo ${PAGE_MAX}`),
+  offset: pageOffset.describe('Clientes a pular'),
   order_by: z.enum(['created_at', 'nome', 'email', 'ultimo_login'], { message: 'use created_at, nome, email ou ultimo_login' }).default('created_at'),
   order: sortOrder.default('asc'),
 });
@@ -69,7 +71,7 @@ export const clientRoutes = (deps: ListingDeps): RouteRegistrar => {
       '/api-clientes',
       {
         onRequest,
-        schema: { tags: ['clientes'], summary: 'Clientes com sincronização por chave (4.7)', security: [{ apiKey: [] }], querystring: listQuery },
+        schema: { tags: ['clientes'], summary: 'Clientes com sincronização por chave', security: [{ apiKey: [] }], querystring: listQuery, docs: clientsDocs },
       },
       async (request) => {
         const caller = callerOf(request);

@@ -12,6 +12,7 @@ import { createRateLimiter } from '../http/rate-limit.js';
 import { pageLimit, pageOffset, queryBoolean } from '../http/validation.js';
 import { dateString } from '../orders/order.schemas.js';
 import { availabilityDates, comboPayload } from './combo.payload.js';
+import { availabilityDocs, comboDocs, comboListDocs } from './combos.docs.js';
 import { comboItems, findCombo, listCombos, stockRows } from './combos.repo.js';
 
 export interface ListingDeps {
@@ -30,13 +31,16 @@ const RANGE_DEFAULT_DAYS = 30;
 const RANGE_MAX_DAYS = 366;
 
 const listQuery = z.object({
-  destaque: queryBoolean.optional(),
-  slug: z.string().trim().min(1, 'não pode ser vazio').max(200).optional(),
-  limit: pageLimit(PAGE_MAX, PAGE_DEFAULT),
-  offset: pageOffset,
+  destaque: queryBoolean.optional().describe('true: só destacados; false: só os outros; ausente: todos'),
+  slug: z.string().trim().min(1, 'não pode ser vazio').max(200).optional().describe('Slug exato'),
+  limit: pageLimit(PAGE_MAX, PAGE_DEFAULT).describe(`Combos por página: padrão e máximo ${PAGE_MAX}`),
+  offset: pageOffset.describe('Combos a pular'),
 });
-const idParams = z.object({ id: z.string().trim().min(1, 'informe o id ou o slug do combo').max(200, 'longo demais') });
-const availabilityQuery = z.object({ date_from: dateString.optional(), date_to: dateString.optional() });
+const idParams = z.object({ id: z.string().trim().min(1, 'informe o id ou o slug do combo').max(200, 'longo demais').describe('Id (uuid) ou slug do combo') });
+const availabilityQuery = z.object({
+  date_from: dateString.optional().describe('Primeiro dia (YYYY-MM-DD); padrão: hoje no fuso do parque'),
+  date_to: dateString.optional().describe(`Último dia, inclusive; padrão: date_from + ${RANGE_DEFAULT_DAYS} dias`),
+});
 
 function rangeError(mensagem: string): AppError {
   return new AppError('VALIDATION_ERROR', { campos: [{ campo: 'querystring.date_to', mensagem }] }, `Parâmetros inválidos: querystring.date_to: ${mensagem}`);
@@ -82,7 +86,7 @@ export const comboRoutes = (deps: ListingDeps): RouteRegistrar => {
   const common = { tags: ['combos'], security: [{ integrationKey: [] }] };
 
   return (app) => {
-    app.get('/combos', { onRequest: guard, schema: { ...common, summary: 'Combos ativos (4.3)', querystring: listQuery } }, async (request) =>
+    app.get('/combos', { onRequest: guard, schema: { ...common, summary: 'Combos ativos', querystring: listQuery, docs: comboListDocs } }, async (request) =>
       reading(request, () => {
         const { destaque, slug, limit, offset } = request.query;
         const { rows, total } = listCombos(sqlite, k, { tenantId: callerOf(request).tenantId, destaque, slug }, limit, offset);
@@ -91,7 +95,7 @@ export const comboRoutes = (deps: ListingDeps): RouteRegistrar => {
       }),
     );
 
-    app.get('/combos/:id', { onRequest: guard, schema: { ...common, summary: 'Um combo por id ou slug (4.4)', params: idParams } }, async (request) =>
+    app.get('/combos/:id', { onRequest: guard, schema: { ...common, summary: 'Um combo por id ou slug', params: idParams, docs: comboDocs } }, async (request) =>
       reading(request, () => {
         const combo = found(request, request.params.id);
         return { success: true, data: comboPayload(combo, comboItems(sqlite, k, [combo.id]).get(combo.id) ?? []) };
@@ -100,7 +104,7 @@ export const comboRoutes = (deps: ListingDeps): RouteRegistrar => {
 
     app.get(
       '/combos/:id/availability',
-      { onRequest: guard, schema: { ...common, summary: 'Disponibilidade por data (4.5)', params: idParams, querystring: availabilityQuery } },
+      { onRequest: guard, schema: { ...common, summary: 'Disponibilidade por data', params: idParams, querystring: availabilityQuery, docs: availabilityDocs } },
       async (request) =>
         reading(request, () => {
           const from = request.query.date_from ?? clock.today();

@@ -6,6 +6,7 @@ import type { LaneEventKind } from '../db/schema.js';
 import type { CheckinService } from '../checkin/checkin.service.js';
 import { occupancyPayload, type MovementSettings } from '../checkin/movement.routes.js';
 import { pageLimit } from '../http/validation.js';
+import { gatesDocs, laneEventsDocs } from './gates.docs.js';
 import { laneEventRow, type LaneEventLog } from './lane-events.js';
 import type { GateLaneStatus, Gates } from './gates.js';
 
@@ -69,7 +70,7 @@ export const gatesRoutes = (deps: { auth: Auth; gates: GatesInfo | undefined; ch
   // The lanes check in for one tenant; a key of another tenant sees none.
   const gatesOf = (tenantId: number) => (deps.gates?.tenantId === tenantId ? deps.gates : undefined);
 
-  app.get('/api/local/gates', { onRequest, schema: { ...common, summary: 'Pistas, leitores, relés e alarme de incêndio' } }, async (request) => {
+  app.get('/api/local/gates', { onRequest, schema: { ...common, summary: 'Pistas, leitores, relés e alarme de incêndio', docs: gatesDocs } }, async (request) => {
     const info = gatesOf(callerOf(request).tenantId);
     if (!info) return { success: true, data: { configurado: false, alarme_incendio: null, pistas: [], mensagem: 'Nenhuma pista configurada (GATE_CONFIG) para este tenant.' } };
     const s = info.gates.status();
@@ -84,7 +85,7 @@ export const gatesRoutes = (deps: { auth: Auth; gates: GatesInfo | undefined; ch
     };
   });
 
-  app.get('/api/local/gates/eventos', { onRequest, schema: { ...common, summary: 'Eventos das pistas (passagens, caronas, incêndio, dispositivos)', querystring: eventsQuery } }, async (request) => {
+  app.get('/api/local/gates/eventos', { onRequest, schema: { ...common, summary: 'Eventos das pistas (passagens, caronas, incêndio, dispositivos)', querystring: eventsQuery, docs: laneEventsDocs } }, async (request) => {
     const info = gatesOf(callerOf(request).tenantId);
     const q = request.query;
     const eventos = info ? info.events.list({ afterId: q.apos_id, lane: q.pista, kind: q.tipo, limit: q.limit }) : [];

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { RouteRegistrar } from '../app.js';
 import type { Clock } from '../clock.js';
+import { describeClock, type ClockCheck } from '../clock-check.js';
 import { migrationState, type Sqlite } from '../db/open.js';
 import type { DB } from '../db/schema.js';
 import { CANNOT_RECORD, type StorageHealth } from '../db/storage.js';
@@ -8,6 +9,7 @@ import type { GatesInfo } from '../gate/gates.routes.js';
 import type { SyncInfo } from '../sync/sync.routes.js';
 import { syncSummary } from '../sync/sync.repo.js';
 import { VERSION } from '../version.js';
+import { healthDocs, liveDocs, readyDocs } from './box.docs.js';
 import { AppError } from './errors.js';
 
 /** Events waiting this long while the cloud answers: the sync is stuck, not merely offline. */
@@ -20,16 +22,20 @@ interface HealthDeps {
   storage: StorageHealth;
   gates?: GatesInfo | undefined;
   sync?: SyncInfo | undefined;
+  clockCheck?: ClockCheck | undefined;
 }
 
-type Part = { ok: boolean; motivo?: string };
+type Part = { ok: boolean; motivo?: string; [detail: string]: unknown };
+
+/** Parts that are reported without making the box unready: a wrong clock is no reason to stop the gates (docs/operations.md, "Clock"). */
+const ADVISORY = new Set(['relogio']);
 
 /**
  * GET /health (as always: the database readable and writable), /health/live (the process answers)
  * and /health/ready (database writable, migrations current, every lane's devices online, sync not
- * stuck; each part with its reason). No key needed, no data exposed.
+ * stuck; each part with its reason; the clock reported, never failing it). No key needed, no data exposed.
  */
-export const healthRoutes = ({ sqlite, kysely: k, clock, storage, gates, sync }: HealthDeps): RouteRegistrar => (app) => {
+export const healthRoutes = ({ sqlite, kysely: k, clock, storage, gates, sync, clockCheck }: HealthDeps): RouteRegistrar => (app) => {
   const tags = ['box'];
 
   const database = (): Part => {
@@ -66,8 +72,16 @@ export const healthRoutes = ({ sqlite, kysely: k, clock, storage, gates, sync }:
     return { ok: true, ...(sync.state.online() === false ? { motivo: 'nuvem inacessível: a caixa segue registrando e envia depois' } : {}) };
   };
 
+  const clockPart = (): Part | null => {
+    if (!clockCheck) return null;
+    const s = clockCheck.state();
+    if (!s.suspeito) return { ok: true };
+    const times = s.motivo === 'diferenca_da_nuvem' ? { diferenca_segundos: s.diferenca_nuvem_segundos } : { agora: s.agora, ultimo_evento_em: s.ultimo_evento_em };
+    return { ok: false, motivo: s.motivo!, ...times, mensagem: describeClock(s) };
+  };
+
   // /health answers as it always has (compatibility): readable, then writable.
-  app.get('/health', { schema: { tags, summary: 'Banco de dados legível e gravável' } }, async () => {
+  app.get('/health', { schema: { tags, summary: 'Banco de dados legível e gravável', docs: healthDocs } }, async () => {
     try {
       sqlite.prepare('select 1').get();
     } catch {
@@ -78,15 +92,16 @@ export const healthRoutes = ({ sqlite, kysely: k, clock, storage, gates, sync }:
     return { success: true, data: { status: 'ok', banco: 'ok', versao: VERSION, agora: clock.nowIso(), fuso_horario: clock.timeZone } };
   });
 
-  app.get('/health/live', { schema: { tags, summary: 'O processo responde' } }, async () => ({ success: true, data: { status: 'ok', versao: VERSION } }));
+  app.get('/health/live', { schema: { tags, summary: 'O processo responde', docs: liveDocs } }, async () => ({ success: true, data: { status: 'ok', versao: VERSION } }));
 
-  app.get('/health/ready', { schema: { tags, summary: 'Pronta para a portaria: banco gravável, migrações em dia, pistas online, sincronização andando' } }, async () => {
+  app.get('/health/ready', { schema: { tags, summary: 'Pronta para a portaria: banco gravável, migrações em dia, pistas online, sincronização andando', docs: readyDocs } }, async () => {
     const parts = Object.fromEntries(
-      Object.entries({ banco: database(), migracoes: migrationsPart(), pistas: lanesPart(), sincronizacao: syncPart() }).filter(([, p]) => p !== null),
+      Object.entries({ banco: database(), migracoes: migrationsPart(), pistas: lanesPart(), sincronizacao: syncPart(), relogio: clockPart() }).filter(([, p]) => p !== null),
     ) as Record<string, Part>;
-    const failing = Object.entries(parts).filter(([, p]) => !p.ok);
+    const failing = Object.entries(parts).filter(([name, p]) => !p.ok && !ADVISORY.has(name));
     if (failing.length > 0)
       throw new AppError('SERVICE_UNAVAILABLE', { partes: parts }, `Caixa não está pronta: ${failing.map(([name, p]) => `${name}: ${p.motivo}`).join('; ')}`);
-    return { success: true, data: { status: 'ok', versao: VERSION, partes: parts } };
+    const warnings = Object.entries(parts).filter(([, p]) => !p.ok).map(([name, p]) => `${name}: ${typeof p.mensagem === 'string' ? p.mensagem : p.motivo}`);
+    return { success: true, data: { status: 'ok', versao: VERSION, partes: parts, ...(warnings.length > 0 ? { avisos: warnings } : {}) } };
   });
 };

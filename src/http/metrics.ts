@@ -4,10 +4,13 @@ import type { RouteRegistrar } from '../app.js';
 import type { Auth } from '../auth/auth.js';
 import type { ScanNotice } from '../checkin/checkin.service.js';
 import type { Clock } from '../clock.js';
+import type { ClockCheck } from '../clock-check.js';
 import type { Db } from '../db/open.js';
+import type { WriteQueue } from '../db/write-queue.js';
 import type { GatesInfo } from '../gate/gates.routes.js';
 import type { SyncInfo } from '../sync/sync.routes.js';
 import { CONFLICT_KINDS, eventsWaiting, syncSummary } from '../sync/sync.repo.js';
+import { metricsDocs } from './box.docs.js';
 import { AppError } from './errors.js';
 
 // GET /metrics in Prometheus' text format (docs/operations.md): scans by door and result and their
@@ -16,7 +19,7 @@ import { AppError } from './errors.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
-export function createMetrics({ db, clock, gates, sync }: { db: Db; clock: Clock; gates: () => GatesInfo | undefined; sync: SyncInfo | undefined }) {
+export function createMetrics({ db, clock, gates, sync, clockCheck }: { db: Db; clock: Clock; gates: () => GatesInfo | undefined; sync: SyncInfo | undefined; clockCheck?: ClockCheck | undefined }) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'gate_' });
   const scans = new Counter({ name: 'gate_scans_total', help: 'Check-ins, reversals and movements by door and result (ok or the error code)', labelNames: ['porta', 'acao', 'resultado'], registers: [registry] });
@@ -34,6 +37,11 @@ export function createMetrics({ db, clock, gates, sync }: { db: Db; clock: Clock
       }
     },
   });
+  if (clockCheck) {
+    new Gauge({ name: 'gate_clock_suspect', help: '1 while the box clock is suspect (behind the newest event, or away from the cloud)', registers: [registry], collect() { this.set(clockCheck.state().suspeito ? 1 : 0); } });
+    new Gauge({ name: 'gate_clock_cloud_skew_seconds', help: 'Box clock minus the cloud clock (Date header), the least the last reading allows; NaN before one', registers: [registry], collect() { this.set(clockCheck.state().diferenca_nuvem_segundos ?? NaN); } });
+  }
+  writeQueueMetrics(registry, db.writes);
   // One sync summary per scrape, whichever gauge asks first.
   let scraped: ReturnType<typeof syncSummary> | null = null;
   if (sync) {
@@ -68,6 +76,42 @@ export function createMetrics({ db, clock, gates, sync }: { db: Db; clock: Clock
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
+/** The group commit (src/db/write-queue.ts): units waiting, and per commit its units, its time and its fsync's. */
+function writeQueueMetrics(registry: Registry, writes: WriteQueue) {
+  const FILA = { foreground: 'principal', background: 'fundo' } as const;
+  const seconds = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+  new Gauge({
+    name: 'gate_write_queue_depth', help: 'Units of work waiting for a commit, by queue lane (principal: scans and other writes; fundo: sync pages, batch slices)', labelNames: ['fila'], registers: [registry],
+    collect() {
+      const { waiting } = writes.stats();
+      this.set({ fila: FILA.foreground }, waiting.foreground);
+      this.set({ fila: FILA.background }, waiting.background);
+    },
+  });
+  const commit = new Histogram({ name: 'gate_write_commit_seconds', help: 'One group commit: BEGIN IMMEDIATE, its units, COMMIT (without the fsync)', labelNames: ['fila'], buckets: seconds, registers: [registry] });
+  const fsync = new Histogram({ name: 'gate_write_fsync_seconds', help: 'The WAL fsync after a commit, which its units wait for', labelNames: ['fila'], buckets: seconds, registers: [registry] });
+  const units = new Histogram({ name: 'gate_write_commit_units', help: 'Units of work in one commit', labelNames: ['fila'], buckets: [1, 2, 5, 10, 20, 50, 100, 200, 512], registers: [registry] });
+  const failures = new Counter({ name: 'gate_write_commit_failures_total', help: 'Commits none of whose units was acknowledged, by stage (commit: the transaction; fsync: the disk)', labelNames: ['fila', 'etapa'], registers: [registry] });
+  // Children made once: an observation per commit does not hash labels.
+  const per = <T>(make: (fila: string) => T) => ({ foreground: make(FILA.foreground), background: make(FILA.background) });
+  const commitOf = per((fila) => commit.labels(fila));
+  const fsyncOf = per((fila) => fsync.labels(fila));
+  const unitsOf = per((fila) => units.labels(fila));
+  // Every series from the first scrape, so that rate() and alerts have a start.
+  for (const fila of Object.values(FILA)) {
+    for (const h of [commit, fsync, units]) h.zero({ fila });
+    for (const etapa of ['commit', 'fsync']) failures.inc({ fila, etapa }, 0);
+  }
+  writes.observe({
+    committed(lane, n, ms) {
+      unitsOf[lane].observe(n);
+      commitOf[lane].observe(ms / 1000);
+    },
+    synced: (lane, ms) => fsyncOf[lane].observe(ms / 1000),
+    failed: (lane, etapa) => failures.inc({ fila: FILA[lane], etapa }),
+  });
+}
+
 /**
  * Open to the box itself (a local agent) and to a key with `local:read`, sent as X-API-Key or as
  * `Authorization: Bearer` (what Prometheus' scrape config sends).
@@ -79,7 +123,7 @@ export const metricsRoutes = ({ metrics, auth }: { metrics: Metrics; auth: Auth 
     if (bearer && !request.headers['x-api-key']) request.headers['x-api-key'] = bearer;
     auth.apiKey(request, ['local:read']);
   };
-  app.get('/metrics', { onRequest: allowed, schema: { tags: ['box'], summary: 'Métricas no formato do Prometheus (local:read, ou da própria caixa)' } }, async (_request, reply) => {
+  app.get('/metrics', { onRequest: allowed, schema: { tags: ['box'], summary: 'Métricas no formato do Prometheus (local:read, ou da própria caixa)', security: [{}, { apiKey: [] }, { bearerKey: [] }], docs: metricsDocs } }, async (_request, reply) => {
     try {
       return reply.type(metrics.contentType).send(await metrics.scrape());
     } catch {

@@ -7,17 +7,18 @@ import type { Db } from '../db/open.js';
 import { sendJsonBytes } from '../http/send-bytes.js';
 import { pageLimit, pageOffset, queryBoolean, sortOrder } from '../http/validation.js';
 import { dateString } from './order.schemas.js';
+import { vouchersDocs } from './vouchers.docs.js';
 import type { VoucherPages } from './vouchers.page.js';
 import { markVouchers } from './vouchers.repo.js';
 
 const querySchema = z.object({
-  numero_pedido: z.string().trim().min(1).optional(),
-  sincronizado: queryBoolean.optional(),
-  data_uso: dateString.optional(),
-  checkin_realizado: queryBoolean.optional(),
-  marcar_sincronizado: queryBoolean.default(true),
-  limit: pageLimit(1000, 100),
-  offset: pageOffset,
+  numero_pedido: z.string().trim().min(1).optional().describe('Número exato do pedido'),
+  sincronizado: queryBoolean.optional().describe('false: ainda não entregues a esta chave; true: já entregues; ausente: todos'),
+  data_uso: dateString.optional().describe('Pedidos com algum lote nesta data de uso (YYYY-MM-DD)'),
+  checkin_realizado: queryBoolean.optional().describe('true: todas as pessoas com check-in; false: ao menos uma sem'),
+  marcar_sincronizado: queryBoolean.default(true).describe('Marca os vouchers devolvidos para esta chave (padrão true); false só lê'),
+  limit: pageLimit(1000, 100).describe('Pedidos por página: padrão 100, no máximo 1000'),
+  offset: pageOffset.describe('Pedidos a pular'),
   order_by: z.enum(['pago_em', 'created_at'], { message: 'use pago_em ou created_at' }).default('created_at'),
   order: sortOrder.default('asc'),
 });
@@ -44,7 +45,7 @@ export const voucherRoutes = ({ db, clock, auth, pages }: { db: Db; clock: Clock
     return done;
   }
 
-  app.get('/api-vouchers', { onRequest, schema: { querystring: querySchema, tags: ['vouchers'], security: [{ apiKey: [] }] } }, async (request, reply) => {
+  app.get('/api-vouchers', { onRequest, schema: { querystring: querySchema, tags: ['vouchers'], summary: 'Pedidos com vouchers e marcação de sincronização por chave', security: [{ apiKey: [] }], docs: vouchersDocs } }, async (request, reply) => {
     const caller = callerOf(request);
     const q = request.query;
     const find = () => pages.find({ ...q, tenantId: caller.tenantId, apiKeyId: caller.apiKeyId });

@@ -9,13 +9,17 @@ import { AppError } from '../http/errors.js';
 import { pageLimit, pageOffset, queryBoolean } from '../http/validation.js';
 import { dateString } from '../orders/order.schemas.js';
 import { toCsv } from './csv.js';
+import type { CloudDateListener } from './cloud-client.js';
 import type { SyncState } from './state.js';
+import { conflictsDocs, eventsDocs, syncStatusDocs } from './sync.docs.js';
 import { CONFLICT_KINDS, eventsWaiting, findConflicts, findEvents, markEvents, PUSH_RESULTS, syncSummary, type EventRow } from './sync.repo.js';
 
 /** What the routes need of a running sync worker. */
 export interface SyncInfo {
   tenantId: number;
   state: SyncState;
+  /** The cloud's clock, as its answers' `Date` headers tell it (src/clock-check.ts). */
+  onCloudDate?(listener: CloudDateListener): void;
 }
 
 const conflictsQuery = z.object({
@@ -60,6 +64,8 @@ function eventoPayload(r: EventRow, synced: boolean) {
     operador: r.operador,
     origem: r.source,
     detalhes: parseDetails(r.details),
+    // Why the box's clock was suspect when the event was written; the cloud's API has no field for it.
+    relogio_suspeito: r.relogio_suspeito,
     nuvem: {
       situacao: situacao(r, synced),
       tentativas: r.attempts ?? 0,
@@ -108,7 +114,7 @@ export const syncRoutes = (deps: ListingDeps & { auth: Auth; sync: SyncInfo | un
   const common = { tags: ['local'], security: [{ apiKey: [] }] };
   const isSynced = (tenantId: number) => sync !== undefined && sync.tenantId === tenantId;
 
-  app.get('/api/local/sync', { onRequest, schema: { ...common, summary: 'Estado da sincronização com a nuvem' } }, async (request) => {
+  app.get('/api/local/sync', { onRequest, schema: { ...common, summary: 'Estado da sincronização com a nuvem', docs: syncStatusDocs } }, async (request) => {
     const caller = callerOf(request);
     const s = syncSummary(sqlite, k, caller.tenantId);
     const synced = isSynced(caller.tenantId);
@@ -136,7 +142,7 @@ export const syncRoutes = (deps: ListingDeps & { auth: Auth; sync: SyncInfo | un
     };
   });
 
-  app.get('/api/local/conflicts', { onRequest, schema: { ...common, summary: 'Eventos que a nuvem não aceitou (JSON ou CSV)', querystring: conflictsQuery } }, async (request, reply) => {
+  app.get('/api/local/conflicts', { onRequest, schema: { ...common, summary: 'Eventos que a nuvem não aceitou (JSON ou CSV)', querystring: conflictsQuery, docs: conflictsDocs } }, async (request, reply) => {
     const caller = callerOf(request);
     const q = request.query;
     if (q.desde && q.ate && q.ate < q.desde)
@@ -159,7 +165,7 @@ export const syncRoutes = (deps: ListingDeps & { auth: Auth; sync: SyncInfo | un
     return { success: true, data: { conflitos, total, ...(conflitos.length === 0 ? { mensagem: 'Nenhum conflito com a nuvem para os filtros informados.' } : {}) } };
   });
 
-  app.get('/api/local/eventos', { onRequest, schema: { ...common, summary: 'Log de eventos com o resultado na nuvem e marcação por chave', querystring: eventsQuery } }, async (request) => {
+  app.get('/api/local/eventos', { onRequest, schema: { ...common, summary: 'Log de eventos com o resultado na nuvem e marcação por chave', querystring: eventsQuery, docs: eventsDocs } }, async (request) => {
     const caller = callerOf(request);
     const q = request.query;
     const synced = isSynced(caller.tenantId);

@@ -133,12 +133,13 @@ describe('errors raised while routing', () => {
 });
 
 describe('box endpoints', () => {
-  it('serves the OpenAPI description with every route at both path forms', async () => {
+  it('serves the OpenAPI description with every route once, at the /api path form (the /v1 aliases are served, not listed)', async () => {
     const res = await box.app.inject({ method: 'GET', url: '/docs/json' });
     expect(res.statusCode).toBe(200);
     const paths = Object.keys(res.json().paths);
-    for (const p of ['/api/v1/api-qrcode-checkin', '/v1/api-qrcode-checkin', '/api/v1/api-vouchers', '/v1/api-clientes', '/api/integration/combos/{id}/availability', '/v1/integration/combos'])
+    for (const p of ['/api/v1/api-qrcode-checkin', '/api/v1/api-vouchers', '/api/v1/api-clientes', '/api/integration/combos/{id}/availability', '/api/integration/combos'])
       expect(paths).toContain(p);
+    expect(paths.filter((p) => p.startsWith('/v1/'))).toEqual([]);
   });
 
   it('answers /health with 503 in the envelope when the database is gone', async () => {
