@@ -70,3 +70,23 @@ it('the nightly systemd unit runs a gate backup command that works', async () =>
   expect(res.code, res.stderr).toBe(0);
   expect(res.stdout.trim().startsWith(path.join(dir, 'backups', 'gate-'))).toBe(true);
 });
+
+it("a dead box's disk: its folder copied whole (with the WAL) becomes one restorable file, with the rows only the WAL held", async () => {
+  const dead = tempDir('gate-dead-');
+  expect((await gate(dead, ['migrate'])).code).toBe(0);
+  // The dead box's last writes, still only in its WAL when the power went (no checkpoint).
+  const live = new Database(path.join(dead, 'gate.db'));
+  live.pragma('wal_autocheckpoint = 0');
+  live.prepare("INSERT INTO tenants (slug, nome, created_at) VALUES ('so-no-wal', 'Só no WAL', '2026-11-24T00:00:00.000Z')").run();
+  const rescued = tempDir('gate-copia-');
+  for (const f of ['gate.db', 'gate.db-wal']) fs.copyFileSync(path.join(dead, f), path.join(rescued, f));
+  live.close();
+
+  const backup = await gate(rescued, ['backup', '--to', path.join(rescued, 'resgate')]);
+  expect(backup.code, backup.stderr).toBe(0);
+  const target = tempDir('gate-nova-');
+  expect((await gate(target, ['restore', backup.stdout.trim()])).code).toBe(0);
+  const restored = new Database(path.join(target, 'gate.db'), { readonly: true });
+  expect(restored.prepare("SELECT nome FROM tenants WHERE slug = 'so-no-wal'").pluck().get()).toBe('Só no WAL');
+  restored.close();
+});
