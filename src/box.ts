@@ -29,6 +29,14 @@ import { consoleGuard, createConsoleSessions } from './console/sessions.js';
 import { staticRoutes } from './console/static.routes.js';
 import { supervisorRoutes } from './console/supervisor.routes.js';
 
+/** What the box gives the lanes it starts. */
+export interface LaneServices {
+  checkin: CheckinService;
+  storage: StorageHealth;
+  /** Each grant's time from the scan to the relay taking it (gate_lane_grant_seconds). */
+  onGrant: (lane: string, seconds: number) => void;
+}
+
 export interface BoxDeps {
   db: Db;
   clock: Clock;
@@ -36,7 +44,7 @@ export interface BoxDeps {
   /** The sync worker, when the cloud is configured: /api/local/sync shows its state. */
   sync?: SyncInfo | undefined;
   /** Starts the gate lanes on the box's check-in service (GATE_CONFIG): /api/local/gates shows them. */
-  lanes?: ((checkin: CheckinService, storage: StorageHealth) => GatesInfo) | undefined;
+  lanes?: ((services: LaneServices) => GatesInfo) | undefined;
   /** HTTP timeouts and per-address cap; the defaults of src/http/connections.ts otherwise. */
   httpLimits?: HttpLimits | undefined;
   /** PEM certificate and key: the box serves HTTPS (GATE_TLS_CERT, GATE_TLS_KEY). */
@@ -69,7 +77,7 @@ export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, 
     publish(notice);
   };
   const checkin = createCheckinService({ db, clock, storage, onResult, clockCheck, ...(logger ? { log: logger } : {}) });
-  const gates = lanes?.(checkin, storage);
+  const gates = lanes?.({ checkin, storage, onGrant: metrics.observeGrant });
   gatesInfo = gates;
   const sessions = createConsoleSessions({ sqlite: db.sqlite, clock, idleMinutes: consoleIdleMinutes });
   const guard = consoleGuard(sessions);

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import pino from 'pino';
-import { assembleBox } from './box.js';
+import { assembleBox, type LaneServices } from './box.js';
 import { createClock } from './clock.js';
 import { describeClock } from './clock-check.js';
 import { VERSION } from './version.js';
@@ -9,8 +9,6 @@ import { migrateToLatest, migrationState, openDatabase } from './db/open.js';
 import { isEmptyBox, printDemoBanner, seedDemoWithOperator } from './demo/demo.js';
 import { demoWarning } from './demo/retire.js';
 import { createCloudSync } from './sync/cloud-sync.js';
-import type { CheckinService } from './checkin/checkin.service.js';
-import type { StorageHealth } from './db/storage.js';
 import { loadLaneConfig } from './gate/lane-config.js';
 import { laneTenant, startLanes } from './gate/register.js';
 import { resolveTenant } from './tenants/tenants.repo.js';
@@ -58,8 +56,8 @@ export async function main(config: Config = loadConfig(), out: Writable = proces
     db.close();
     throw error;
   }
-  const lanes = lanesFile && ((checkin: CheckinService, storage: StorageHealth) =>
-    startLanes({ config: lanesFile.config, db, clock, checkin, storage, tenantId: lanesTenant!, log: logger.child({ modulo: 'pistas' }) }));
+  const lanes = lanesFile && ((services: LaneServices) =>
+    startLanes({ config: lanesFile.config, db, clock, ...services, tenantId: lanesTenant!, log: logger.child({ modulo: 'pistas' }) }));
   const { app, gates, clockCheck } = await assembleBox({ db, clock, logger, sync: sync?.worker, lanes, https, consoleIdleMinutes: config.consoleIdleMinutes });
   let url: string;
   try {

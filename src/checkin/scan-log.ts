@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { codeHash } from '../lib/code-hash.js';
 import type { ScanNotice } from './checkin.service.js';
 
 // One info line per scan, check-in, reversal or refusal from any door, so `journalctl -u gate -f`
@@ -8,9 +8,6 @@ import type { ScanNotice } from './checkin.service.js';
 interface InfoLog {
   info(obj: object, msg: string): void;
 }
-
-/** The first 8 hex of the code's SHA-256: enough to tell two scans of the same code apart in a log. */
-export const codeHash = (code: string) => createHash('sha256').update(code).digest('hex').slice(0, 8);
 
 export function scanLogger(log: InfoLog) {
   return (n: ScanNotice) => {

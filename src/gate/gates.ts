@@ -52,9 +52,11 @@ export interface GatesDeps {
   log: LaneLog;
   events: LaneEventLog;
   devices: GateDevices;
+  /** Each grant's time from the scan to the relay taking it, by lane (/metrics). */
+  onGrant?: ((lane: string, seconds: number) => void) | undefined;
 }
 
-export function startGates({ config, checkin, tenantId, clock, log, events, devices }: GatesDeps): Gates {
+export function startGates({ config, checkin, tenantId, clock, log, events, devices, onGrant }: GatesDeps): Gates {
   const links = new Map<string, ManagedLink>();
   const buses = new Map<string, ReturnType<GateDevices['osdpBus']>>();
   const linkFor = (path: string, baudRate: number, role: 'scanner' | 'relay') => {
@@ -104,7 +106,7 @@ export function startGates({ config, checkin, tenantId, clock, log, events, devi
 
   for (const laneConfig of config.lanes) {
     const relay = relayFor(laneConfig);
-    const lane = createLane({ config: laneConfig, policy: movePolicy(config, laneConfig), checkin, tenantId, relay, clock, log });
+    const lane = createLane({ config: laneConfig, policy: movePolicy(config, laneConfig), checkin, tenantId, relay, clock, log, onGrant: onGrant && ((s) => onGrant(laneConfig.name, s)) });
     const cleanups: (() => void)[] = [];
     cleanups.push(lane.onEvent((e) => void events.append(laneEventRow(e))));
     const scanners = laneConfig.scanners.map((s) => {

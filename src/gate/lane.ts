@@ -3,6 +3,7 @@ import type { MovePolicy } from '../checkin/movement.flows.js';
 import type { Granted, Movement } from '../checkin/result.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../http/errors.js';
+import { codeHash } from '../lib/code-hash.js';
 import type { LaneConfig, ScannerConfig } from './lane-config.js';
 import { realTimers, createDebouncer, createScannerLineSplitter, type ScannerLineSplitter, type ScanRejectReason, type TimerFns } from './scanner-lines.js';
 
@@ -104,6 +105,8 @@ export interface LaneDeps {
   clock: Clock;
   log: LaneLog;
   timers?: TimerFns;
+  /** Seconds from the scan to the relay taking the grant (/metrics: gate_lane_grant_seconds). */
+  onGrant?: ((seconds: number) => void) | undefined;
 }
 
 interface PendingGrant {
@@ -112,7 +115,7 @@ interface PendingGrant {
 }
 
 
-export function createLane({ config, policy, checkin, tenantId, relay, clock, log, timers = realTimers }: LaneDeps): Lane {
+export function createLane({ config, policy, checkin, tenantId, relay, clock, log, timers = realTimers, onGrant }: LaneDeps): Lane {
   const name = config.name;
   const caller: CheckinCaller = { tenantId, apiKeyId: null, keyName: null, source: 'lane' };
   const debouncer = createDebouncer({ windowMs: config.debounceMs, now: () => clock.now().getTime() });
@@ -153,11 +156,11 @@ export function createLane({ config, policy, checkin, tenantId, relay, clock, lo
       const reply = await checkin.reverse({ qr_code: code, terminal: name, operador }, caller, ONE_CODE);
       const result = reply.batch ? reply.items[0]!.result : reply.result;
       // E.g. staff already reversed it by hand, or the day turned: the check-in then stays.
-      if (!result.ok) log.warn({ lane: name, code, refusal: result.code }, 'automatic reversal refused');
+      if (!result.ok) log.warn({ lane: name, codigo_hash: codeHash(code), refusal: result.code }, 'automatic reversal refused');
       return result.ok;
     } catch (err) {
       counters.errors++;
-      log.warn({ err, lane: name, code }, 'automatic reversal failed');
+      log.warn({ err, lane: name, codigo_hash: codeHash(code) }, 'automatic reversal failed');
       return false;
     }
   }
@@ -167,7 +170,7 @@ export function createLane({ config, policy, checkin, tenantId, relay, clock, lo
     counters.notPassed++;
     const operador = cause === 'timeout' ? NOT_PASSED_OPERADOR : RELAY_FAILED_OPERADOR;
     const reversed = movement === 'checkin' && (await reverseCheckin(code, operador));
-    log.info({ lane: name, code, cause, reversed }, 'granted but nobody passed');
+    log.info({ lane: name, codigo_hash: codeHash(code), cause, reversed }, 'granted but nobody passed');
     emit({ type: 'not_passed', lane: name, at: clock.nowIso(), code, cause, reversed });
   }
 
@@ -184,6 +187,7 @@ export function createLane({ config, policy, checkin, tenantId, relay, clock, lo
   }
 
   async function scan(rawCode: string): Promise<ScanResult> {
+    const scannedAt = performance.now();
     const code = rawCode.trim();
     counters.scans++;
     lastScan = { code, at: clock.nowIso() };
@@ -199,16 +203,17 @@ export function createLane({ config, policy, checkin, tenantId, relay, clock, lo
     } catch (err) {
       if (err instanceof AppError) return deny(code, err.code);
       counters.errors++;
-      log.error({ err, lane: name, code }, 'check-in failed');
+      log.error({ err, lane: name, codigo_hash: codeHash(code) }, 'check-in failed');
       return deny(code, 'INTERNAL_ERROR');
     }
     counters.granted++;
     emit({ type: 'granted', lane: name, at: clock.nowIso(), code, movement: result.movement, withoutEntry: result.withoutEntry });
     try {
       await relay.grant(config.direction, config.relay.pulseMs);
+      onGrant?.((performance.now() - scannedAt) / 1000);
     } catch (err) {
       counters.errors++;
-      log.error({ err, lane: name, code }, 'relay grant failed');
+      log.error({ err, lane: name, codigo_hash: codeHash(code) }, 'relay grant failed');
       await notPassed(code, 'relay_failed', result.movement);
       return { kind: 'granted', code, result };
     }

@@ -37,6 +37,10 @@ export function createMetrics({ db, clock, gates, sync, clockCheck }: { db: Db; 
       }
     },
   });
+  const grants = new Histogram({
+    name: 'gate_lane_grant_seconds', help: 'From a lane reading a code to its relay taking the grant', labelNames: ['pista'],
+    buckets: [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2], registers: [registry],
+  });
   if (clockCheck) {
     new Gauge({ name: 'gate_clock_suspect', help: '1 while the box clock is suspect (behind the newest event, or away from the cloud)', registers: [registry], collect() { this.set(clockCheck.state().suspeito ? 1 : 0); } });
     new Gauge({ name: 'gate_clock_cloud_skew_seconds', help: 'Box clock minus the cloud clock (Date header), the least the last reading allows; NaN before one', registers: [registry], collect() { this.set(clockCheck.state().diferenca_nuvem_segundos ?? NaN); } });
@@ -66,6 +70,10 @@ export function createMetrics({ db, clock, gates, sync, clockCheck }: { db: Db; 
       return registry.metrics();
     },
     contentType: registry.contentType,
+    /** The lanes' listener: a grant the relay took. */
+    observeGrant(lane: string, seconds: number) {
+      grants.observe({ pista: lane }, seconds);
+    },
     /** The check-in service's listener. */
     observe(n: ScanNotice) {
       scans.inc({ porta: n.source, acao: n.action, resultado: n.result.ok ? 'ok' : n.result.code });

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, expect, it } from 'vitest';
 import { assembleBox } from '../../src/box.js';
-import { codeHash } from '../../src/checkin/scan-log.js';
+import { codeHash } from '../../src/lib/code-hash.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 

@@ -49,7 +49,7 @@ beforeAll(async () => {
       { name: 'oeste', direction: 'saida', operador: 'Oeste', debounceMs: 0, scanners: [{ path: ptys.exitScanner.box }], relay: { driver: 'lcus', path: ptys.exitLcus.box, pulseMs: 200, channel: 1 } },
     ],
   });
-  box = await createTestBox({ lanes: ({ db, clock, checkin, tenantId }) => startLanes({ config, db, clock, checkin, tenantId, log: silentLog }) });
+  box = await createTestBox({ lanes: ({ db, clock, checkin, tenantId, onGrant }) => startLanes({ config, db, clock, checkin, tenantId, log: silentLog, onGrant }) });
   box.importOrders([makeOrder({ prefix: 'MIX', people: 4 })]);
   scanner = await openScannerSim(ptys.scanner.device);
   exitScanner = await openScannerSim(ptys.exitScanner.device);
@@ -76,6 +76,9 @@ describe('lanes with every relay driver', () => {
     const told = () => lcus.changes.slice(before).filter((c) => c.channel === 2).map((c) => (c.on ? 'on' : 'off'));
     await waitUntil(() => told().join(' ').includes('on off'), WAIT_MS, 'LCUS channel 2 on, then off again');
     expect(person('MIX-1').checkin_dispositivo).toBe('sul');
+    // The scan-to-grant time is on /metrics, by lane.
+    const metrics = (await box.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1' })).body;
+    expect(Number(/^gate_lane_grant_seconds_count\{pista="sul"\} (\d+)$/m.exec(metrics)?.[1])).toBe(1);
     const sul = await lane('sul');
     expect(sul.falha_segura).toBe(false);
     expect(sul.rele).toMatchObject({ driver: 'lcus', online: true });

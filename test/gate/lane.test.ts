@@ -1,3 +1,4 @@
+import { codeHash } from '../../src/lib/code-hash.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CheckinService } from '../../src/checkin/checkin.service.js';
@@ -62,12 +63,10 @@ function fakeRelay(opts: { failGrant?: boolean } = {}) {
 
 function fakeLog() {
   const lines: string[] = [];
-  const log: LaneLog = {
-    info: (_o, msg) => void lines.push(`info:${msg}`),
-    warn: (_o, msg) => void lines.push(`warn:${msg}`),
-    error: (_o, msg) => void lines.push(`error:${msg}`),
-  };
-  return { log, lines };
+  const fields: object[] = [];
+  const line = (level: string) => (o: object, msg: string) => void (lines.push(`${level}:${msg}`), fields.push(o));
+  const log: LaneLog = { info: line('info'), warn: line('warn'), error: line('error') };
+  return { log, lines, fields };
 }
 
 const config = (over: Record<string, unknown> = {}): LaneConfig =>
@@ -87,7 +86,7 @@ async function setup(over: Record<string, unknown> = {}, opts: { checkin?: Check
   const checkin = opts.checkin ?? box.checkin;
   const time = manualTimers(box.clock);
   const relay = fakeRelay(opts);
-  const { log, lines } = fakeLog();
+  const { log, lines, fields } = fakeLog();
   const cfg = config(over);
   const policy = movePolicy(fileSettings(opts.file), cfg);
   const lane = createLane({ config: cfg, policy, checkin, tenantId: box.tenantId, relay: relay.relay, clock: box.clock, log, timers: time.timers });
@@ -97,7 +96,7 @@ async function setup(over: Record<string, unknown> = {}, opts: { checkin?: Check
   const next = (type: LaneEvent['type']) => new Promise<LaneEvent>((resolve) => {
     const off = lane.onEvent((e) => e.type === type && (off(), resolve(e)));
   });
-  return { lane, checkin, time, calls: relay.calls, sensor: relay.sensor, lines, seen, next };
+  return { lane, checkin, time, calls: relay.calls, sensor: relay.sensor, lines, fields, seen, next };
 }
 
 describe('lane flow', () => {
@@ -217,7 +216,7 @@ describe('lane with a passage sensor', () => {
   it('reverses the check-in when nobody passes in time, and the person can check in again', async () => {
     box = await createTestBox();
     box.importOrders([makeOrder({ prefix: 'NP', people: 1 })]);
-    const { lane, time, calls, next, lines } = await setup({ passage: { timeoutMs: 8000 }, debounceMs: 1000 });
+    const { lane, time, calls, next, lines, fields } = await setup({ passage: { timeoutMs: 8000 }, debounceMs: 1000 });
     await lane.scan('NP-1');
     expect(lane.status().pendingGrants).toBe(1);
     time.advance(7999);
@@ -230,6 +229,9 @@ describe('lane with a passage sensor', () => {
       ['estorno', 'ok', 'entrada-1', NOT_PASSED_OPERADOR, 'lane'],
     ]);
     expect(lines).toContain('info:granted but nobody passed');
+    // A QR is a bearer ticket: the log follows it by a short hash, never the code.
+    expect(fields).toContainEqual(expect.objectContaining({ codigo_hash: codeHash('NP-1') }));
+    expect(JSON.stringify(fields)).not.toContain('NP-1');
     expect(await lane.scan('NP-1')).toMatchObject({ kind: 'granted' });
     expect(calls).toEqual(['grant:entrada:600', 'grant:entrada:600']);
     expect(lane.status().counters).toMatchObject({ granted: 2, notPassed: 1, passed: 0 });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createApiKey } from '../../src/auth/api-keys.js';
-import { assembleBox } from '../../src/box.js';
+import { assembleBox, type LaneServices } from '../../src/box.js';
 import type { CheckinService } from '../../src/checkin/checkin.service.js';
 import type { StorageHealth } from '../../src/db/storage.js';
 import type { Clock } from '../../src/clock.js';
@@ -27,7 +27,7 @@ export interface TestBoxOptions {
   /** Gate lanes on the box's check-in service (tenant `parque`), as main.ts starts them from GATE_CONFIG. */
   /** How often a console stream is pinged and its session re-checked (the box's default: 15 s). */
   consolePingMs?: number;
-  lanes?: (box: { db: Db; clock: Clock; checkin: CheckinService; tenantId: number; storage: StorageHealth }) => GatesInfo;
+  lanes?: (box: { db: Db; clock: Clock; checkin: CheckinService; tenantId: number; storage: StorageHealth; onGrant: LaneServices['onGrant'] }) => GatesInfo;
 }
 
 export async function createTestBox(opts: TestBoxOptions = {}) {
@@ -51,7 +51,7 @@ export async function createTestBox(opts: TestBoxOptions = {}) {
     none: key(['clientes:read'], 'sem-checkin'),
     otherTenant: key(['vouchers:checkin', 'vouchers:read', 'clientes:read', 'integration:combos:read'], 'outro', otherTenantId),
   };
-  const lanes = opts.lanes && ((checkin: CheckinService, storage: StorageHealth) => opts.lanes!({ db, clock, checkin, tenantId, storage }));
+  const lanes = opts.lanes && ((services: LaneServices) => opts.lanes!({ db, clock, tenantId, ...services }));
   const { app, checkin, gates } = await assembleBox({ db, clock, logger: false, lanes, consolePingMs: opts.consolePingMs });
   await app.ready();
 
