@@ -36,14 +36,14 @@ export async function fillDatabase(file: string, clock: Clock, orders: number): 
   const started = process.hrtime.bigint();
   const db = openDatabase(file);
   await migrateToLatest(db);
-  const { sqlite, kysely } = db;
+  const { sqlite } = db;
   sqlite.pragma('synchronous = OFF'); // the filling connection only; the server opens with openDatabase
   sqlite.pragma('cache_size = -262144');
 
   const nowIso = clock.nowIso();
   const today = clock.today();
-  const tenantId = ensureTenant(sqlite, kysely, TENANT, nowIso, 'Bench Park');
-  const { key: apiKey } = createApiKey(sqlite, kysely, { tenantId, name: 'bench-gate', permissions: ['vouchers:checkin'], nowIso });
+  const tenantId = ensureTenant(db, TENANT, nowIso, 'Bench Park');
+  const { key: apiKey } = createApiKey(db, { tenantId, name: 'bench-gate', permissions: ['vouchers:checkin'], nowIso });
 
   // One template order through the real cloud schema, so stored JSON has the shape imports produce.
   const template = pedidoSchema.parse({

@@ -33,7 +33,7 @@ const file = path.join(workDir, 'gate.db');
 const clock = createClock('America/Sao_Paulo');
 const fill = await fillDatabase(file, clock, ORDERS);
 const db = openDatabase(file);
-const reader = createApiKey(db.sqlite, db.kysely, { tenantId: findTenant(db.sqlite, db.kysely, TENANT)!.id, name: 'bench-erp', permissions: ['all'], nowIso: clock.nowIso() }).key;
+const reader = createApiKey(db, { tenantId: findTenant(db, TENANT)!.id, name: 'bench-erp', permissions: ['all'], nowIso: clock.nowIso() }).key;
 db.close();
 
 const people = ORDERS * PEOPLE_PER_ORDER;

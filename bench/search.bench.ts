@@ -96,7 +96,7 @@ try {
   await migrateToLatest(filling);
   filling.sqlite.pragma('synchronous = OFF'); // this connection only; the searches open the file as the box does
   filling.sqlite.pragma('cache_size = -262144');
-  const tenantId = ensureTenant(filling.sqlite, filling.kysely, 'bench', new Date().toISOString());
+  const tenantId = ensureTenant(filling, 'bench', new Date().toISOString());
   let started = performance.now();
   fill(filling.sqlite, tenantId);
   const fillSeconds = (performance.now() - started) / 1000;
@@ -158,14 +158,14 @@ try {
   const misses: Record<string, number> = {};
   const hits: Record<string, number> = {};
   for (const k of Object.keys(kinds)) [samples[k], misses[k], hits[k]] = [[], 0, 0];
-  for (const make of Object.values(kinds)) for (let i = 0; i < 20; i++) searchOrders(s, tenantId, make().q); // warm-up
+  for (const make of Object.values(kinds)) for (let i = 0; i < 20; i++) searchOrders(db, tenantId, make().q); // warm-up
   started = performance.now();
   for (let round = 0; round < ROUNDS; round++) {
     for (const [kind, make] of Object.entries(kinds)) {
       for (let i = 0; i < PER_ROUND; i++) {
         const { q, order } = make();
         const t = performance.now();
-        const found = searchOrders(s, tenantId, q);
+        const found = searchOrders(db, tenantId, q);
         samples[kind]!.push(performance.now() - t);
         hits[kind]! += found.length;
         if (order !== null && !found.some((h) => h.numero_pedido === order)) misses[kind]! += 1;
@@ -206,7 +206,7 @@ try {
     });
   s.pragma('synchronous = NORMAL'); // as the write queue commits (it fsyncs the WAL itself, off the loop)
   const store = s.transaction((pedidos: Pedido[]) => {
-    for (const p of pedidos) upsertOrder(s, db.kysely, tenantId, p, '2026-01-01T16:00:00.000Z');
+    for (const p of pedidos) upsertOrder(db, tenantId, p, '2026-01-01T16:00:00.000Z');
   });
   const triggerNames = SEARCH_TRIGGERS.map((t) => /CREATE TRIGGER (\w+)/.exec(t)![1]!);
   const perOrder = { with: [] as number[], without: [] as number[] };

@@ -64,7 +64,7 @@ async function start(): Promise<Listening> {
   if (mode === 'door') {
     const db = openDatabase(file!);
     const data = JSON.parse(fs.readFileSync(process.argv[4]!, 'utf8')) as Record<string, unknown>;
-    const auth = createAuth({ sqlite: db.sqlite, kysely: db.kysely, clock: createClock('America/Sao_Paulo') });
+    const auth = createAuth({ db, clock: createClock('America/Sao_Paulo') });
     // The recorded answer stands for the view the route asks for (serialised on every request, as the
     // box's view does); the result only says "granted".
     const reply = async () => ({ batch: false, result: { ok: true }, view: asJson(data) });

@@ -73,17 +73,17 @@ async function main(): Promise<number> {
     const db = openDatabase(path.join(workDir, 'gate.db'));
     await migrateToLatest(db);
     const log = pino({ level: 'silent' });
-    const tenantId = ensureTenant(db.sqlite, db.kysely, 'parque', clock.nowIso());
+    const tenantId = ensureTenant(db, 'parque', clock.nowIso());
     // The probe's own people, imported before the run (the cloud does not know them).
     db.sqlite.transaction(() => {
       for (let i = 0; i < PROBE_PEOPLE; i++)
-        upsertOrder(db.sqlite, db.kysely, tenantId, pedidoSchema.parse(makeOrder({ numero: `${20250101 + Math.floor(i / 10_000)}-${String(i % 10_000).padStart(4, "0")}`, prefix: `P${i}`, people: 1, dataUso: cloud.today })), clock.nowIso());
+        upsertOrder(db, tenantId, pedidoSchema.parse(makeOrder({ numero: `${20250101 + Math.floor(i / 10_000)}-${String(i % 10_000).padStart(4, "0")}`, prefix: `P${i}`, people: 1, dataUso: cloud.today })), clock.nowIso());
     })();
-    const turnstileKey = createApiKey(db.sqlite, db.kysely, { tenantId, name: 'catraca', permissions: ['checkin'], nowIso: clock.nowIso() }).key;
+    const turnstileKey = createApiKey(db, { tenantId, name: 'catraca', permissions: ['checkin'], nowIso: clock.nowIso() }).key;
     const { app, checkin } = await assembleBox({ db, clock, logger: false });
     const boxUrl = await app.listen({ host: '127.0.0.1', port: 0 });
     const probe = await startProbe(boxUrl, turnstileKey, 'P#-1', 0);
-    const state = createSyncState(db.sqlite, db.kysely, tenantId, clock);
+    const state = createSyncState(db, tenantId, clock);
     const client = createCloudClient({ url: cloud.url, apiKey: cloud.keys.box, integrationKey: cloud.keys.integration, timeoutMs: 30_000 });
     const signal = new AbortController().signal;
     const deps = { db, clock, log, client, tenantId, state };

@@ -1,13 +1,9 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { execDdl } from './ddl.js';
 
 // Money columns are integer centavos. Timestamps are UTC ISO strings. Dates are YYYY-MM-DD.
 export async function up(db: Kysely<unknown>): Promise<void> {
-  for (const statement of splitStatements(DDL)) await sql.raw(statement).execute(db);
-}
-
-/** Statements end with `;` at the end of a line; trigger bodies stay on one line. */
-function splitStatements(ddl: string): string[] {
-  return ddl.split(/;[ \t]*\n/).map((s) => s.trim()).filter((s) => s.replace(/--.*$/gm, '').trim() !== '');
+  await execDdl(db, DDL);
 }
 
 const DDL = `

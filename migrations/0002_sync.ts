@@ -1,10 +1,10 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { execDdl } from './ddl.js';
 
 // Sync worker state (docs/sync.md). The event log stays append-only: what the cloud said about an
 // event lives next to it, in sync_push.
 export async function up(db: Kysely<unknown>): Promise<void> {
-  for (const statement of DDL.split(/;[ \t]*\n/).map((s) => s.trim()).filter((s) => s.replace(/--.*$/gm, '').trim() !== ''))
-    await sql.raw(statement).execute(db);
+  await execDdl(db, DDL);
 }
 
 const DDL = `

@@ -1,10 +1,11 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { execDdl } from './ddl.js';
 
 // What the gate lanes saw beyond the check-ins themselves (those are in `events`, source 'lane'):
 // grants and denials as shown at the turnstile, passages, people who did not pass, tailgating,
 // the fire alarm and devices going offline. Append-only like `events`.
 export async function up(db: Kysely<unknown>): Promise<void> {
-  for (const statement of DDL.split(/;[ \t]*\n/).map((s) => s.trim()).filter(Boolean)) await sql.raw(statement).execute(db);
+  await execDdl(db, DDL);
 }
 
 const DDL = `

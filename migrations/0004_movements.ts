@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { execDdl } from './ddl.js';
 
 // Movements (docs/lanes.md): besides the check-in (the first entry), the event log records area
 // entries, re-entries and exits, so `events.action` takes three more values. SQLite cannot alter a
@@ -7,7 +8,7 @@ import { sql, type Kysely } from 'kysely';
 // append-only triggers are kept. `presence`: who is inside each area today, written in the same
 // transaction as each movement; occupancy is a count over it.
 export async function up(db: Kysely<unknown>): Promise<void> {
-  for (const statement of DDL.split(/;[ \t]*\n/).map((s) => s.trim()).filter(Boolean)) await sql.raw(statement).execute(db);
+  await execDdl(db, DDL);
   const broken = await sql.raw('PRAGMA foreign_key_check').execute(db);
   if (broken.rows.length > 0) throw new Error(`0004_movements: foreign keys broken by the rebuild: ${JSON.stringify(broken.rows.slice(0, 5))}`);
 }

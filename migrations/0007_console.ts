@@ -1,13 +1,13 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { execDdl } from './ddl.js';
 
 // The staff console (docs/console.md): local operator accounts, their server-side sessions, and who
 // acknowledged which lane alarm, and the indexes its panels read by: the events of a day (the report,
 // entries today) and a tenant's alarms among the lanes' events (one per scan otherwise). Secrets are scrypt hashes; a session row holds only a hash of the
 // cookie's value, so a copy of the database does not sign anyone in.
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql
-    .raw(
-      `CREATE TABLE operators (
+  await execDdl(db, [
+    `CREATE TABLE operators (
         id INTEGER PRIMARY KEY,
         tenant_id INTEGER NOT NULL REFERENCES tenants(id),
         nome TEXT NOT NULL,
@@ -18,12 +18,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         disabled_at TEXT,
         created_at TEXT NOT NULL
       )`,
-    )
-    .execute(db);
-  await sql.raw(`CREATE UNIQUE INDEX operators_name ON operators (tenant_id, nome COLLATE NOCASE)`).execute(db);
-  await sql
-    .raw(
-      `CREATE TABLE console_sessions (
+    `CREATE UNIQUE INDEX operators_name ON operators (tenant_id, nome COLLATE NOCASE)`,
+    `CREATE TABLE console_sessions (
         id INTEGER PRIMARY KEY,
         token_hash TEXT NOT NULL UNIQUE,
         operator_id INTEGER NOT NULL REFERENCES operators(id),
@@ -32,17 +28,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         created_at TEXT NOT NULL,
         last_seen_at TEXT NOT NULL
       )`,
-    )
-    .execute(db);
-  await sql
-    .raw(
-      `CREATE TABLE alarm_acks (
+    `CREATE TABLE alarm_acks (
         lane_event_id INTEGER PRIMARY KEY REFERENCES lane_events(id),
         operator_id INTEGER NOT NULL REFERENCES operators(id),
         acked_at TEXT NOT NULL
       )`,
-    )
-    .execute(db);
-  await sql.raw(`CREATE INDEX events_tenant_time ON events (tenant_id, occurred_at)`).execute(db);
-  await sql.raw(`CREATE INDEX lane_events_alarms ON lane_events (tenant_id, id) WHERE kind IN ('carona', 'incendio_inicio', 'dispositivo_offline')`).execute(db);
+    `CREATE INDEX events_tenant_time ON events (tenant_id, occurred_at)`,
+    `CREATE INDEX lane_events_alarms ON lane_events (tenant_id, id) WHERE kind IN ('carona', 'incendio_inicio', 'dispositivo_offline')`,
+  ]);
 }

@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { execDdl } from './ddl.js';
 
 // The console's search index (docs/console.md, "Search"), kept right by triggers on orders and
 // people so that every writer (import, sync, a future one) keeps it in step without knowing of it.
@@ -121,5 +122,5 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     ...move.split(';').filter((s) => s.trim() !== ''),
     ...SEARCH_TRIGGERS,
   ];
-  for (const statement of statements) await sql.raw(statement).execute(db);
+  await execDdl(db, statements);
 }

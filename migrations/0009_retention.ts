@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { execDdl } from './ddl.js';
 
 // Retention (docs/operations.md, "Retention"; src/retention/). `gate archive` moves old events and
 // lane events into a dated archive file, then deletes them from the live tables. The append-only
@@ -13,7 +14,7 @@ import { sql, type Kysely } from 'kysely';
 // its file; a run without `finished_at` is resumed with the same file and cut-off, so a crash between
 // the copy and the delete never puts an event in two archive files.
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const statements = [
+  await execDdl(db, [
     `CREATE TABLE retention_moving (
       tbl TEXT NOT NULL CHECK (tbl IN ('events', 'lane_events')),
       id INTEGER NOT NULL,
@@ -36,6 +37,5 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     `CREATE TRIGGER lane_events_no_delete BEFORE DELETE ON lane_events
       WHEN NOT EXISTS (SELECT 1 FROM retention_moving WHERE tbl = 'lane_events' AND id = old.id)
       BEGIN SELECT RAISE(ABORT, 'lane events are append-only'); END`,
-  ];
-  for (const statement of statements) await sql.raw(statement).execute(db);
+  ]);
 }

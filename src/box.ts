@@ -4,21 +4,24 @@ import { createAuth } from './auth/auth.js';
 import { checkinRoutes } from './checkin/checkin.routes.js';
 import { createCheckinService, type CheckinService, type ScanNotice } from './checkin/checkin.service.js';
 import { scanLogger } from './checkin/scan-log.js';
-import { DEFAULT_MOVEMENT_SETTINGS, movementRoutes } from './checkin/movement.routes.js';
+import { movementRoutes } from './checkin/movement.routes.js';
+import { DEFAULT_MOVEMENT_SETTINGS } from './checkin/movement.settings.js';
 import { clientRoutes } from './clients/clients.routes.js';
 import type { Clock } from './clock.js';
 import { createClockCheck, type ClockCheck } from './clock-check.js';
 import { comboRoutes } from './combos/combos.routes.js';
 import type { Db } from './db/open.js';
 import { createStorageHealth, type StorageHealth } from './db/storage.js';
-import { gatesRoutes, type GatesInfo } from './gate/gates.routes.js';
+import type { GatesInfo } from './gate/gates.js';
+import { gatesRoutes } from './gate/gates.routes.js';
 import type { HttpLimits } from './http/connections.js';
 import { healthRoutes } from './http/health.routes.js';
 import { createMetrics, metricsRoutes } from './http/metrics.js';
 import { createByteSlots } from './lib/byte-slots.js';
 import { createVoucherPages } from './orders/vouchers.page.js';
 import { voucherRoutes } from './orders/vouchers.routes.js';
-import { syncRoutes, type SyncInfo } from './sync/sync.routes.js';
+import { syncRoutes } from './sync/sync.routes.js';
+import type { SyncInfo } from './sync/worker.js';
 import { createConsolePanels } from './console/console.panels.js';
 import { consoleDocs } from './console/console.docs.js';
 import { consoleRoutes } from './console/console.routes.js';
@@ -43,7 +46,7 @@ export interface BoxDeps {
   logger: FastifyBaseLogger | false;
   /** The sync worker, when the cloud is configured: /api/local/sync shows its state. */
   sync?: SyncInfo | undefined;
-  /** Starts the gate lanes on the box's check-in service (GATE_CONFIG): /api/local/gates shows them. */
+  /** Starts the gate lanes on the box's check-in service (GATE_CONFIG): /api/local/gates shows them. The caller closes them. */
   lanes?: ((services: LaneServices) => GatesInfo) | undefined;
   /** HTTP timeouts and per-address cap; the defaults of src/http/connections.ts otherwise. */
   httpLimits?: HttpLimits | undefined;
@@ -55,9 +58,9 @@ export interface BoxDeps {
   consolePingMs?: number | undefined;
 }
 
-/** Services and HTTP app wired together: shared by main.ts and the tests, so both run the same box. */
+/** Services and HTTP app wired together: shared by the box (box-lifecycle.ts) and the tests, so both run the same wiring. */
 export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, https, consoleIdleMinutes = 720, consolePingMs }: BoxDeps): Promise<{ app: App; checkin: CheckinService; gates: GatesInfo | undefined; clockCheck: ClockCheck }> {
-  const base = { sqlite: db.sqlite, kysely: db.kysely, clock };
+  const base = { db, clock };
   // Before any scan: the newest recorded event is read once, then everything is in memory.
   const clockCheck = createClockCheck(base);
   sync?.onCloudDate?.(clockCheck.cloudDate);
@@ -86,25 +89,33 @@ export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, 
   // Room for the large answers being sent (batches, listing pages): see lib/byte-slots.ts.
   const slots = createByteSlots();
   const pages = createVoucherPages(db.sqlite.name, slots);
-  const app = await buildApp({
-    logger,
-    ...(httpLimits ? { httpLimits } : {}),
-    https,
-    routeDocs: consoleDocs,
-    v1: [checkinRoutes({ auth, checkin, slots }), voucherRoutes({ db, clock, auth, pages }), clientRoutes(listing)],
-    integration: [comboRoutes(listing)],
-    local: [
-      healthRoutes({ ...base, storage, gates, sync, clockCheck }),
-      metricsRoutes({ metrics, auth }),
-      syncRoutes({ ...listing, sync }),
-      gatesRoutes({ auth, gates, checkin }),
-      movementRoutes({ auth, checkin, settingsOf: (tenantId) => (gates?.tenantId === tenantId ? gates.settings : DEFAULT_MOVEMENT_SETTINGS) }),
-      consoleRoutes({ db, clock, checkin, sessions, guard, view }),
-      supervisorRoutes({ db, clock, guard, panels, feed }),
-      liveRoutes({ feed, guard, sessions, pingMs: consolePingMs }),
-      staticRoutes(),
-    ],
-  });
+  let app: App;
+  try {
+    app = await buildApp({
+      logger,
+      ...(httpLimits ? { httpLimits } : {}),
+      https,
+      routeDocs: consoleDocs,
+      v1: [checkinRoutes({ auth, checkin, slots }), voucherRoutes({ db, clock, auth, pages }), clientRoutes(listing)],
+      integration: [comboRoutes(listing)],
+      local: [
+        healthRoutes({ ...base, storage, gates, sync, clockCheck }),
+        metricsRoutes({ metrics, auth }),
+        syncRoutes({ ...listing, sync }),
+        gatesRoutes({ auth, gates, checkin }),
+        movementRoutes({ auth, checkin, settingsOf: (tenantId) => (gates?.tenantId === tenantId ? gates.settings : DEFAULT_MOVEMENT_SETTINGS) }),
+        consoleRoutes({ db, clock, checkin, sessions, guard, view }),
+        supervisorRoutes({ db, clock, guard, panels, feed }),
+        liveRoutes({ feed, guard, sessions, pingMs: consolePingMs }),
+        staticRoutes(),
+      ],
+    });
+  } catch (error) {
+    // No app to close: what was started for it stops here (the caller closes the lanes it started).
+    monitor.stop();
+    await pages.close();
+    throw error;
+  }
   app.addHook('onClose', () => {
     monitor.stop();
     return pages.close();

@@ -1,7 +1,6 @@
-import type { Kysely } from 'kysely';
 import type { Clock } from './clock.js';
-import { all, first, type Sqlite } from './db/open.js';
-import type { DB } from './db/schema.js';
+import type { Db } from './db/open.js';
+import { all, first } from './db/query.js';
 
 // Is the box's clock believable? It decides "today" for every scan, and after a power cut with no
 // network a board without a working RTC battery can start in the past (docs/operations.md, "Clock").
@@ -42,8 +41,7 @@ export interface ClockCheck {
 }
 
 export interface ClockCheckOptions {
-  sqlite: Sqlite;
-  kysely: Kysely<DB>;
+  db: Db;
   clock: Clock;
   /** Milliseconds that only go forward (performance.now); injected by tests. */
   monotonic?: () => number;
@@ -52,19 +50,20 @@ export interface ClockCheckOptions {
 }
 
 /** The newest instant among recorded events: one indexed lookup per tenant, at start only. */
-export function newestEventAt(sqlite: Sqlite, k: Kysely<DB>): number | null {
+export function newestEventAt(db: Db): number | null {
+  const k = db.kysely;
   const perTenant = all(
-    sqlite,
+    db,
     k.selectFrom('tenants as t').select((eb) => eb.selectFrom('events as e').select((e) => e.fn.max('e.occurred_at').as('m')).whereRef('e.tenant_id', '=', 't.id').as('m')),
   ).map((r) => r.m);
   // Lanes' events are appended in time order: the last row is the newest.
-  const lane = first(sqlite, k.selectFrom('lane_events').select('occurred_at').orderBy('id', 'desc').limit(1))?.occurred_at;
+  const lane = first(db, k.selectFrom('lane_events').select('occurred_at').orderBy('id', 'desc').limit(1))?.occurred_at;
   const ms = [...perTenant, lane].filter((t): t is string => typeof t === 'string').map((t) => Date.parse(t)).filter((t) => !Number.isNaN(t));
   return ms.length === 0 ? null : Math.max(...ms);
 }
 
-export function createClockCheck({ sqlite, kysely, clock, monotonic = () => performance.now(), toleranceMs = BACKWARDS_TOLERANCE_MS, skewLimitMs = CLOUD_SKEW_LIMIT_MS }: ClockCheckOptions): ClockCheck {
-  let newest = newestEventAt(sqlite, kysely);
+export function createClockCheck({ db, clock, monotonic = () => performance.now(), toleranceMs = BACKWARDS_TOLERANCE_MS, skewLimitMs = CLOUD_SKEW_LIMIT_MS }: ClockCheckOptions): ClockCheck {
+  let newest = newestEventAt(db);
   // At monotonic time m the cloud's clock reads within [m + base, m + base + width].
   let cloud: { base: number; width: number; at: string } | null = null;
 

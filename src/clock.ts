@@ -49,6 +49,12 @@ export function createClock(timeZone: string, now: () => Date = () => new Date()
   };
 }
 
+/**
+ * The machine's clock, for the parts that only stamp instants or measure intervals (serial links,
+ * the OSDP bus, throttles); its dates are UTC's, so nothing tenant-local may ask it for `today()`.
+ */
+export const systemClock: Clock = createClock('UTC');
+
 /** A clock whose time only moves when told to: for tests. */
 export function createFixedClock(timeZone: string, start: string | Date) {
   let current = new Date(start);

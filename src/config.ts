@@ -3,6 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import cron from 'node-cron';
 import { z } from 'zod';
+import { describeIssues } from './lib/zod-issues.js';
 
 const timeZone = z.string().refine(isTimeZone, { message: 'fuso horário IANA desconhecido (ex.: America/Sao_Paulo)' });
 const cronExpression = z.string().refine((s) => cron.validate(s), { message: 'expressão cron inválida (ex.: */15 * * * *)' });
@@ -88,7 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = configSchema.safeParse(relevant);
   if (!parsed.success) {
     // Never echo a value: two of these variables are secrets.
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    const lines = describeIssues(parsed.error).map((line) => `  ${line}`);
     throw new ConfigError(`Configuração inválida:\n${lines.join('\n')}`);
   }
   const c = parsed.data;

@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Db } from './db/open.js';
+import type { Log } from './lib/log.js';
 
 // What the box tells systemd under Type=notify (systemd/gate.service, docs/operations.md "Service"):
 // READY=1 once it listens and its lanes run, WATCHDOG=1 while it is really healthy, STOPPING=1 at
@@ -13,11 +14,6 @@ import type { Db } from './db/open.js';
 // NotifyAccess=all the message counts as the service's (systemd-notify(1), 247 and 252 pages;
 // systemd commit 5ec7a99 "sd_notify() race is gone with sd_notify_barrier()"; src/notify/notify.c).
 // Debian 12 and Raspberry Pi OS bookworm ship systemd 252.
-
-interface Log {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
 
 type Fields = Record<string, string | number>;
 

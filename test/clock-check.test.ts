@@ -109,7 +109,7 @@ describe("the clock against the cloud's Date header", () => {
   async function check(now = T) {
     box = await createTestBox({ now });
     let mono = 1_000_000;
-    const clockCheck = createClockCheck({ sqlite: box.db.sqlite, kysely: box.db.kysely, clock: box.clock, monotonic: () => mono });
+    const clockCheck = createClockCheck({ db: box.db, clock: box.clock, monotonic: () => mono });
     return { clockCheck, tick: (ms: number) => (mono += ms) };
   }
 
@@ -160,7 +160,7 @@ describe("the clock against the cloud's Date header", () => {
     box = await createTestBox({ now: T });
     box.db.sqlite.prepare("insert into events (tenant_id, occurred_at, action, mode, code, result, source) values (?, '2027-03-01T00:00:00.000Z', 'checkin', 'qr', 'FUT', 'ok', 'api')").run(box.tenantId);
     let mono = 0;
-    const clockCheck = createClockCheck({ sqlite: box.db.sqlite, kysely: box.db.kysely, clock: box.clock, monotonic: () => mono });
+    const clockCheck = createClockCheck({ db: box.db, clock: box.clock, monotonic: () => mono });
     expect(clockCheck.state()).toMatchObject({ suspeito: true, motivo: 'atrasado_em_relacao_ao_ultimo_evento', ultimo_evento_em: '2027-03-01T00:00:00.000Z' });
     clockCheck.cloudDate(new Date(T).toUTCString(), 5);
     expect(clockCheck.state()).toMatchObject({ suspeito: false, motivo: null, ultimo_evento_em: null });
@@ -176,7 +176,7 @@ describe('the start line', () => {
     const dir = tempDir('gate-clock-start-');
     const db = openDatabase(path.join(dir, 'gate.db'));
     await migrateToLatest(db);
-    const tenantId = ensureTenant(db.sqlite, db.kysely, 'parque', new Date().toISOString());
+    const tenantId = ensureTenant(db, 'parque', new Date().toISOString());
     const ahead = new Date(Date.now() + 86_400_000).toISOString();
     db.sqlite.prepare("insert into events (tenant_id, occurred_at, action, mode, code, result, source) values (?, ?, 'checkin', 'qr', 'Q-1', 'ok', 'api')").run(tenantId, ahead);
     db.close();

@@ -1,9 +1,8 @@
 import crypto from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type Database from 'better-sqlite3';
-import { sql, type Kysely } from 'kysely';
-import { prepareQuery, run, type Sqlite } from '../db/open.js';
-import type { DB } from '../db/schema.js';
+import { sql } from 'kysely';
+import type { Db } from '../db/open.js';
+import { defineQuery, run } from '../db/query.js';
 import { demoRetiredSql } from '../tenants/tenants.repo.js';
 
 export const PERMISSIONS = ['vouchers:checkin', 'checkin', 'vouchers:read', 'clientes:read', 'integration:combos:read', 'local:read', 'all'] as const;
@@ -31,8 +30,7 @@ export function generateKey(): { key: string; keyId: string; keyHash: Buffer } {
 }
 
 export function createApiKey(
-  sqlite: Sqlite,
-  k: Kysely<DB>,
+  db: Db,
   input: { tenantId: number; name: string; permissions: readonly string[]; nowIso: string; expiresAt?: string | null },
 ): { id: number; key: string; keyId: string } {
   const unknown = input.permissions.filter((p) => !(PERMISSIONS as readonly string[]).includes(p));
@@ -40,8 +38,8 @@ export function createApiKey(
   if (input.permissions.length === 0) throw new Error('Informe ao menos uma permissão.');
   const { key, keyId, keyHash } = generateKey();
   const res = run(
-    sqlite,
-    k.insertInto('api_keys').values({
+    db,
+    db.kysely.insertInto('api_keys').values({
       tenant_id: input.tenantId,
       name: input.name,
       key_id: keyId,
@@ -55,62 +53,51 @@ export function createApiKey(
   return { id: Number(res.lastInsertRowid), key, keyId };
 }
 
-const keyLookup = (sqlite: Sqlite, k: Kysely<DB>) =>
-  prepareQuery(sqlite, (p: { keyId: string }) =>
-    k.selectFrom('api_keys').innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
-      .select(['api_keys.id', 'api_keys.name', 'api_keys.key_hash', 'api_keys.permissions', 'api_keys.expires_at', 'api_keys.revoked_at', 'api_keys.tenant_id', 'tenants.slug'])
-      // A demo key beside a real park is refused: its QRs are predictable and it would let a
-      // misconfigured handheld "grant" entries that no park sold (docs/cli.md, "demo").
-      .select(sql.raw<number>(demoRetiredSql('tenants.slug')).as('demo_retired'))
-      .where('api_keys.key_id', '=', p.keyId),
-  );
-interface KeyCache {
-  dataVersion: Database.Statement;
-  version: unknown;
-  /** null: looked up, no such key id (cached too, so an unknown id costs what a known one does). */
-  rows: Map<string, NonNullable<ReturnType<ReturnType<typeof keyLookup>['get']>> | null>;
-  lookup: ReturnType<typeof keyLookup>;
-}
-/**
- * Key rows by key id, per connection: the lookup would otherwise be a join on every request. Keys are
- * issued and revoked by the CLI, another connection, whose commits change `PRAGMA data_version`
- * (asked on every request, about a microsecond): the cache is dropped then, so a revoked key is
- * refused from the first request after the CLI's commit; so is a demo key from the first request after
- * `gate tenants create` made a real park. A change made on this same connection does
- * not change it: code that ever revokes keys in-process must clear this cache.
- */
-const caches = new WeakMap<Sqlite, KeyCache>();
+const keyLookup = defineQuery((k, p: { keyId: string }) =>
+  k.selectFrom('api_keys').innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
+    .select(['api_keys.id', 'api_keys.name', 'api_keys.key_hash', 'api_keys.permissions', 'api_keys.expires_at', 'api_keys.revoked_at', 'api_keys.tenant_id', 'tenants.slug'])
+    // A demo key beside a real park is refused: its QRs are predictable and it would let a
+    // misconfigured handheld "grant" entries that no park sold (docs/cli.md, "demo").
+    .select(sql.raw<number>(demoRetiredSql('tenants.slug')).as('demo_retired'))
+    .where('api_keys.key_id', '=', p.keyId),
+);
+type KeyRow = NonNullable<ReturnType<typeof keyLookup.get>>;
+
 /** Random key ids must not grow the cache without bound: past this many it starts over. */
 const MAX_CACHED_KEYS = 10_000;
 
-function keyCache(sqlite: Sqlite, k: Kysely<DB>): KeyCache {
-  let cache = caches.get(sqlite);
-  if (!cache) {
-    const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
-    caches.set(sqlite, (cache = { dataVersion, version: dataVersion.get(), rows: new Map(), lookup: keyLookup(sqlite, k) }));
-  }
-  const version = cache.dataVersion.get();
-  if (version !== cache.version) {
-    cache.version = version;
-    cache.rows.clear();
-  }
-  return cache;
-}
-
-/** The caller behind a presented key, or null when it is unknown, revoked or expired. */
-export function verifyApiKey(sqlite: Sqlite, k: Kysely<DB>, presented: string, nowIso: string): Caller | null {
-  const match = KEY_SHAPE.exec(presented);
-  const cache = keyCache(sqlite, k);
-  let row = match ? cache.rows.get(match[1]!) : null;
-  if (match && row === undefined) {
-    row = cache.lookup.get({ keyId: match[1]! }) ?? null;
-    if (cache.rows.size >= MAX_CACHED_KEYS) cache.rows.clear();
-    cache.rows.set(match[1]!, row);
-  }
-  // Compare even when nothing matched, so a miss costs the same as a wrong secret.
-  const equal = crypto.timingSafeEqual(hash(presented), row ? row.key_hash : DUMMY_HASH);
-  if (!row || !equal || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= nowIso) || row.demo_retired) return null;
-  return { apiKeyId: row.id, keyName: row.name, tenantId: row.tenant_id, tenantSlug: row.slug, permissions: JSON.parse(row.permissions) as string[] };
+/**
+ * The caller behind a presented key, or null when it is unknown, revoked or expired. Key rows are
+ * cached by key id (the lookup would otherwise be a join on every request). Keys are issued and
+ * revoked by the CLI, another connection, whose commits change `PRAGMA data_version` (asked on every
+ * request, about a microsecond): the cache is dropped then, so a revoked key is refused from the
+ * first request after the CLI's commit; so is a demo key from the first request after `gate tenants
+ * create` made a real park. A change made on this same connection does not change it: code that
+ * ever revokes keys in-process must use a new verifier.
+ */
+export function createKeyVerifier(db: Db): (presented: string, nowIso: string) => Caller | null {
+  const dataVersion = () => (db.statement('PRAGMA data_version').get() as { data_version: number }).data_version;
+  let version = dataVersion();
+  /** null: looked up, no such key id (cached too, so an unknown id costs what a known one does). */
+  const rows = new Map<string, KeyRow | null>();
+  return (presented, nowIso) => {
+    const now = dataVersion();
+    if (now !== version) {
+      version = now;
+      rows.clear();
+    }
+    const match = KEY_SHAPE.exec(presented);
+    let row = match ? rows.get(match[1]!) : null;
+    if (match && row === undefined) {
+      row = keyLookup.get(db, { keyId: match[1]! }) ?? null;
+      if (rows.size >= MAX_CACHED_KEYS) rows.clear();
+      rows.set(match[1]!, row);
+    }
+    // Compare even when nothing matched, so a miss costs the same as a wrong secret.
+    const equal = crypto.timingSafeEqual(hash(presented), row ? row.key_hash : DUMMY_HASH);
+    if (!row || !equal || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= nowIso) || row.demo_retired) return null;
+    return { apiKeyId: row.id, keyName: row.name, tenantId: row.tenant_id, tenantSlug: row.slug, permissions: JSON.parse(row.permissions) as string[] };
+  };
 }
 
 /** `all` is the superkey: it grants every permission. `local:read` is the box's own: the /api/local endpoints. */

@@ -1,10 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
-import type { Sqlite } from '../db/open.js';
-import type { DB } from '../db/schema.js';
+import type { Db } from '../db/open.js';
 import { AppError } from '../http/errors.js';
-import { hasAnyPermission, verifyApiKey, type Caller } from './api-keys.js';
+import { createKeyVerifier, hasAnyPermission, type Caller } from './api-keys.js';
 
 export const CHECKIN_PERMISSIONS = ['vouchers:checkin', 'checkin', 'all'];
 
@@ -15,7 +13,8 @@ export interface Auth {
   integrationKey(request: FastifyRequest, permission: string): Caller;
 }
 
-export function createAuth({ sqlite, kysely, clock }: { sqlite: Sqlite; kysely: Kysely<DB>; clock: Clock }): Auth {
+export function createAuth({ db, clock }: { db: Db; clock: Clock }): Auth {
+  const verifyApiKey = createKeyVerifier(db);
   const header = (request: FastifyRequest, name: string) => {
     const value = request.headers[name];
     return (Array.isArray(value) ? value[0] : value)?.trim() ?? '';
@@ -24,14 +23,14 @@ export function createAuth({ sqlite, kysely, clock }: { sqlite: Sqlite; kysely: 
     apiKey(request, permissions) {
       const key = header(request, 'x-api-key');
       if (!key) throw new AppError('MISSING_API_KEY');
-      const caller = verifyApiKey(sqlite, kysely, key, clock.nowIso());
+      const caller = verifyApiKey(key, clock.nowIso());
       if (!caller) throw new AppError('INVALID_API_KEY');
       if (!hasAnyPermission(caller, permissions)) throw new AppError('PERMISSION_DENIED', { permissoes_necessarias: permissions });
       return caller;
     },
     integrationKey(request, permission) {
       const key = header(request, 'x-integration-key');
-      const caller = key ? verifyApiKey(sqlite, kysely, key, clock.nowIso()) : null;
+      const caller = key ? verifyApiKey(key, clock.nowIso()) : null;
       if (!caller || !hasAnyPermission(caller, [permission])) throw new AppError('AUTH_ERROR');
       return caller;
     },

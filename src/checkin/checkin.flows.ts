@@ -75,9 +75,9 @@ type AdditionalState = NonNullable<ReturnType<Flow['repo']['additionalByQr']>>;
 export function checkInAdditional(f: Flow, code: string, a: AdditionalState): CheckinResult {
   const ev = { action: 'checkin' as const, mode: 'adicional' as const, code, qrCode: code, numeroPedido: a.numero_pedido, additionalId: a.id };
   if (a.status !== 'pago') return refuse(f, ev, 'TICKET_CANCELLED', { qr_code: code, status: a.status });
-  const active = f.repo.redemptions(a.id).filter((r) => r.reversed_at === null);
+  const active = f.repo.redemptions(a.id).filter((r) => r.estornado_em === null);
   if (active.length >= a.quantidade)
-    return refuse(f, ev, 'TICKET_ALREADY_USED', { qr_code: code, checkin_em: active[active.length - 1]!.redeemed_at, quantidade: a.quantidade, unidades_utilizadas: active.length });
+    return refuse(f, ev, 'TICKET_ALREADY_USED', { qr_code: code, checkin_em: active[active.length - 1]!.checkin_em, quantidade: a.quantidade, unidades_utilizadas: active.length });
   f.repo.redeemUnit(a.id, f.now, f.actor.terminal, f.actor.operador);
   record(f, { ...ev, result: 'ok' });
   return checkedIn(f, {

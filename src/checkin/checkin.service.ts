@@ -1,9 +1,9 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { ClockCheck } from '../clock-check.js';
 import type { Db } from '../db/open.js';
 import { CANNOT_RECORD, storageFailure, type StorageHealth } from '../db/storage.js';
 import { AppError } from '../http/errors.js';
+import type { Log } from '../lib/log.js';
 import { loadOrders } from '../orders/order.payload.js';
 import { checkInAdditional, checkInGroup, checkInOrder, checkInPerson } from './checkin.flows.js';
 import type { OrderReader } from './checkin.payload.js';
@@ -76,9 +76,8 @@ export interface ScanNotice {
 const BATCH_SLICE = 10;
 
 /** The one rule set for every door: HTTP routes, serial lanes and the console all call this. */
-export function createCheckinService({ db, clock, log, storage, onResult, clockCheck }: { db: Db; clock: Clock; log?: FastifyBaseLogger; storage?: StorageHealth; onResult?: (notice: ScanNotice) => void; clockCheck?: Pick<ClockCheck, 'eventMark'> }): CheckinService {
-  const { sqlite, kysely: k } = db;
-  const repo = createCheckinRepo(sqlite, k);
+export function createCheckinService({ db, clock, log, storage, onResult, clockCheck }: { db: Db; clock: Clock; log?: Log; storage?: StorageHealth; onResult?: (notice: ScanNotice) => void; clockCheck?: Pick<ClockCheck, 'eventMark'> }): CheckinService {
+  const repo = createCheckinRepo(db);
   const queue = db.writes;
 
   /** The write queue, with a database that cannot be written answered as SERVICE_UNAVAILABLE, not a 500. */
@@ -95,13 +94,12 @@ export function createCheckinService({ db, clock, log, storage, onResult, clockC
         throw new AppError('SERVICE_UNAVAILABLE', { motivo: code }, CANNOT_RECORD);
       },
     );
-  const inSavepoint = sqlite.transaction((work: () => unknown) => work()) as <T>(work: () => T) => T;
+  const inSavepoint = db.sqlite.transaction((work: () => unknown) => work()) as <T>(work: () => T) => T;
 
   const flowFor = (input: CheckinInput, caller: CheckinCaller, area = PARK_AREA): Flow => {
     const now = clock.now();
     return {
-      sqlite,
-      k,
+      db,
       repo,
       clock,
       now: now.toISOString(),
@@ -163,7 +161,7 @@ export function createCheckinService({ db, clock, log, storage, onResult, clockC
   ): Promise<Reply<R, V>> {
     const started = performance.now();
     const target = requestTarget({ qr_code: input.qr_code ?? undefined, numero_pedido: input.numero_pedido ?? undefined }, options.batch ?? true);
-    const order: OrderReader = (orderId) => loadOrders(sqlite, k, [orderId], caller.apiKeyId)[0]!;
+    const order: OrderReader = (orderId) => loadOrders(db, [orderId], caller.apiKeyId)[0]!;
     const viewOf = (result: R) => (result.ok && options.view ? options.view(result as Extract<R, { ok: true }>, order) : undefined);
     if (target.kind === 'order' || target.codes.length === 1) {
       const reply = await write((): Reply<R, V> => {

@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
-import { prepareQuery, type Sqlite } from '../db/open.js';
-import type { DB, EventsTable } from '../db/schema.js';
+import type { Db } from '../db/open.js';
+import { defineQuery } from '../db/query.js';
+import type { EventsTable } from '../db/schema.js';
 
 /** Who asked, through which door: carried into every event. */
 export interface Actor {
@@ -27,38 +27,33 @@ export interface EventInput {
   details?: Record<string, unknown>;
 }
 
-const insertEvent = (sqlite: Sqlite, k: Kysely<DB>) =>
-  prepareQuery(sqlite, (p: Omit<EventsTable, 'id'>) =>
-    k.insertInto('events').values({
-      tenant_id: p.tenant_id,
-      occurred_at: p.occurred_at,
-      action: p.action,
-      mode: p.mode,
-      code: p.code,
-      qr_code: p.qr_code,
-      numero_pedido: p.numero_pedido,
-      person_id: p.person_id,
-      additional_id: p.additional_id,
-      result: p.result,
-      key_name: p.key_name,
-      terminal: p.terminal,
-      operador: p.operador,
-      source: p.source,
-      details: p.details,
-      relogio_suspeito: p.relogio_suspeito,
-    }),
-  );
-/** The insert, compiled once per connection. */
-const inserts = new WeakMap<Sqlite, ReturnType<typeof insertEvent>>();
+const insertEvent = defineQuery((k, p: Omit<EventsTable, 'id'>) =>
+  k.insertInto('events').values({
+    tenant_id: p.tenant_id,
+    occurred_at: p.occurred_at,
+    action: p.action,
+    mode: p.mode,
+    code: p.code,
+    qr_code: p.qr_code,
+    numero_pedido: p.numero_pedido,
+    person_id: p.person_id,
+    additional_id: p.additional_id,
+    result: p.result,
+    key_name: p.key_name,
+    terminal: p.terminal,
+    operador: p.operador,
+    source: p.source,
+    details: p.details,
+    relogio_suspeito: p.relogio_suspeito,
+  }),
+);
 
 /**
  * Appends one immutable event; must run in the transaction of the change it records. `relogio`: why
  * the clock was suspect when `at` was read (src/clock-check.ts), kept with the event.
  */
-export function appendEvent(sqlite: Sqlite, k: Kysely<DB>, actor: Actor, at: string, e: EventInput, relogio: string | null = null): void {
-  let insert = inserts.get(sqlite);
-  if (!insert) inserts.set(sqlite, (insert = insertEvent(sqlite, k)));
-  insert.run({
+export function appendEvent(db: Db, actor: Actor, at: string, e: EventInput, relogio: string | null = null): void {
+  insertEvent.run(db, {
     tenant_id: actor.tenantId,
     occurred_at: at,
     action: e.action,

@@ -1,7 +1,5 @@
-import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
-import type { Sqlite } from '../db/open.js';
-import type { DB } from '../db/schema.js';
+import type { Db } from '../db/open.js';
 import type { ErrorCode } from '../http/errors.js';
 import type { CheckinRepo } from './checkin.repo.js';
 import { appendEvent, type Actor, type EventInput } from './event-log.js';
@@ -9,8 +7,7 @@ import type { Refused } from './result.js';
 
 /** What one check-in or reversal flow sees: the same instant and tenant-local day throughout. */
 export interface Flow {
-  sqlite: Sqlite;
-  k: Kysely<DB>;
+  db: Db;
   repo: CheckinRepo;
   clock: Clock;
   actor: Actor;
@@ -25,7 +22,7 @@ export interface Flow {
 /** The area of every door that names none: the whole park. */
 export const PARK_AREA = 'parque';
 
-export const record = (f: Flow, e: EventInput) => appendEvent(f.sqlite, f.k, f.actor, f.now, e, f.relogio);
+export const record = (f: Flow, e: EventInput) => appendEvent(f.db, f.actor, f.now, e, f.relogio);
 
 /** A refusal is recorded in the event log too, then returned. */
 export function refuse(f: Flow, e: Omit<EventInput, 'result' | 'details'>, code: ErrorCode, details?: Record<string, unknown>): Refused {

@@ -8,20 +8,11 @@ import type { CheckinService } from './checkin.service.js';
 import { PARK_AREA } from './flow.js';
 import { exitDocs, occupancyDocs } from './movement.docs.js';
 import type { MovePolicy } from './movement.flows.js';
+import { areaName, type MovementSettings } from './movement.settings.js';
 
 // The box's own movement doors for people with a handheld (docs/api.md, "Movements"): an exit
 // (POST /api/local/saida; entries are the spec's check-in) and the occupancy of each area.
 
-/** The tenant's movement settings: the lanes file's, or these when there is none. */
-export interface MovementSettings {
-  reentrada: MovePolicy['reentrada'];
-  saidaSemEntrada: MovePolicy['saidaSemEntrada'];
-  areas: Record<string, { capacidade: number }>;
-}
-export const DEFAULT_MOVEMENT_SETTINGS: MovementSettings = { reentrada: 'nao', saidaSemEntrada: 'liberar', areas: {} };
-
-/** An area's name, in the lanes file and on the wire. */
-export const areaName = z.string().trim().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'nome de área: letras minúsculas, dígitos, - e _ (até 40)');
 const exitBody = z.preprocess((b) => b ?? {}, z.object({
   qr_code: z.string().trim().min(1, 'informe qr_code').max(MAX_CODE_LENGTH).describe('QR de pessoa ou QR de combo (YYYYMMDD-NNNN): um código'),
   terminal: z.string().max(200).nullish().describe('Identificador do dispositivo'),

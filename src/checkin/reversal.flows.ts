@@ -63,16 +63,16 @@ type AdditionalState = NonNullable<ReturnType<Flow['repo']['additionalByQr']>>;
 export function reverseAdditional(f: Flow, code: string, a: AdditionalState): ReversalResult {
   const ev = { action: 'estorno' as const, mode: 'adicional' as const, code, qrCode: code, numeroPedido: a.numero_pedido, additionalId: a.id };
   const units = f.repo.redemptions(a.id);
-  const active = units.filter((r) => r.reversed_at === null);
+  const active = units.filter((r) => r.estornado_em === null);
   const last = active[active.length - 1];
   if (!last) {
     const done = units[units.length - 1];
     if (!done) return refuse(f, ev, 'SEM_CHECKIN', { qr_code: code });
-    return refuse(f, ev, 'JA_ESTORNADO', { qr_code: code, estornado_em: done.reversed_at, estorno_operador: done.reversal_operador, estorno_terminal: done.reversal_terminal });
+    return refuse(f, ev, 'JA_ESTORNADO', { qr_code: code, estornado_em: done.estornado_em, estorno_operador: done.estorno_operador, estorno_terminal: done.estorno_dispositivo });
   }
-  const notToday = sameDayRefusal(f.clock.localDate(last.redeemed_at), f.today, code, last.redeemed_at);
+  const notToday = sameDayRefusal(f.clock.localDate(last.checkin_em), f.today, code, last.checkin_em);
   if (notToday) return refuse(f, ev, notToday.code, notToday.details);
   f.repo.reverseUnit(last.id, f.now, f.actor.terminal, f.actor.operador);
-  record(f, { ...ev, result: 'ok', details: { checkin_em: last.redeemed_at } });
+  record(f, { ...ev, result: 'ok', details: { checkin_em: last.checkin_em } });
   return reversed(f, { target: 'additional', code, numeroPedido: a.numero_pedido, people: [], additional: { nome: a.nome, quantidade: a.quantidade, used: active.length - 1 } });
 }

@@ -1,15 +1,12 @@
 import { codeHash } from '../lib/code-hash.js';
+import type { Log } from '../lib/log.js';
 import type { ScanNotice } from './checkin.service.js';
 
 // One info line per scan, check-in, reversal or refusal from any door, so `journalctl -u gate -f`
 // shows the gate living (issue 13). A QR is a bearer ticket: the line carries the order number, how
 // many people moved and a short hash of the code, never the code itself, a name, a CPF or an e-mail.
 
-interface InfoLog {
-  info(obj: object, msg: string): void;
-}
-
-export function scanLogger(log: InfoLog) {
+export function scanLogger(log: Log) {
   return (n: ScanNotice) => {
     const r = n.result;
     const code = r.ok ? r.code : String(r.details?.qr_code ?? r.details?.combo_qr_code ?? r.details?.numero_pedido ?? '');

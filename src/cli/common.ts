@@ -68,7 +68,7 @@ export function tenantSlug(flag: string | undefined, config: Config): string {
 }
 
 /** The existing tenant with this slug; an unknown one fails (exit 1) naming the known ones. Never creates. */
-export const requireTenant = (db: Db, slug: string) => resolveTenant(db.sqlite, db.kysely, slug);
+export const requireTenant = (db: Db, slug: string) => resolveTenant(db, slug);
 
 export interface Session {
   config: Config;

@@ -1,6 +1,6 @@
 import { createApiKey, PERMISSIONS } from '../auth/api-keys.js';
 import { createClock, type Clock } from '../clock.js';
-import { all, first, run } from '../db/open.js';
+import { all, first, run } from '../db/query.js';
 import { dateString, timestamp } from '../orders/order.schemas.js';
 import { DEMO_TENANT_SLUG, realTenantSlugs } from '../tenants/tenants.repo.js';
 import { configOf, EXIT, formatTable, localTime, parse, printHelp, requireTenant, say, tenantSlug, UsageError, withDb, type CliIo } from './common.js';
@@ -35,12 +35,12 @@ async function create(args: string[], io: CliIo): Promise<number> {
   return withDb(config, ({ db, clock }) => {
     const nowIso = clock.nowIso();
     const tenant = requireTenant(db, slug);
-    const parks = slug === DEMO_TENANT_SLUG ? realTenantSlugs(db.sqlite, db.kysely) : [];
+    const parks = slug === DEMO_TENANT_SLUG ? realTenantSlugs(db) : [];
     if (parks.length > 0) {
       say(io.stderr, `gate keys create: o tenant ${slug} é o de demonstração e este banco tem um parque real (${parks.join(', ')}): suas chaves são recusadas. Remova-o com: gate demo --remove`);
       return EXIT.failure;
     }
-    const created = db.sqlite.transaction(() => createApiKey(db.sqlite, db.kysely, { tenantId: tenant.id, name, permissions, nowIso, expiresAt })).immediate();
+    const created = db.sqlite.transaction(() => createApiKey(db, { tenantId: tenant.id, name, permissions, nowIso, expiresAt })).immediate();
     // The key itself is the only thing on stdout, so `KEY=$(gate keys create ...)` just works.
     say(io.stdout, created.key);
     say(io.stderr, `chave ${created.keyId} ("${name}") criada para o tenant ${slug}: ${permissions.join(', ')}${expiresAt ? `; expira em ${expiresAt}` : ''}`);
@@ -71,7 +71,7 @@ async function list(args: string[], io: CliIo): Promise<number> {
       .select(['api_keys.key_id', 'tenants.slug', 'api_keys.name', 'api_keys.permissions', 'api_keys.created_at', 'api_keys.expires_at', 'api_keys.revoked_at'])
       .orderBy('tenants.slug').orderBy('api_keys.id');
     if (slug !== undefined) q = q.where('tenants.id', '=', requireTenant(db, slug).id);
-    const rows = all(db.sqlite, q);
+    const rows = all(db, q);
     if (rows.length === 0) return say(io.stdout, 'nenhuma chave'), EXIT.ok;
     const when = localTime(clock.timeZone);
     const nowIso = clock.nowIso();
@@ -97,7 +97,7 @@ async function revoke(args: string[], io: CliIo): Promise<number> {
   if (!keyId) throw new UsageError('KEY_ID deve ser o id de 12 caracteres hexadecimais (veja gate keys list) ou a chave inteira');
   return withDb(configOf(io), ({ db, clock }) => {
     const k = db.kysely;
-    const row = first(db.sqlite, k.selectFrom('api_keys').innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id').select(['api_keys.id', 'api_keys.revoked_at', 'tenants.slug']).where('key_id', '=', keyId));
+    const row = first(db, k.selectFrom('api_keys').innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id').select(['api_keys.id', 'api_keys.revoked_at', 'tenants.slug']).where('key_id', '=', keyId));
     if (!row) {
       say(io.stderr, `gate: chave ${keyId} não encontrada`);
       return EXIT.failure;
@@ -106,7 +106,7 @@ async function revoke(args: string[], io: CliIo): Promise<number> {
       say(io.stdout, `chave ${keyId} (tenant ${row.slug}) já estava revogada desde ${row.revoked_at}`);
       return EXIT.ok;
     }
-    run(db.sqlite, k.updateTable('api_keys').set({ revoked_at: clock.nowIso() }).where('id', '=', row.id).where('revoked_at', 'is', null));
+    run(db, k.updateTable('api_keys').set({ revoked_at: clock.nowIso() }).where('id', '=', row.id).where('revoked_at', 'is', null));
     say(io.stdout, `chave ${keyId} (tenant ${row.slug}) revogada`);
     return EXIT.ok;
   });

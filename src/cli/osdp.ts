@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { createOsdpBus } from '../gate/osdp-bus.js';
 import { SCBK_DEFAULT, parseScbk } from '../gate/osdp-secure.js';
-import type { DriverLog } from '../gate/relay.js';
+import type { Log } from '../lib/log.js';
 import { openSerialLink } from '../gate/serial-link.js';
 import { EXIT, parse, printHelp, say, UsageError, type CliIo } from './common.js';
 
@@ -27,7 +27,7 @@ export async function osdpCommand(args: string[], io: CliIo): Promise<number> {
 
   // What happens is reported from the PD's state; the port's own messages stay quiet.
   const quiet = () => {};
-  const log: DriverLog = { debug: quiet, info: quiet, warn: quiet, error: quiet };
+  const log: Log = { debug: quiet, info: quiet, warn: quiet, error: quiet };
   const link = openSerialLink({ path: values.port, baudRate, log, probe: false });
   const bus = createOsdpBus({ link, log });
   const pd = bus.attach(address, {}, { scbk, fallback: [current] });

@@ -13,10 +13,9 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   try {
     box = await main(config);
   } catch (error) {
+    // A failed start has closed everything it opened: the process ends by itself.
     say(io.stderr, `gate serve: não foi possível iniciar: ${error instanceof Error ? error.message : String(error)}`);
-    // main() leaves the database (and its checkpoint thread) open when listening fails, which would
-    // keep this process alive doing nothing.
-    process.exit(EXIT.failure);
+    return EXIT.failure;
   }
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {

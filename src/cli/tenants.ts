@@ -22,14 +22,14 @@ async function create(args: string[], io: CliIo): Promise<number> {
   const nome = values.name?.trim() || slug;
   return withDb(configOf(io), ({ db, clock }) => {
     try {
-      createTenant(db.sqlite, db.kysely, { slug, nome, nowIso: clock.nowIso() });
+      createTenant(db, { slug, nome, nowIso: clock.nowIso() });
     } catch (error) {
       if (!(error instanceof TenantExistsError)) throw error;
       say(io.stderr, `gate tenants create: ${error.message}`);
       return EXIT.failure;
     }
     say(io.stdout, `tenant ${slug} ("${nome}") criado`);
-    if (findTenant(db.sqlite, db.kysely, DEMO_TENANT_SLUG))
+    if (findTenant(db, DEMO_TENANT_SLUG))
       say(io.stderr, `o tenant de demonstração "${DEMO_TENANT_SLUG}" continua neste banco: suas chaves passam a ser recusadas. Remova-o com: gate demo --remove`);
     say(io.stderr, `próximos passos: gate import --tenant ${slug} ARQUIVO.json; gate keys create --tenant ${slug} --permissions ...; GATE_TENANT=${slug} no ambiente do serviço`);
     return EXIT.ok;

@@ -1,17 +1,18 @@
-import { sql, type Kysely } from 'kysely';
-import { all, first, inList, run, type Sqlite } from '../db/open.js';
-import type { ClientsTable, DB } from '../db/schema.js';
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../db/open.js';
+import { all, first, inList, run } from '../db/query.js';
+import type { ClientsTable } from '../db/schema.js';
 import type { ClienteRecord } from './client.schemas.js';
 
-type Row<T> = { [K in keyof T]: T[K] extends import('kysely').Generated<infer U> ? U : T[K] };
-export type ClientRow = Row<ClientsTable> & { sincronizado_em: string | null };
+export type ClientRow = Selectable<ClientsTable> & { sincronizado_em: string | null };
 
 /**
  * Inserts or updates a client keyed by (tenant, cloud id). Sync marks are kept: 3.4 unsynchronises
  * only vouchers of cancelled orders. Must run inside a transaction.
  */
-export function upsertClient(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, c: ClienteRecord, nowIso: string): { clientPk: number; created: boolean } {
-  const existing = first(sqlite, k.selectFrom('clients').select('id').where('tenant_id', '=', tenantId).where('cliente_id', '=', c.id));
+export function upsertClient(db: Db, tenantId: number, c: ClienteRecord, nowIso: string): { clientPk: number; created: boolean } {
+  const k = db.kysely;
+  const existing = first(db, k.selectFrom('clients').select('id').where('tenant_id', '=', tenantId).where('cliente_id', '=', c.id));
   const columns = {
     nome: c.nome,
     sobrenome: c.sobrenome,
@@ -25,10 +26,10 @@ export function upsertClient(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, c:
     updated_at: nowIso,
   };
   if (existing) {
-    run(sqlite, k.updateTable('clients').set({ ...columns, ...(c.created_at ? { created_at: c.created_at } : {}) }).where('id', '=', existing.id));
+    run(db, k.updateTable('clients').set({ ...columns, ...(c.created_at ? { created_at: c.created_at } : {}) }).where('id', '=', existing.id));
     return { clientPk: existing.id, created: false };
   }
-  const res = run(sqlite, k.insertInto('clients').values({ ...columns, tenant_id: tenantId, cliente_id: c.id, created_at: c.created_at ?? nowIso }));
+  const res = run(db, k.insertInto('clients').values({ ...columns, tenant_id: tenantId, cliente_id: c.id, created_at: c.created_at ?? nowIso }));
   return { clientPk: Number(res.lastInsertRowid), created: true };
 }
 
@@ -51,8 +52,8 @@ export interface ClientQuery {
 }
 
 /** One page of the tenant's clients with this key's mark; the row id breaks ties so pages are stable. */
-export function listClients(sqlite: Sqlite, k: Kysely<DB>, q: ClientQuery): ClientRow[] {
-  let query = k
+export function listClients(db: Db, q: ClientQuery): ClientRow[] {
+  let query = db.kysely
     .selectFrom('clients')
     .leftJoin('client_marks', (j) => j.onRef('client_marks.client_pk', '=', 'clients.id').on('client_marks.api_key_id', '=', q.apiKeyId))
     .selectAll('clients')
@@ -81,14 +82,15 @@ export function listClients(sqlite: Sqlite, k: Kysely<DB>, q: ClientQuery): Clie
       query = query.orderBy(sql`clients.ultimo_login is null`).orderBy('clients.ultimo_login', dir);
       break;
   }
-  return all(sqlite, query.orderBy('clients.id', dir).limit(q.limit).offset(q.offset));
+  return all(db, query.orderBy('clients.id', dir).limit(q.limit).offset(q.offset));
 }
 
 /** Marks clients as synchronised for one key; a key's first marking time is kept. Call in a transaction. */
-export function markClients(sqlite: Sqlite, k: Kysely<DB>, apiKeyId: number, clientPks: readonly number[], nowIso: string): void {
+export function markClients(db: Db, apiKeyId: number, clientPks: readonly number[], nowIso: string): void {
+  const k = db.kysely;
   if (clientPks.length === 0) return;
   run(
-    sqlite,
+    db,
     k.insertInto('client_marks').orIgnore().columns(['api_key_id', 'client_pk', 'sincronizado_em'])
       .expression(k.selectFrom('clients').select([sql<number>`${apiKeyId}`.as('k'), 'id', sql<string>`${nowIso}`.as('at')]).where('id', 'in', inList(clientPks))),
   );

@@ -63,7 +63,7 @@ function emptyMessage(q: ListQuery): string {
 }
 
 export const clientRoutes = (deps: ListingDeps): RouteRegistrar => {
-  const { sqlite, kysely: k, clock } = deps;
+  const { db, clock } = deps;
   const { onRequest, callerOf } = guard((request) => deps.auth.apiKey(request, ['clientes:read']));
 
   return (app) => {
@@ -77,7 +77,7 @@ export const clientRoutes = (deps: ListingDeps): RouteRegistrar => {
         const caller = callerOf(request);
         const q = request.query;
         const read = () =>
-          listClients(sqlite, k, {
+          listClients(db, {
             tenantId: caller.tenantId,
             apiKeyId: caller.apiKeyId,
             sincronizado: q.sincronizado,
@@ -91,11 +91,11 @@ export const clientRoutes = (deps: ListingDeps): RouteRegistrar => {
           });
         // Read and mark in one write transaction, so the page marked is exactly the page returned.
         const rows = q.marcar_sincronizado
-          ? sqlite.transaction(() => {
+          ? db.sqlite.transaction(() => {
               const page = read();
               const nowIso = clock.nowIso();
               const unmarked = page.filter((r) => r.sincronizado_em === null);
-              markClients(sqlite, k, caller.apiKeyId, unmarked.map((r) => r.id), nowIso);
+              markClients(db, caller.apiKeyId, unmarked.map((r) => r.id), nowIso);
               return page.map((r) => (r.sincronizado_em === null ? { ...r, sincronizado_em: nowIso } : r));
             }).immediate()
           : read();

@@ -1,11 +1,11 @@
-import { sql, type Kysely } from 'kysely';
-import { all, first, inList, run, type Sqlite } from '../db/open.js';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Db } from '../db/open.js';
+import { all, first, inList, run } from '../db/query.js';
 import type { ComboItemsTable, CombosTable, ComboStockTable, DB } from '../db/schema.js';
 import { toCents } from '../orders/money.js';
 import type { Combo, ComboAvailability } from './combo.schemas.js';
 
-type Row<T> = { [K in keyof T]: T[K] extends import('kysely').Generated<infer U> ? U : T[K] };
-export type ComboRow = Row<CombosTable>;
+export type ComboRow = Selectable<CombosTable>;
 export type ComboItemRow = ComboItemsTable;
 export type ComboStockRow = ComboStockTable;
 
@@ -30,12 +30,13 @@ const itemsSignature = (items: { tipo_ingresso_id: string; categoria_lote_id: st
  * kept only while the items stay the same, since they point at items by position. Must run inside
  * a transaction.
  */
-export function upsertCombo(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, c: Combo, nowIso: string): { comboPk: number; created: boolean } {
-  const existing = first(sqlite, k.selectFrom('combos').select('id').where('tenant_id', '=', tenantId).where('combo_id', '=', c.id));
+export function upsertCombo(db: Db, tenantId: number, c: Combo, nowIso: string): { comboPk: number; created: boolean } {
+  const k = db.kysely;
+  const existing = first(db, k.selectFrom('combos').select('id').where('tenant_id', '=', tenantId).where('combo_id', '=', c.id));
   // The cloud keeps slugs unique, so a local holder of this slug is stale (renamed or deleted there):
   // it is retired until the cloud sends it again, instead of blocking every later pull.
   run(
-    sqlite,
+    db,
     k.updateTable('combos')
       .set({ slug: sql<string>`'~' || combo_id`, ativo: 0, updated_at: nowIso })
       .where('tenant_id', '=', tenantId).where('slug', '=', c.slug).where('combo_id', '!=', c.id),
@@ -63,16 +64,16 @@ export function upsertCombo(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, c: 
   let comboPk: number;
   if (existing) {
     comboPk = existing.id;
-    const before = all(sqlite, k.selectFrom('combo_items').selectAll().where('combo_pk', '=', comboPk).orderBy('position'));
-    run(sqlite, k.updateTable('combos').set(columns).where('id', '=', comboPk));
-    if (itemsSignature(before) !== itemsSignature(c.itens)) run(sqlite, k.deleteFrom('combo_stock').where('combo_pk', '=', comboPk));
-    run(sqlite, k.deleteFrom('combo_items').where('combo_pk', '=', comboPk));
+    const before = all(db, k.selectFrom('combo_items').selectAll().where('combo_pk', '=', comboPk).orderBy('position'));
+    run(db, k.updateTable('combos').set(columns).where('id', '=', comboPk));
+    if (itemsSignature(before) !== itemsSignature(c.itens)) run(db, k.deleteFrom('combo_stock').where('combo_pk', '=', comboPk));
+    run(db, k.deleteFrom('combo_items').where('combo_pk', '=', comboPk));
   } else {
-    comboPk = Number(run(sqlite, k.insertInto('combos').values({ ...columns, tenant_id: tenantId, combo_id: c.id, created_at: nowIso })).lastInsertRowid);
+    comboPk = Number(run(db, k.insertInto('combos').values({ ...columns, tenant_id: tenantId, combo_id: c.id, created_at: nowIso })).lastInsertRowid);
   }
   c.itens.forEach((item, position) =>
     run(
-      sqlite,
+      db,
       k.insertInto('combo_items').values({
         combo_pk: comboPk,
         position,
@@ -93,13 +94,14 @@ export function upsertCombo(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, c: 
  * the combo's item with the same ticket type and lot names; an item the combo does not have is an
  * error rather than a guess. Must run inside a transaction.
  */
-export function upsertAvailability(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, a: ComboAvailability, _nowIso: string): { comboPk: number; dates: number } {
-  const combo = first(sqlite, k.selectFrom('combos').select('id').where('tenant_id', '=', tenantId).where('combo_id', '=', a.combo_id));
+export function upsertAvailability(db: Db, tenantId: number, a: ComboAvailability, _nowIso: string): { comboPk: number; dates: number } {
+  const k = db.kysely;
+  const combo = first(db, k.selectFrom('combos').select('id').where('tenant_id', '=', tenantId).where('combo_id', '=', a.combo_id));
   if (!combo) throw new ComboDataError(`combo ${a.combo_id} não encontrado: importe o combo antes da disponibilidade`, ['combo_id']);
-  const items = all(sqlite, k.selectFrom('combo_items').select(['position', 'tipo_ingresso_nome', 'lote_nome']).where('combo_pk', '=', combo.id).orderBy('position'));
+  const items = all(db, k.selectFrom('combo_items').select(['position', 'tipo_ingresso_nome', 'lote_nome']).where('combo_pk', '=', combo.id).orderBy('position'));
 
   for (const [di, d] of a.dates.entries()) {
-    run(sqlite, k.deleteFrom('combo_stock').where('combo_pk', '=', combo.id).where('date', '=', d.date));
+    run(db, k.deleteFrom('combo_stock').where('combo_pk', '=', combo.id).where('date', '=', d.date));
     const taken = new Set<number>();
     d.items_availability.forEach((entry, ii) => {
       const match = items.find((i) => !taken.has(i.position) && itemKey(i) === itemKey(entry));
@@ -110,7 +112,7 @@ export function upsertAvailability(sqlite: Sqlite, k: Kysely<DB>, tenantId: numb
         );
       taken.add(match.position);
       run(
-        sqlite,
+        db,
         k.insertInto('combo_stock').values({
           combo_pk: combo.id,
           date: d.date,
@@ -142,19 +144,21 @@ function filtered(k: Kysely<DB>, f: ComboFilter) {
 }
 
 /** One page of active combos, featured first then by name, and the count of all that match. */
-export function listCombos(sqlite: Sqlite, k: Kysely<DB>, f: ComboFilter, limit: number, offset: number): { rows: ComboRow[]; total: number } {
-  const total = first(sqlite, filtered(k, f).select((eb) => eb.fn.countAll<number>().as('n')))?.n ?? 0;
+export function listCombos(db: Db, f: ComboFilter, limit: number, offset: number): { rows: ComboRow[]; total: number } {
+  const k = db.kysely;
+  const total = first(db, filtered(k, f).select((eb) => eb.fn.countAll<number>().as('n')))?.n ?? 0;
   const rows = all(
-    sqlite,
+    db,
     filtered(k, f).selectAll().orderBy('destaque', 'desc').orderBy(sql`nome collate nocase`).orderBy('id').limit(limit).offset(offset),
   );
   return { rows, total };
 }
 
 /** An active combo of the tenant by uuid or slug; the uuid wins if one combo's slug equals another's uuid. */
-export function findCombo(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, idOrSlug: string): ComboRow | undefined {
+export function findCombo(db: Db, tenantId: number, idOrSlug: string): ComboRow | undefined {
+  const k = db.kysely;
   return first(
-    sqlite,
+    db,
     filtered(k, { tenantId })
       .selectAll()
       .where((eb) => eb.or([eb('combo_id', '=', idOrSlug), eb('slug', '=', idOrSlug)]))
@@ -163,14 +167,16 @@ export function findCombo(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, idOrS
   );
 }
 
-export function comboItems(sqlite: Sqlite, k: Kysely<DB>, comboPks: readonly number[]): Map<number, ComboItemRow[]> {
+export function comboItems(db: Db, comboPks: readonly number[]): Map<number, ComboItemRow[]> {
+  const k = db.kysely;
   const byCombo = new Map<number, ComboItemRow[]>(comboPks.map((pk) => [pk, []]));
   if (comboPks.length === 0) return byCombo;
-  for (const item of all(sqlite, k.selectFrom('combo_items').selectAll().where('combo_pk', 'in', inList(comboPks)).orderBy('combo_pk').orderBy('position')))
+  for (const item of all(db, k.selectFrom('combo_items').selectAll().where('combo_pk', 'in', inList(comboPks)).orderBy('combo_pk').orderBy('position')))
     byCombo.get(item.combo_pk)?.push(item);
   return byCombo;
 }
 
-export function stockRows(sqlite: Sqlite, k: Kysely<DB>, comboPk: number, from: string, to: string): ComboStockRow[] {
-  return all(sqlite, k.selectFrom('combo_stock').selectAll().where('combo_pk', '=', comboPk).where('date', '>=', from).where('date', '<=', to).orderBy('date').orderBy('position'));
+export function stockRows(db: Db, comboPk: number, from: string, to: string): ComboStockRow[] {
+  const k = db.kysely;
+  return all(db, k.selectFrom('combo_stock').selectAll().where('combo_pk', '=', comboPk).where('date', '>=', from).where('date', '<=', to).orderBy('date').orderBy('position'));
 }

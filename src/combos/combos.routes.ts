@@ -1,12 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { RouteRegistrar } from '../app.js';
 import type { Caller } from '../auth/api-keys.js';
 import type { Auth } from '../auth/auth.js';
 import { addDays, daysBetween, type Clock } from '../clock.js';
-import type { Sqlite } from '../db/open.js';
-import type { DB } from '../db/schema.js';
+import type { Db } from '../db/open.js';
 import { AppError } from '../http/errors.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import { pageLimit, pageOffset, queryBoolean } from '../http/validation.js';
@@ -16,8 +14,7 @@ import { availabilityDocs, comboDocs, comboListDocs } from './combos.docs.js';
 import { comboItems, findCombo, listCombos, stockRows } from './combos.repo.js';
 
 export interface ListingDeps {
-  sqlite: Sqlite;
-  kysely: Kysely<DB>;
+  db: Db;
   clock: Clock;
   auth: Auth;
 }
@@ -47,7 +44,7 @@ function rangeError(mensagem: string): AppError {
 }
 
 export const comboRoutes = (deps: ListingDeps): RouteRegistrar => {
-  const { sqlite, kysely: k, clock } = deps;
+  const { db, clock } = deps;
   // One limiter per box, shared by both path prefixes: the budget is per key, not per path.
   const limiter = createRateLimiter({ limit: RATE_LIMIT, windowMs: RATE_WINDOW_MS, clock });
   const callers = new WeakMap<FastifyRequest, Caller>();
@@ -79,7 +76,7 @@ export const comboRoutes = (deps: ListingDeps): RouteRegistrar => {
     }
   };
   const found = (request: FastifyRequest, id: string) => {
-    const combo = findCombo(sqlite, k, callerOf(request).tenantId, id);
+    const combo = findCombo(db, callerOf(request).tenantId, id);
     if (!combo) throw new AppError('COMBO_NOT_FOUND');
     return combo;
   };
@@ -89,8 +86,8 @@ export const comboRoutes = (deps: ListingDeps): RouteRegistrar => {
     app.get('/combos', { onRequest: guard, schema: { ...common, summary: 'Combos ativos', querystring: listQuery, docs: comboListDocs } }, async (request) =>
       reading(request, () => {
         const { destaque, slug, limit, offset } = request.query;
-        const { rows, total } = listCombos(sqlite, k, { tenantId: callerOf(request).tenantId, destaque, slug }, limit, offset);
-        const items = comboItems(sqlite, k, rows.map((r) => r.id));
+        const { rows, total } = listCombos(db, { tenantId: callerOf(request).tenantId, destaque, slug }, limit, offset);
+        const items = comboItems(db, rows.map((r) => r.id));
         return { success: true, data: { combos: rows.map((r) => comboPayload(r, items.get(r.id) ?? [])), total, limit, offset } };
       }),
     );
@@ -98,7 +95,7 @@ export const comboRoutes = (deps: ListingDeps): RouteRegistrar => {
     app.get('/combos/:id', { onRequest: guard, schema: { ...common, summary: 'Um combo por id ou slug', params: idParams, docs: comboDocs } }, async (request) =>
       reading(request, () => {
         const combo = found(request, request.params.id);
-        return { success: true, data: comboPayload(combo, comboItems(sqlite, k, [combo.id]).get(combo.id) ?? []) };
+        return { success: true, data: comboPayload(combo, comboItems(db, [combo.id]).get(combo.id) ?? []) };
       }),
     );
 
@@ -112,7 +109,7 @@ export const comboRoutes = (deps: ListingDeps): RouteRegistrar => {
           if (to < from) throw rangeError(`deve ser igual ou posterior a date_from (${from})`);
           if (daysBetween(from, to) >= RANGE_MAX_DAYS) throw rangeError(`o período pode ter no máximo ${RANGE_MAX_DAYS} dias`);
           const combo = found(request, request.params.id);
-          const items = comboItems(sqlite, k, [combo.id]).get(combo.id) ?? [];
+          const items = comboItems(db, [combo.id]).get(combo.id) ?? [];
           return {
             success: true,
             data: {
@@ -121,7 +118,7 @@ export const comboRoutes = (deps: ListingDeps): RouteRegistrar => {
               modo_qrcode: combo.modo_qrcode,
               total_ingressos: combo.total_ingressos,
               requer_data: combo.requer_data === 1,
-              dates: availabilityDates(items, stockRows(sqlite, k, combo.id, from, to), from, to),
+              dates: availabilityDates(items, stockRows(db, combo.id, from, to), from, to),
             },
             timestamp: clock.nowIso(),
           };

@@ -1,11 +1,10 @@
-import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import { addDays } from '../clock.js';
-import type { Sqlite } from '../db/open.js';
-import type { DB } from '../db/schema.js';
-import { lanePayload, type GatesInfo } from '../gate/gates.routes.js';
+import type { Db } from '../db/open.js';
+import type { GatesInfo } from '../gate/gates.js';
+import { lanePayload } from '../gate/gates.routes.js';
 import { errorCatalogue, type ErrorCode } from '../http/errors.js';
-import type { SyncInfo } from '../sync/sync.routes.js';
+import type { SyncInfo } from '../sync/worker.js';
 import { eventsWaiting, syncSummary } from '../sync/sync.repo.js';
 import { refusalTitle, type Leitura } from './console.view.js';
 
@@ -39,7 +38,8 @@ interface EventRow {
 const parse = (json: string | null) => (json ? (JSON.parse(json) as Record<string, unknown>) : null);
 const ENTRY_ACTIONS = `('checkin', 'entrada', 'reentrada')`;
 
-export function createConsolePanels({ sqlite, kysely: k, clock, gates, sync }: { sqlite: Sqlite; kysely: Kysely<DB>; clock: Clock; gates: GatesInfo | undefined; sync: SyncInfo | undefined }) {
+export function createConsolePanels({ db, clock, gates, sync }: { db: Db; clock: Clock; gates: GatesInfo | undefined; sync: SyncInfo | undefined }) {
+  const { sqlite } = db;
   const alarmColumns = `e.id, e.kind AS tipo, e.lane AS pista, e.occurred_at AS em, e.details, o.nome AS reconhecido_por, a.acked_at AS reconhecido_em
        FROM lane_events e LEFT JOIN alarm_acks a ON a.lane_event_id = e.id LEFT JOIN operators o ON o.id = a.operator_id
       WHERE e.tenant_id = ? AND e.kind IN ${`(${ALARM_KINDS.map((k) => `'${k}'`).join(', ')})`}`;
@@ -111,7 +111,7 @@ export function createConsolePanels({ sqlite, kysely: k, clock, gates, sync }: {
     /** Alarms of every tenant after a lane event id. */
     alarmsAfter: (id: number) => (alarmsAfter.all(id) as (Parameters<typeof alarm>[0] & { tenantId: number })[]).map((r) => ({ tenantId: r.tenantId, alarme: alarm(r) })),
     sync(tenantId: number) {
-      const s = syncSummary(sqlite, k, tenantId);
+      const s = syncSummary(db, tenantId);
       const configured = sync !== undefined && sync.tenantId === tenantId;
       return {
         configurado: configured,

@@ -98,7 +98,7 @@ export const consoleRoutes = (deps: ConsoleDeps): RouteRegistrar => (app) => {
 
   app.get('/api/console/busca', { onRequest: guard.anyone, schema: { tags, summary: 'Busca por pedido, QR, nome, CPF ou e-mail', querystring: z.object({ q: text(100) }) } }, async (request) => ({
     success: true,
-    data: { resultados: searchOrders(sqlite, guard.sessionOf(request).tenantId, request.query.q) },
+    data: { resultados: searchOrders(db, guard.sessionOf(request).tenantId, request.query.q) },
   }));
 
   app.get('/api/console/pedidos/:numero', { onRequest: guard.anyone, schema: { tags, summary: 'Um pedido com o estado de cada pessoa', params: z.object({ numero: text(32) }) } }, async (request) => {

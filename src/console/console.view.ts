@@ -1,9 +1,7 @@
-import type { Kysely } from 'kysely';
 import type { ScanNotice } from '../checkin/checkin.service.js';
 import type { CheckinResult, ReversalResult } from '../checkin/result.js';
 import type { Clock } from '../clock.js';
-import type { Sqlite } from '../db/open.js';
-import type { DB } from '../db/schema.js';
+import type { Db } from '../db/open.js';
 import { errorCatalogue, type ErrorCode } from '../http/errors.js';
 import { loadOrders, voucherPedido } from '../orders/order.payload.js';
 
@@ -44,7 +42,8 @@ export const refusalTitle = (code: ErrorCode) => TITLES[code] ?? 'RECUSADO';
 
 const STATUS_TEXT: Record<string, string> = { cancelado: 'Pedido cancelado', reembolsado: 'Pedido reembolsado', pago: 'Pedido pago' };
 
-export function createConsoleView({ sqlite, kysely: k, clock }: { sqlite: Sqlite; kysely: Kysely<DB>; clock: Clock }) {
+export function createConsoleView({ db, clock }: { db: Db; clock: Clock }) {
+  const { sqlite } = db;
   const time = new Intl.DateTimeFormat('pt-BR', { timeZone: clock.timeZone, hour: '2-digit', minute: '2-digit' });
   const dayMonth = (date: string) => `${date.slice(8, 10)}/${date.slice(5, 7)}`;
   const personByQr = sqlite.prepare(
@@ -116,7 +115,7 @@ export function createConsoleView({ sqlite, kysely: k, clock }: { sqlite: Sqlite
   function pedido(tenantId: number, numero: string) {
     const id = orderIdOf(tenantId, numero);
     if (id < 0) return null;
-    const record = loadOrders(sqlite, k, [id], null)[0]!;
+    const record = loadOrders(db, [id], null)[0]!;
     const pessoas = peopleOf.all(id);
     // The group QR of a combo sold in `unico` mode is the order number (spec 3.3); the box shows it
     // for orders that came with a combo (an additional with a combo_id), not for every order.

@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import type { Sqlite } from '../db/open.js';
+import type { Db } from '../db/open.js';
 
 // The help desk's search (docs/console.md, "Search") over the index of migrations/0008_search.ts.
 // Raw SQL rather than kysely: FTS5 MATCH and the packed document ids have no typed form there.
@@ -93,46 +93,34 @@ const unpack = (doc: string) => `${doc} AS doc, ${doc} & 1 AS person, (${doc} >>
 const docs = (tenantId: number) => ({ first: BigInt(tenantId) << 40n, last: ((BigInt(tenantId) + 1n) << 40n) - 1n });
 const CLIENTE = `(CASE WHEN json_valid(o.cliente) THEN o.cliente ELSE '{}' END)`;
 
-function prepare(sqlite: Sqlite): Statements {
-  return {
-    names: sqlite.prepare(
-      `SELECT ${unpack('rowid')} FROM search_names WHERE search_names MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC`,
-    ),
-    pending: sqlite.prepare(`SELECT ${unpack('doc')}, nome FROM search_pending_names WHERE doc BETWEEN ? AND ? ORDER BY doc DESC`),
-    keys: sqlite.prepare(`SELECT ${unpack('rowid')} FROM search_keys WHERE search_keys MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC`),
-    // Keys from `from` (included) to `to` (excluded): one key, or those that begin with `from`.
-    pendingKeys: sqlite.prepare(
-      `SELECT ${unpack('doc')}, key FROM search_pending_keys WHERE doc BETWEEN @first AND @last AND key >= @from AND key < @to ORDER BY doc DESC`,
-    ),
-    // The e-mail of a document found by its beginning, to show which one matched.
-    email: sqlite.prepare(`SELECT e FROM (
-        SELECT lower(trim(json_extract(${CLIENTE}, '$.email'))) AS e FROM orders o WHERE @person = 0 AND o.id = @id
-        UNION ALL SELECT lower(trim(j.value)) FROM people x, json_each(CASE WHEN json_valid(x.dados) THEN x.dados ELSE '{}' END) j
-          WHERE @person = 1 AND x.id = @id AND j.key LIKE '%mail%' AND j.type = 'text')
-      WHERE e >= @from AND e < @to LIMIT 1`).pluck(),
-    person: sqlite.prepare(`SELECT order_id, nome FROM people WHERE id = ?`),
-    qrPeople: sqlite.prepare(`SELECT order_id FROM people WHERE tenant_id = ? AND qr_code >= ? AND qr_code < ? ORDER BY qr_code LIMIT ?`),
-    qrAdditional: sqlite.prepare(`SELECT order_id FROM additionals WHERE tenant_id = ? AND adicional_qr_code = ?`),
-    orderNumbers: sqlite.prepare(
-      `SELECT id FROM orders WHERE tenant_id = ? AND numero_pedido >= ? AND numero_pedido < ? ORDER BY numero_pedido DESC LIMIT ?`,
-    ),
-    summaries: sqlite.prepare(`
-      SELECT o.id, o.numero_pedido, o.status,
-        trim(coalesce(json_extract(${CLIENTE}, '$.nome'), '') || ' ' || coalesce(json_extract(${CLIENTE}, '$.sobrenome'), '')) AS cliente_nome,
-        coalesce(json_extract(${CLIENTE}, '$.email'), '') AS cliente_email,
-        (SELECT count(*) FROM people p WHERE p.order_id = o.id) AS total_pessoas,
-        (SELECT count(*) FROM people p WHERE p.order_id = o.id AND p.checkin_em IS NOT NULL) AS checkins,
-        (SELECT min(l.data_uso) FROM lots l WHERE l.order_id = o.id) AS data_uso
-      FROM json_each(?) ids CROSS JOIN orders o ON o.id = ids.value WHERE o.tenant_id = ?`),
-  };
-}
+/** The search's SQL, one statement each, prepared once per connection (Db.statement). */
+const SQL: Record<keyof Statements, string> = {
+  names: `SELECT ${unpack('rowid')} FROM search_names WHERE search_names MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC`,
+  pending: `SELECT ${unpack('doc')}, nome FROM search_pending_names WHERE doc BETWEEN ? AND ? ORDER BY doc DESC`,
+  keys: `SELECT ${unpack('rowid')} FROM search_keys WHERE search_keys MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC`,
+  // Keys from `from` (included) to `to` (excluded): one key, or those that begin with `from`.
+  pendingKeys: `SELECT ${unpack('doc')}, key FROM search_pending_keys WHERE doc BETWEEN @first AND @last AND key >= @from AND key < @to ORDER BY doc DESC`,
+  // The e-mail of a document found by its beginning, to show which one matched.
+  email: `SELECT e FROM (
+      SELECT lower(trim(json_extract(${CLIENTE}, '$.email'))) AS e FROM orders o WHERE @person = 0 AND o.id = @id
+      UNION ALL SELECT lower(trim(j.value)) FROM people x, json_each(CASE WHEN json_valid(x.dados) THEN x.dados ELSE '{}' END) j
+        WHERE @person = 1 AND x.id = @id AND j.key LIKE '%mail%' AND j.type = 'text')
+    WHERE e >= @from AND e < @to LIMIT 1`,
+  person: `SELECT order_id, nome FROM people WHERE id = ?`,
+  qrPeople: `SELECT order_id FROM people WHERE tenant_id = ? AND qr_code >= ? AND qr_code < ? ORDER BY qr_code LIMIT ?`,
+  qrAdditional: `SELECT order_id FROM additionals WHERE tenant_id = ? AND adicional_qr_code = ?`,
+  orderNumbers: `SELECT id FROM orders WHERE tenant_id = ? AND numero_pedido >= ? AND numero_pedido < ? ORDER BY numero_pedido DESC LIMIT ?`,
+  summaries: `
+    SELECT o.id, o.numero_pedido, o.status,
+      trim(coalesce(json_extract(${CLIENTE}, '$.nome'), '') || ' ' || coalesce(json_extract(${CLIENTE}, '$.sobrenome'), '')) AS cliente_nome,
+      coalesce(json_extract(${CLIENTE}, '$.email'), '') AS cliente_email,
+      (SELECT count(*) FROM people p WHERE p.order_id = o.id) AS total_pessoas,
+      (SELECT count(*) FROM people p WHERE p.order_id = o.id AND p.checkin_em IS NOT NULL) AS checkins,
+      (SELECT min(l.data_uso) FROM lots l WHERE l.order_id = o.id) AS data_uso
+    FROM json_each(?) ids CROSS JOIN orders o ON o.id = ids.value WHERE o.tenant_id = ?`,
+};
 
-const byConnection = new WeakMap<Sqlite, Statements>();
-function statements(sqlite: Sqlite): Statements {
-  let s = byConnection.get(sqlite);
-  if (!s) byConnection.set(sqlite, (s = prepare(sqlite)));
-  return s;
-}
+const statements = (db: Db) => Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [name, db.statement(sql)])) as unknown as Statements;
 
 interface DocRow {
   person: number;
@@ -145,10 +133,10 @@ type Found = Map<number, string | null>;
  * Orders of `tenantId` found by `query` (docs/console.md, "Search"), at most `limit`, newest first
  * (order numbers: highest first). Blank input finds nothing; no input makes it throw.
  */
-export function searchOrders(sqlite: Sqlite, tenantId: number, query: string, limit = 20): SearchHit[] {
+export function searchOrders(db: Db, tenantId: number, query: string, limit = 20): SearchHit[] {
   const q = classifyQuery(query);
   if (q.kind === 'vazia' || limit <= 0) return [];
-  const s = statements(sqlite);
+  const s = statements(db);
   const found: Found = new Map();
   const add = (orderId: number, encontrado: string | null) => {
     if (!found.has(orderId)) found.set(orderId, encontrado);
@@ -164,7 +152,7 @@ export function searchOrders(sqlite: Sqlite, tenantId: number, query: string, li
       break;
     case 'email': {
       const [from, to] = [q.email, q.email + TOP];
-      byKey(s, tenantId, `"${q.email.replaceAll('"', '""')}"*`, from, to, found, limit, (r) => r.key ?? (s.email.get({ person: r.person, id: r.id, from, to }) as string | undefined) ?? 'e-mail');
+      byKey(s, tenantId, `"${q.email.replaceAll('"', '""')}"*`, from, to, found, limit, (r) => r.key ?? (s.email.get({ person: r.person, id: r.id, from, to }) as { e: string } | undefined)?.e ?? 'e-mail');
       break;
     }
     case 'texto':

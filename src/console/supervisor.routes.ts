@@ -19,7 +19,7 @@ const csvOf = (format: string | undefined) => format === 'csv';
 /** The supervisor's panels: lanes and alarms, sync and conflicts, operators, the day's report (docs/console.md). */
 export const supervisorRoutes = (deps: { db: Db; clock: Clock; guard: ConsoleGuard; panels: ConsolePanels; feed: Feed }): RouteRegistrar => (app) => {
   const { db, clock, guard, panels, feed } = deps;
-  const { sqlite, kysely: k } = db;
+  const { sqlite } = db;
   const onRequest = guard.supervisor;
 
   app.get('/api/console/pistas', { onRequest, schema: { tags, summary: 'Pistas, últimas leituras, entradas de hoje e alarmes (supervisor)' } }, async (request) => ({
@@ -46,7 +46,7 @@ export const supervisorRoutes = (deps: { db: Db; clock: Clock; guard: ConsoleGua
   });
   app.get('/api/console/conflitos', { onRequest, schema: { tags, summary: 'Conflitos com a nuvem, JSON ou CSV (supervisor)', querystring: conflictsQuery } }, async (request, reply) => {
     const q = request.query;
-    const { rows, total } = findConflicts(sqlite, k, { tenantId: guard.sessionOf(request).tenantId, kind: q.tipo as (typeof CONFLICT_KINDS)[number] | undefined, limit: 100_000, offset: 0 });
+    const { rows, total } = findConflicts(db, { tenantId: guard.sessionOf(request).tenantId, kind: q.tipo as (typeof CONFLICT_KINDS)[number] | undefined, limit: 100_000, offset: 0 });
     const conflitos = rows.map((r) => conflictPayload(r, clock.localDate));
     if (csvOf(q.formato))
       return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="conflitos.csv"').send(toCsv(conflitos, CONFLICT_COLUMNS));

@@ -87,15 +87,16 @@ export interface AdditionalsTable {
   adicional_qr_code: string | null;
 }
 
+/** One unit of an additional checked in; the columns are named as people's (migrations/0011_reversal_names.ts). */
 export interface AdditionalRedemptionsTable {
   id: Generated<number>;
   additional_id: number;
-  redeemed_at: string;
-  terminal: string | null;
-  operador: string | null;
-  reversed_at: string | null;
-  reversal_terminal: string | null;
-  reversal_operador: string | null;
+  checkin_em: string;
+  checkin_dispositivo: string | null;
+  checkin_operador: string | null;
+  estornado_em: string | null;
+  estorno_dispositivo: string | null;
+  estorno_operador: string | null;
 }
 
 export interface VoucherMarksTable {

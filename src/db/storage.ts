@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { systemClock, type Clock } from '../clock.js';
+import type { Log } from '../lib/log.js';
 import type { Sqlite } from './open.js';
 
 // Whether the database takes writes. A full disk, a read-only file or an I/O error makes every
@@ -33,12 +35,8 @@ export interface StorageHealth {
   probe(): string | null;
 }
 
-interface Log {
-  error(obj: object, msg: string): void;
-  info(obj: object, msg: string): void;
-}
-
-export function createStorageHealth({ sqlite, log, now = () => Date.now() }: { sqlite: Sqlite; log?: Log | undefined; now?: () => number }): StorageHealth {
+export function createStorageHealth({ sqlite, log, clock = systemClock }: { sqlite: Sqlite; log?: Pick<Log, 'info' | 'error'> | undefined; clock?: Clock }): StorageHealth {
+  const now = () => clock.now().getTime();
   let failing: string | null = null;
   let probedAt = -Infinity;
   const file = sqlite.memory ? null : sqlite.name;

@@ -13,26 +13,27 @@ export interface WriteQueue {
    * scan waits for at most one piece and background work is never starved.
    */
   run<T>(work: () => T, opts?: { background?: boolean }): Promise<T>;
-  /** Units waiting for a commit, per lane (for gauges read at scrape time). */
+  /** Units waiting for a commit, per priority (for gauges read at scrape time). */
   stats(): WriteQueueStats;
   /** Sets the one observer of commits (the box's metrics), replacing the previous; undefined removes it. */
   observe(observer: WriteQueueObserver | undefined): void;
 }
 
-export type WriteLane = 'foreground' | 'background';
+/** Foreground: scans and single writes, many per commit. Background: bulk pieces, one per commit, taking turns. */
+export type WritePriority = 'foreground' | 'background';
 
 export interface WriteQueueStats {
-  waiting: Record<WriteLane, number>;
+  waiting: Record<WritePriority, number>;
 }
 
 /** Told once per commit, never per unit; must not throw (it runs inside the queue's flush). */
 export interface WriteQueueObserver {
   /** A batch committed: its units, and the ms from BEGIN IMMEDIATE to the end of COMMIT. */
-  committed(lane: WriteLane, units: number, ms: number): void;
+  committed(priority: WritePriority, units: number, ms: number): void;
   /** Its WAL fsync ended: ms from the call to the callback (libuv's queue included, as callers wait for both). */
-  synced(lane: WriteLane, ms: number): void;
+  synced(priority: WritePriority, ms: number): void;
   /** The batch's transaction or its fsync failed: none of its units was acknowledged. */
-  failed(lane: WriteLane, stage: 'commit' | 'fsync'): void;
+  failed(priority: WritePriority, stage: 'commit' | 'fsync'): void;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -99,7 +100,7 @@ export function createWriteQueue(
     if (!canForeground && !canBackground) return; // the running fsync's end flushes again
     const takeBackground = canBackground && (!canForeground || lastWasForeground);
     lastWasForeground = !takeBackground;
-    const lane = takeBackground ? 'background' : 'foreground';
+    const priority = takeBackground ? 'background' : 'foreground';
     const batch = takeBackground ? background.splice(0, 1) : pending.splice(0, maxBatch);
     const outcomes: Outcome[] = [];
     const began = performance.now();
@@ -109,7 +110,7 @@ export function createWriteQueue(
     } catch (error) {
       // The commit itself failed: nothing of this batch is acknowledged.
       for (const item of batch) item.reject(error);
-      observer?.failed(lane, 'commit');
+      observer?.failed(priority, 'commit');
       schedule();
       return;
     } finally {
@@ -117,12 +118,12 @@ export function createWriteQueue(
     }
     committed();
     const syncStart = performance.now();
-    observer?.committed(lane, batch.length, syncStart - began);
-    syncing[lane] = true;
+    observer?.committed(priority, batch.length, syncStart - began);
+    syncing[priority] = true;
     fsyncWal().then(
       () => {
-        syncing[lane] = false;
-        observer?.synced(lane, performance.now() - syncStart);
+        syncing[priority] = false;
+        observer?.synced(priority, performance.now() - syncStart);
         batch.forEach((item, i) => {
           const o = outcomes[i]!;
           if (o.ok) item.resolve(o.value);
@@ -132,9 +133,9 @@ export function createWriteQueue(
       },
       (error: unknown) => {
         // A failing disk: the batch is in the database but none of it is acknowledged.
-        syncing[lane] = false;
+        syncing[priority] = false;
         for (const item of batch) item.reject(error);
-        observer?.failed(lane, 'fsync');
+        observer?.failed(priority, 'fsync');
         schedule();
       },
     );

@@ -1,13 +1,12 @@
 import type { Writable } from 'node:stream';
-import type { Kysely } from 'kysely';
 import { createApiKey } from '../auth/api-keys.js';
 import { clienteRecordSchema } from '../clients/client.schemas.js';
 import { upsertClient } from '../clients/clients.repo.js';
 import type { Clock } from '../clock.js';
 import { availabilitySchema, comboSchema } from '../combos/combo.schemas.js';
 import { upsertAvailability, upsertCombo } from '../combos/combos.repo.js';
-import { first, type Sqlite } from '../db/open.js';
-import type { DB } from '../db/schema.js';
+import type { Db } from '../db/open.js';
+import { first } from '../db/query.js';
 import { pedidoSchema } from '../orders/order.schemas.js';
 import { upsertOrder } from '../orders/orders.repo.js';
 import { ensureTenant } from '../tenants/tenants.repo.js';
@@ -34,8 +33,8 @@ export interface DemoSeed {
 }
 
 /** True on a box with no tenant at all: the state a fresh clone starts in. */
-export function isEmptyBox(sqlite: Sqlite, k: Kysely<DB>): boolean {
-  return first(sqlite, k.selectFrom('tenants').select('id').limit(1)) === undefined;
+export function isEmptyBox(db: Db): boolean {
+  return first(db, db.kysely.selectFrom('tenants').select('id').limit(1)) === undefined;
 }
 
 /**
@@ -43,24 +42,24 @@ export function isEmptyBox(sqlite: Sqlite, k: Kysely<DB>): boolean {
  * combo with availability, clients, and two new keys. Everything goes through the import's schemas
  * and upserts; seeding again the same day updates the same records and keeps their check-ins.
  */
-export function seedDemo({ sqlite, kysely, clock, tenantSlug = 'demo' }: { sqlite: Sqlite; kysely: Kysely<DB>; clock: Clock; tenantSlug?: string }): DemoSeed {
+export function seedDemo({ db, clock, tenantSlug = 'demo' }: { db: Db; clock: Clock; tenantSlug?: string }): DemoSeed {
   const today = clock.today();
   const nowIso = clock.nowIso();
-  return sqlite.transaction(() => {
-    const tenantId = ensureTenant(sqlite, kysely, tenantSlug, nowIso, DEMO_TENANT_NOME);
-    upsertCombo(sqlite, kysely, tenantId, comboSchema.parse(demoCombo()), nowIso);
-    upsertAvailability(sqlite, kysely, tenantId, availabilitySchema.parse(demoAvailability(today)), nowIso);
-    for (const c of demoClients()) upsertClient(sqlite, kysely, tenantId, clienteRecordSchema.parse(c), nowIso);
-    for (const p of demoOrders(today, nowIso)) upsertOrder(sqlite, kysely, tenantId, pedidoSchema.parse(p), nowIso);
-    const key = (name: string, permissions: string[]) => createApiKey(sqlite, kysely, { tenantId, name, permissions, nowIso }).key;
+  return db.sqlite.transaction(() => {
+    const tenantId = ensureTenant(db, tenantSlug, nowIso, DEMO_TENANT_NOME);
+    upsertCombo(db, tenantId, comboSchema.parse(demoCombo()), nowIso);
+    upsertAvailability(db, tenantId, availabilitySchema.parse(demoAvailability(today)), nowIso);
+    for (const c of demoClients()) upsertClient(db, tenantId, clienteRecordSchema.parse(c), nowIso);
+    for (const p of demoOrders(today, nowIso)) upsertOrder(db, tenantId, pedidoSchema.parse(p), nowIso);
+    const key = (name: string, permissions: string[]) => createApiKey(db, { tenantId, name, permissions, nowIso }).key;
     const keys = { checkin: key('demo-catraca', DEMO_CHECKIN_PERMISSIONS), combos: key('demo-loja', DEMO_COMBOS_PERMISSIONS) };
-    return { tenantId, tenantSlug, keys, sampleQr: sampleQr(sqlite, kysely, tenantId, today) };
+    return { tenantId, tenantSlug, keys, sampleQr: sampleQr(db, tenantId, today) };
   }).immediate();
 }
 
 /** The demo park and a supervisor for the console, whose one-time PIN is shown with the keys. */
-export async function seedDemoWithOperator(db: { sqlite: Sqlite; kysely: Kysely<DB> }, clock: Clock): Promise<DemoSeed & { operator: DemoOperator }> {
-  const seed = seedDemo({ sqlite: db.sqlite, kysely: db.kysely, clock });
+export async function seedDemoWithOperator(db: Db, clock: Clock): Promise<DemoSeed & { operator: DemoOperator }> {
+  const seed = seedDemo({ db, clock });
   const { pin } = await createOperator(db.sqlite, { tenantId: seed.tenantId, nome: DEMO_OPERATOR, papel: 'supervisor', nowIso: clock.nowIso() });
   return { ...seed, operator: { nome: DEMO_OPERATOR, pin: pin! } };
 }
@@ -72,10 +71,11 @@ export interface DemoOperator {
   pin: string;
 }
 
-function sampleQr(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, today: string): string {
+function sampleQr(db: Db, tenantId: number, today: string): string {
+  const k = db.kysely;
   const today1 = demoNumero(today, 1);
   const free = first(
-    sqlite,
+    db,
     k.selectFrom('people').innerJoin('orders', 'orders.id', 'people.order_id').innerJoin('lots', 'lots.id', 'people.lot_id')
       .select('people.qr_code')
       .where('people.tenant_id', '=', tenantId).where('orders.status', '=', 'pago').where('lots.data_uso', '=', today).where('people.checkin_em', 'is', null)
@@ -83,7 +83,7 @@ function sampleQr(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, today: string
   );
   if (free) return free.qr_code;
   // Everyone of today already went in: the curl will show TICKET_ALREADY_USED, which is a fine demo too.
-  return first(sqlite, k.selectFrom('people').innerJoin('orders', 'orders.id', 'people.order_id').select('people.qr_code')
+  return first(db, k.selectFrom('people').innerJoin('orders', 'orders.id', 'people.order_id').select('people.qr_code')
     .where('people.tenant_id', '=', tenantId).where('orders.numero_pedido', '=', today1).orderBy('people.id').limit(1))!.qr_code;
 }
 

@@ -1,6 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Sqlite } from '../db/open.js';
-import type { DB } from '../db/schema.js';
+import type { Db } from '../db/open.js';
 import { deleteTenantRows } from '../tenants/tenants.delete.js';
 import { DEMO_TENANT_SLUG, findTenant, realTenantSlugs } from '../tenants/tenants.repo.js';
 
@@ -11,9 +9,9 @@ import { DEMO_TENANT_SLUG, findTenant, realTenantSlugs } from '../tenants/tenant
  * The warning for the start line when the demo tenant sits beside a real park, else undefined.
  * Plain text, no key in it.
  */
-export function demoWarning(sqlite: Sqlite, k: Kysely<DB>): string | undefined {
-  if (!findTenant(sqlite, k, DEMO_TENANT_SLUG)) return undefined;
-  const parks = realTenantSlugs(sqlite, k);
+export function demoWarning(db: Db): string | undefined {
+  if (!findTenant(db, DEMO_TENANT_SLUG)) return undefined;
+  const parks = realTenantSlugs(db);
   if (parks.length === 0) return undefined;
   return (
     `ATENÇÃO: o tenant de demonstração "${DEMO_TENANT_SLUG}" continua neste banco ao lado de ${parks.join(', ')}. ` +
@@ -35,9 +33,10 @@ export interface DemoRemoval {
  * operators and their sessions, marks, its event logs), in one transaction. Undefined when there is
  * no demo tenant.
  */
-export function removeDemo(sqlite: Sqlite, k: Kysely<DB>): DemoRemoval | undefined {
+export function removeDemo(db: Db): DemoRemoval | undefined {
+  const { sqlite } = db;
   return sqlite.transaction(() => {
-    const demo = findTenant(sqlite, k, DEMO_TENANT_SLUG);
+    const demo = findTenant(db, DEMO_TENANT_SLUG);
     if (!demo) return undefined;
     const n = (table: string) => (sqlite.prepare(`SELECT count(*) FROM ${table} WHERE tenant_id = ?`).pluck().get(demo.id) as number);
     const removal = { pedidos: n('orders'), chaves: n('api_keys'), operadores: n('operators'), eventos: n('events') + n('lane_events') };

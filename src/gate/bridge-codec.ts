@@ -1,5 +1,6 @@
 // Bridge board wire codec: the TypeScript twin of firmware-bridge/src/protocol.c.
 // Both are pinned by firmware-bridge/vectors.json; see firmware-bridge/PROTOCOL.md.
+import { crc16CcittFalse } from '../lib/crc.js';
 
 export const BRIDGE_VERSION = 1;
 export const HEADER_LEN = 5;
@@ -94,19 +95,6 @@ function fieldsOf(type: BridgeTypeName): readonly Field[] {
 export function payloadLength(type: BridgeTypeName): number {
   return fieldsOf(type).reduce((n, [, w]) => n + w, 0);
 }
-
-/** CRC-16 with polynomial 0x1021, no reflection, no final xor; only the initial value differs by protocol. */
-export function crc16Ccitt(data: Uint8Array, init: number): number {
-  let crc = init;
-  for (const byte of data) {
-    crc ^= byte << 8;
-    for (let b = 0; b < 8; b++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc;
-}
-
-/** The bridge's CRC-16/CCITT-FALSE: init 0xFFFF. */
-export const crc16CcittFalse = (data: Uint8Array): number => crc16Ccitt(data, 0xffff);
 
 export function cobsEncode(input: Uint8Array): Uint8Array {
   const out = new Uint8Array(input.length + Math.ceil(input.length / 254) + 1);

@@ -1,17 +1,17 @@
-import type { Clock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { createFrameReader, DenyPattern, Direction, encodeFrame, FailMode, NakReason, ResetCause, type BridgeMessage } from './bridge-codec.js';
 import type { ByteLink, LinkState } from './byte-link.js';
 import type { LaneConfig, RelayConfig } from './lane-config.js';
-import type { DenyReason, LaneLog } from './lane.js';
+import type { Log } from '../lib/log.js';
+import type { DenyReason } from './lane.js';
 import { onlineSignal, type RelayDriver, type RelayStatus } from './relay.js';
-import { realTimers, type TimerFns } from './scanner-lines.js';
+import { realTimers, type TimerFns } from '../lib/timers.js';
 
 // The host side of firmware-bridge/PROTOCOL.md: stop-and-wait commands with retransmission,
 // BOOT/HELLO/HEARTBEAT session setup after every link 'up', board events ACKed once and acted
 // on once. The board keeps the turnstile safe by itself; this driver only has to never pulse late.
 
 export type BridgeRelayConfig = Extract<RelayConfig, { driver: 'bridge' }>;
-export type BridgeLog = LaneLog & { debug?(obj: object, msg: string): void };
 
 /** bootWaitMs: how long to wait for a BOOT after the port opens before sending HELLO anyway. */
 export type BridgeTimings = { bootWaitMs: number; retransmitMs: number; maxAttempts: number };
@@ -22,8 +22,8 @@ export interface BridgeRelayDeps {
   link: ByteLink;
   config: BridgeRelayConfig;
   failMode: LaneConfig['failMode'];
-  log: BridgeLog;
-  clock?: Pick<Clock, 'nowIso'>;
+  log: Log;
+  clock?: Clock;
   timers?: TimerFns;
   timings?: Partial<BridgeTimings>;
 }
@@ -62,7 +62,7 @@ const NAK_TEXT: Record<number, string> = {
 const RESET_NAMES = new Map<number, string>(Object.entries(ResetCause).map(([k, v]) => [v, k.toLowerCase().replace('_', '-')]));
 const HOST_TYPES = new Set(['HELLO', 'HEARTBEAT', 'GRANT', 'DENY', 'LED', 'BUZ', 'FREE']);
 
-function listeners<A extends unknown[]>(log: BridgeLog, path: string) {
+function listeners<A extends unknown[]>(log: Log, path: string) {
   const set = new Set<(...args: A) => void>();
   return {
     add: (l: (...args: A) => void) => (set.add(l), () => void set.delete(l)),
@@ -81,9 +81,8 @@ function listeners<A extends unknown[]>(log: BridgeLog, path: string) {
 
 /** The driver owns its link: close() closes it. */
 export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
-  const { link, config, log, timers = realTimers } = deps;
+  const { link, config, log, timers = realTimers, clock = systemClock } = deps;
   const { bootWaitMs, retransmitMs, maxAttempts } = { ...BRIDGE_TIMINGS, ...deps.timings };
-  const nowIso = () => deps.clock?.nowIso() ?? new Date().toISOString();
   const path = link.path;
   const passageListeners = listeners<[]>(log, path);
   const fireListeners = listeners<[active: boolean]>(log, path);
@@ -278,7 +277,7 @@ export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
   }
 
   function receive(m: BridgeMessage): void {
-    lastSeenAt = nowIso();
+    lastSeenAt = clock.nowIso();
     if (phase === 'down' || phase === 'closed') return;
     if (m.type === 'BOOT') return boot(m);
     // Until the board has said BOOT (or 3 s passed) anything is leftover from before the open.

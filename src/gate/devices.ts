@@ -1,12 +1,12 @@
 import { createBridgeRelay } from './bridge-relay.js';
 import type { GateDevices } from './gates.js';
 import { createLcusRelay } from './lcus-relay.js';
-import type { DriverLog } from './relay.js';
+import type { Log } from '../lib/log.js';
 import { createOsdpBus } from './osdp-bus.js';
 import { openSerialLink } from './serial-link.js';
 
 /** The real hardware: serial ports that reconnect by themselves and the three relay drivers. */
-export function serialDevices(log: DriverLog): GateDevices {
+export function serialDevices(log: Log): GateDevices {
   return {
     openLink: ({ path, baudRate }) => openSerialLink({ path, baudRate, log }),
     bridge: (link, relay, lane) => createBridgeRelay({ link, config: relay, failMode: lane.failMode, log }),

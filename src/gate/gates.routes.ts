@@ -4,20 +4,11 @@ import type { Auth } from '../auth/auth.js';
 import { guard } from '../auth/guard.js';
 import type { LaneEventKind } from '../db/schema.js';
 import type { CheckinService } from '../checkin/checkin.service.js';
-import { occupancyPayload, type MovementSettings } from '../checkin/movement.routes.js';
+import { occupancyPayload } from '../checkin/movement.routes.js';
 import { pageLimit } from '../http/validation.js';
 import { gatesDocs, laneEventsDocs } from './gates.docs.js';
-import { laneEventRow, type LaneEventLog } from './lane-events.js';
-import type { GateLaneStatus, Gates } from './gates.js';
-
-/** What the routes need of the running lanes; absent when GATE_CONFIG is not set. */
-export interface GatesInfo {
-  tenantId: number;
-  gates: Gates;
-  events: LaneEventLog;
-  /** The lanes file's movement settings (policies, areas): the tenant's. */
-  settings: MovementSettings;
-}
+import { laneEventRow } from './lane-events.js';
+import type { GateLaneStatus, GatesInfo } from './gates.js';
 
 const KINDS = ['liberada', 'negada', 'passagem', 'nao_passou', 'carona', 'incendio_inicio', 'incendio_fim', 'dispositivo_offline', 'dispositivo_online'] as const satisfies readonly LaneEventKind[];
 

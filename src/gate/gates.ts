@@ -1,7 +1,9 @@
 import type { CheckinService } from '../checkin/checkin.service.js';
+import type { MovementSettings } from '../checkin/movement.settings.js';
 import type { Clock } from '../clock.js';
 import type { ByteLink } from './byte-link.js';
-import { attachScanner, createLane, type Lane, type LaneLog, type LaneStatus } from './lane.js';
+import type { Log } from '../lib/log.js';
+import { attachScanner, createLane, type Lane, type LaneStatus } from './lane.js';
 import { movePolicy, type LaneConfig, type LaneConfigFile, type RelayConfig } from './lane-config.js';
 import { laneEventRow, type LaneEventLog } from './lane-events.js';
 import type { RelayDriver, RelayStatus } from './relay.js';
@@ -44,12 +46,21 @@ export interface Gates {
   close(): Promise<void>;
 }
 
+/** The running lanes as the routes, health, metrics and console see them; absent when GATE_CONFIG is not set. */
+export interface GatesInfo {
+  tenantId: number;
+  gates: Gates;
+  events: LaneEventLog;
+  /** The lanes file's movement settings (policies, areas): the tenant's. */
+  settings: MovementSettings;
+}
+
 export interface GatesDeps {
   config: LaneConfigFile;
   checkin: CheckinService;
   tenantId: number;
   clock: Clock;
-  log: LaneLog;
+  log: Log;
   events: LaneEventLog;
   devices: GateDevices;
   /** Each grant's time from the scan to the relay taking it, by lane (/metrics). */

@@ -1,12 +1,12 @@
-import type { Kysely } from 'kysely';
-import type { WriteQueue } from '../db/write-queue.js';
 import type { StorageHealth } from '../db/storage.js';
-import { all, prepareQuery, type Sqlite } from '../db/open.js';
-import type { DB, LaneEventKind } from '../db/schema.js';
-import type { LaneEvent, LaneLog } from './lane.js';
+import type { Db } from '../db/open.js';
+import { all, defineQuery } from '../db/query.js';
+import type { LaneEventKind } from '../db/schema.js';
+import type { Log } from '../lib/log.js';
+import type { LaneEvent } from './lane.js';
 
-// The lanes' own log (migrations/0003_lane_events.ts). Written through a group-commit queue of its
-// own: a scan never waits on it, and a burst of events shares one fsync.
+// The lanes' own log (migrations/0003_lane_events.ts). Written through the connection's group-commit
+// queue (db.writes): a scan never waits on it, and a burst of events shares one fsync.
 
 export interface LaneEventInput {
   lane: string;
@@ -46,14 +46,15 @@ export function laneEventRow(e: LaneEvent): LaneEventInput {
   }
 }
 
-export function createLaneEventLog({ sqlite, kysely: k, writes: queue, tenantId, log, storage }: { sqlite: Sqlite; kysely: Kysely<DB>; writes: WriteQueue; tenantId: number; log: LaneLog; storage?: StorageHealth | undefined }): LaneEventLog {
-  const insert = prepareQuery(sqlite, (p: { tenant_id: number; occurred_at: string; lane: string; kind: LaneEventKind; code: string | null; details: string | null }) =>
-    k.insertInto('lane_events').values({ tenant_id: p.tenant_id, occurred_at: p.occurred_at, lane: p.lane, kind: p.kind, code: p.code, details: p.details }),
-  );
+const insertLaneEvent = defineQuery((k, p: { tenant_id: number; occurred_at: string; lane: string; kind: LaneEventKind; code: string | null; details: string | null }) =>
+  k.insertInto('lane_events').values({ tenant_id: p.tenant_id, occurred_at: p.occurred_at, lane: p.lane, kind: p.kind, code: p.code, details: p.details }),
+);
+
+export function createLaneEventLog({ db, tenantId, log, storage }: { db: Db; tenantId: number; log: Log; storage?: StorageHealth | undefined }): LaneEventLog {
   return {
     append(e) {
       const row = { tenant_id: tenantId, occurred_at: e.at, lane: e.lane, kind: e.kind, code: e.code ?? null, details: e.details ? JSON.stringify(e.details) : null };
-      return queue.run(() => void insert.run(row)).then(
+      return db.writes.run(() => void insertLaneEvent.run(db, row)).then(
         () => storage?.recovered(),
         (err: unknown) => {
           if (!storage?.record(err)) log.error({ err, lane: e.lane, kind: e.kind }, 'lane event not recorded');
@@ -61,11 +62,11 @@ export function createLaneEventLog({ sqlite, kysely: k, writes: queue, tenantId,
       );
     },
     list({ afterId, lane, kind, limit }) {
-      let q = k.selectFrom('lane_events').selectAll().where('tenant_id', '=', tenantId).orderBy('id').limit(limit);
+      let q = db.kysely.selectFrom('lane_events').selectAll().where('tenant_id', '=', tenantId).orderBy('id').limit(limit);
       if (afterId !== undefined) q = q.where('id', '>', afterId);
       if (lane !== undefined) q = q.where('lane', '=', lane);
       if (kind !== undefined) q = q.where('kind', '=', kind);
-      return all(sqlite, q).map((r) => ({
+      return all(db, q).map((r) => ({
         id: r.id,
         ocorrido_em: r.occurred_at,
         pista: r.lane,

@@ -4,8 +4,10 @@ import type { Granted, Movement } from '../checkin/result.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../http/errors.js';
 import { codeHash } from '../lib/code-hash.js';
+import type { Log } from '../lib/log.js';
 import type { LaneConfig, ScannerConfig } from './lane-config.js';
-import { realTimers, createDebouncer, createScannerLineSplitter, type ScannerLineSplitter, type ScanRejectReason, type TimerFns } from './scanner-lines.js';
+import { realTimers, type TimerFns } from '../lib/timers.js';
+import { createDebouncer, createScannerLineSplitter, type ScannerLineSplitter, type ScanRejectReason } from './scanner-lines.js';
 
 // One lane's flow per scan: code → the shared check-in service → relay. No I/O of its own: the
 // relay driver (bridge, LCUS, OSDP) and the scanners are plugged in by whoever opens the ports.
@@ -42,12 +44,6 @@ export interface LaneRelay {
   deny(reason: DenyReason): Promise<void> | void;
   /** Drivers with a passage input call the listener once per person through; returns unsubscribe. */
   onPassage?(listener: () => void): () => void;
-}
-
-export interface LaneLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
 }
 
 /** operador of the automatic reversal when nobody passed after a grant. */
@@ -103,7 +99,7 @@ export interface LaneDeps {
   tenantId: number;
   relay: LaneRelay;
   clock: Clock;
-  log: LaneLog;
+  log: Log;
   timers?: TimerFns;
   /** Seconds from the scan to the relay taking the grant (/metrics: gate_lane_grant_seconds). */
   onGrant?: ((seconds: number) => void) | undefined;
@@ -118,7 +114,7 @@ interface PendingGrant {
 export function createLane({ config, policy, checkin, tenantId, relay, clock, log, timers = realTimers, onGrant }: LaneDeps): Lane {
   const name = config.name;
   const caller: CheckinCaller = { tenantId, apiKeyId: null, keyName: null, source: 'lane' };
-  const debouncer = createDebouncer({ windowMs: config.debounceMs, now: () => clock.now().getTime() });
+  const debouncer = createDebouncer({ windowMs: config.debounceMs, clock });
   const listeners = new Set<(e: LaneEvent) => void>();
   // FIFO: a turnstile lets people through in the order they were granted.
   const pending: PendingGrant[] = [];
@@ -270,7 +266,7 @@ export function createLane({ config, policy, checkin, tenantId, relay, clock, lo
 }
 
 /** Feeds one scanner's bytes into a lane: what the serial wiring calls on every `data` event. */
-export function attachScanner(lane: Lane, scanner: ScannerConfig, log: LaneLog, timers?: TimerFns): ScannerLineSplitter {
+export function attachScanner(lane: Lane, scanner: ScannerConfig, log: Log, timers?: TimerFns): ScannerLineSplitter {
   const report = (p: Promise<ScanResult>) => p.catch((err: unknown) => log.error({ err, lane: lane.name }, 'scan failed'));
   return createScannerLineSplitter({
     suffix: scanner.suffix,

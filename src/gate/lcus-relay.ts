@@ -1,7 +1,8 @@
 import type { ByteLink } from './byte-link.js';
 import type { RelayConfig } from './lane-config.js';
-import { onlineSignal, type DriverLog, type RelayDriver, type RelayStatus } from './relay.js';
-import { realTimers, type TimerFns } from './scanner-lines.js';
+import type { Log } from '../lib/log.js';
+import { onlineSignal, type RelayDriver, type RelayStatus } from './relay.js';
+import { realTimers, type TimerFns } from '../lib/timers.js';
 
 // CH340 "LCUS" USB relay modules: 9600 8N1, one 4-byte command per switch, no reply of any kind.
 // The box cannot tell a working relay from a dead one, so this driver only knows what it asked for.
@@ -25,7 +26,7 @@ export function lcusCommand(channel: number, on: boolean): Uint8Array {
 export interface LcusRelayDeps {
   link: ByteLink;
   config: LcusRelayConfig;
-  log: DriverLog;
+  log: Log;
   timers?: TimerFns;
 }
 
@@ -81,7 +82,7 @@ export function createLcusRelay({ link, config, log, timers = realTimers }: Lcus
     },
     deny(reason) {
       // The module has only the relay: a deny shows nothing at the turnstile.
-      log.debug({ path, channel, reason }, 'LCUS relay: deny has no signal on this device');
+      log.debug?.({ path, channel, reason }, 'LCUS relay: deny has no signal on this device');
     },
     async setFreePassage(on) {
       freePassage = on;

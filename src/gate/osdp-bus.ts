@@ -3,8 +3,10 @@ import { OsdpReply, createOsdpStreamReader, encodeOsdp, nextOsdpSequence, type O
 import { attachPd, osdpCommandName, type Pd, type PdHooks } from './osdp-pd.js';
 import { OsdpCommandError, createOsdpRelay, type OsdpPd, type OsdpPdHandlers, type OsdpRelayConfig } from './osdp-relay.js';
 import type { PdKeys } from './osdp-session.js';
-import type { DriverLog, RelayDriver } from './relay.js';
-import { realTimers, type TimerFns } from './scanner-lines.js';
+import { systemClock, type Clock } from '../clock.js';
+import type { Log } from '../lib/log.js';
+import type { RelayDriver } from './relay.js';
+import { realTimers, type TimerFns } from '../lib/timers.js';
 
 // The box as OSDP control panel (CP) on one half-duplex bus: one command in flight at a time, PDs
 // served round robin (what each PD needs next is osdp-pd.ts's business). No reply within
@@ -28,9 +30,9 @@ export interface OsdpBus {
 
 export interface OsdpBusOptions {
   link: ByteLink;
-  log: DriverLog;
+  log: Log;
   timers?: TimerFns;
-  now?: () => Date;
+  clock?: Clock;
   /** Least time between two POLLs of one PD (default 100); queued commands do not wait for it. */
   pollIntervalMs?: number;
   /** Default 200: OSDP gives a PD 200 ms to answer. */
@@ -52,7 +54,7 @@ interface InFlight {
 }
 
 export function createOsdpBus(opts: OsdpBusOptions): OsdpBus {
-  const { link, log, timers = realTimers, now = () => new Date() } = opts;
+  const { link, log, timers = realTimers, clock = systemClock } = opts;
   const replyTimeoutMs = opts.replyTimeoutMs ?? 200;
   const offlineAfter = Math.max(1, opts.offlineAfter ?? 3);
   const path = link.path;
@@ -110,14 +112,14 @@ export function createOsdpBus(opts: OsdpBusOptions): OsdpBus {
     reader.reset();
     f.timer = timers.setTimeout(() => noReply(f), replyTimeoutMs);
     // A failed write is a send nobody answers; the link reports the lost port on its own.
-    link.write(f.bytes).catch((err: unknown) => log.debug({ err, path, address: f.pd.address }, 'OSDP write failed'));
+    link.write(f.bytes).catch((err: unknown) => log.debug?.({ err, path, address: f.pd.address }, 'OSDP write failed'));
   }
 
   function noReply(f: InFlight): void {
     if (inflight !== f) return;
     const { pd } = f;
     if (pd.attached() && f.attempts < (pd.phase === 'offline' ? 1 : offlineAfter)) {
-      log.debug({ path, address: pd.address, command: osdpCommandName(f.code), sequence: f.seq, attempt: f.attempts + 1 }, 'OSDP no reply, sending again');
+      log.debug?.({ path, address: pd.address, command: osdpCommandName(f.code), sequence: f.seq, attempt: f.attempts + 1 }, 'OSDP no reply, sending again');
       transmit(f);
       return;
     }
@@ -143,13 +145,13 @@ export function createOsdpBus(opts: OsdpBusOptions): OsdpBus {
     // Not a reply: our own command echoed by an RS-485 adapter, or another CP.
     if (!packet.reply) return;
     if (!f || packet.address !== f.pd.address) {
-      log.debug({ path, address: packet.address, sequence: packet.sequence, code: packet.code }, 'OSDP stray reply ignored');
+      log.debug?.({ path, address: packet.address, sequence: packet.sequence, code: packet.code }, 'OSDP stray reply ignored');
       return;
     }
     const isBusy = packet.code === OsdpReply.BUSY && !packet.scb;
     if (packet.sequence !== f.seq && !isBusy) {
       if (packet.code !== OsdpReply.NAK && f.attempts === 1) {
-        log.debug({ path, address: packet.address, sequence: packet.sequence, code: packet.code }, 'OSDP late reply ignored');
+        log.debug?.({ path, address: packet.address, sequence: packet.sequence, code: packet.code }, 'OSDP late reply ignored');
         return;
       }
       return settle(f, () => f.pd.restart(`resposta com sequência ${packet.sequence} a um comando com ${f.seq}`));
@@ -162,7 +164,7 @@ export function createOsdpBus(opts: OsdpBusOptions): OsdpBus {
       return;
     }
     settle(f, () => {
-      f.pd.lastSeenAt = now().toISOString();
+      f.pd.lastSeenAt = clock.nowIso();
       f.pd.badReply = null;
       f.pd.reply(f.code, packet);
     });

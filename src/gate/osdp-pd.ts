@@ -3,8 +3,8 @@ import { OsdpNakReason, nakReasonText, parsePdCap, parsePdId } from './osdp-mess
 import { OsdpCommandError, type OsdpPd, type OsdpPdHandlers, type OsdpPdState } from './osdp-relay.js';
 import { Scs } from './osdp-secure.js';
 import { createCpSecureSession, type CpSecureSession, type PdKeys } from './osdp-session.js';
-import type { DriverLog } from './relay.js';
-import type { TimerFns } from './scanner-lines.js';
+import type { Log } from '../lib/log.js';
+import type { TimerFns } from '../lib/timers.js';
 
 // One PD as the CP sees it: what to send it next and what its replies mean. Phases:
 //   id → cap → [chlng → scrypt → (keyset → chlng ...)] → restore → online,   offline on failure.
@@ -15,7 +15,7 @@ import type { TimerFns } from './scanner-lines.js';
 // session) goes back to `id` at sequence 0 and keeps the queue.
 
 export interface PdHooks {
-  log: DriverLog;
+  log: Log;
   path: string;
   timers: TimerFns;
   kick(): void;
@@ -159,7 +159,7 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
       restoring: true,
       resolve: () => {},
       // Why is logged where it happens (a NAK, the PD going offline).
-      reject: (err: Error) => log.debug({ err, path, address }, 'OSDP output not restored'),
+      reject: (err: Error) => log.debug?.({ err, path, address }, 'OSDP output not restored'),
     }));
   }
 

@@ -1,4 +1,4 @@
-import type { DriverLog } from './relay.js';
+import type { Log } from '../lib/log.js';
 import type { RelayConfig } from './lane-config.js';
 import type { OsdpBus } from './osdp-bus.js';
 import { OsdpCommand, OsdpReply, type OsdpPacket } from './osdp-codec.js';
@@ -130,7 +130,7 @@ export function osdpKeys(config: Pick<OsdpRelayConfig, 'scbk' | 'installMode'>):
 export interface OsdpRelayDeps {
   bus: OsdpBus;
   config: OsdpRelayConfig;
-  log: DriverLog;
+  log: Log;
 }
 
 export function createOsdpRelay({ bus, config, log }: OsdpRelayDeps): RelayDriver {
@@ -178,7 +178,7 @@ export function createOsdpRelay({ bus, config, log }: OsdpRelayDeps): RelayDrive
       log.info({ path: bus.path, address, keys: parseKeypad(p.data)?.keys.length ?? 0 }, 'OSDP keypad input ignored');
       return;
     }
-    log.debug({ path: bus.path, address, code: p.code }, 'OSDP reply to POLL ignored');
+    log.debug?.({ path: bus.path, address, code: p.code }, 'OSDP reply to POLL ignored');
   }
 
   const pd = bus.attach(address, {

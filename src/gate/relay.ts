@@ -1,8 +1,6 @@
-import type { LaneLog, LaneRelay } from './lane.js';
+import type { Log } from '../lib/log.js';
+import type { LaneRelay } from './lane.js';
 import type { ScanRejectReason } from './scanner-lines.js';
-
-/** What the drivers log with: a pino logger fits. */
-export type DriverLog = LaneLog & { debug(obj: object, msg: string): void };
 
 // What every relay driver (bridge, LCUS, OSDP) offers beyond the per-scan LaneRelay calls.
 
@@ -50,7 +48,7 @@ export interface OnlineSignal {
 }
 
 /** What each driver keeps its `onOnline` listeners with. */
-export function onlineSignal(log: Pick<LaneLog, 'error'>, path: string): OnlineSignal {
+export function onlineSignal(log: Log, path: string): OnlineSignal {
   let known: boolean | null = null;
   const listeners = new Set<(online: boolean) => void>();
   const set = (online: boolean) => {

@@ -1,15 +1,13 @@
 // Scanner byte stream → scanned codes, and the per-lane debouncer. Pure: no serial port, timers
 // and clock are injected so tests are deterministic. See docs/lanes.md ("Leitores").
 
+import type { Clock } from '../clock.js';
+import { realTimers, type TimerFns } from '../lib/timers.js';
+
 export type ScannerSuffix = 'cr' | 'lf' | 'crlf' | 'none';
 
 /** Why a scan was thrown away instead of becoming a code. */
 export type ScanRejectReason = 'too_long' | 'non_printable' | 'stale';
-
-export interface TimerFns {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
 
 export const DEFAULT_MAX_CODE_LENGTH = 256;
 
@@ -37,12 +35,6 @@ const CR = 0x0d;
 const LF = 0x0a;
 const AIM_ID = /^\][A-Za-z][0-9A-Za-z]/;
 const SAMPLE = 32;
-
-/** Node's timers, as every gate module takes them by default (tests pass their own). */
-export const realTimers: TimerFns = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
 
 /** `]Q1ABC` → `ABC`: the AIM symbology identifier some scanners prepend (ISO/IEC 15424). */
 export function stripAimPrefix(code: string): string {
@@ -131,11 +123,11 @@ export interface Debouncer {
  * The window slides from the last time a code was *seen*, not accepted: a QR held in front of a
  * scanner that re-reads it continuously fires once, not once per window.
  */
-export function createDebouncer({ windowMs, now, maxTracked = 64 }: { windowMs: number; now: () => number; maxTracked?: number }): Debouncer {
+export function createDebouncer({ windowMs, clock, maxTracked = 64 }: { windowMs: number; clock: Clock; maxTracked?: number }): Debouncer {
   const lastSeen = new Map<string, number>();
   return {
     accept(code) {
-      const t = now();
+      const t = clock.now().getTime();
       for (const [c, at] of lastSeen) if (t - at >= windowMs) lastSeen.delete(c);
       const repeat = lastSeen.has(code);
       lastSeen.delete(code);

@@ -1,7 +1,9 @@
 import { stat } from 'node:fs/promises';
 import { SerialPort } from 'serialport';
 import type { ByteLink, LinkState } from './byte-link.js';
-import { realTimers, type TimerFns } from './scanner-lines.js';
+import { systemClock, type Clock } from '../clock.js';
+import type { Log } from '../lib/log.js';
+import { realTimers, type TimerFns } from '../lib/timers.js';
 
 // A serial port that keeps itself open: every loss (open failure, port error or close, failed or
 // stuck write, a driver's reconnect request, the path probe) takes the link 'down', logs once per
@@ -17,13 +19,6 @@ import { realTimers, type TimerFns } from './scanner-lines.js';
 // port's settings (TCGETS2), which fails with EIO on a hung-up tty for good, even once the device
 // is back behind the same path: a cable out and in between two probes is still one loss. Neither
 // disturbs the device (no bytes, no modem lines, no USB-CDC reset).
-
-export interface LinkLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  debug?(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
 
 /** A port that is open; `onLost` fires at most once when it fails or closes by itself. */
 export interface OpenedPort {
@@ -58,7 +53,7 @@ export interface SerialLink extends ByteLink {
 export interface SerialLinkOptions {
   path: string;
   baudRate: number;
-  log: LinkLog;
+  log: Log;
   /** stableMs: a link up at least this long starts its next outage from initialMs again. */
   backoff?: { initialMs: number; maxMs: number; stableMs?: number };
   /** `identify` resolves to a string naming the device behind the path; rejects when it is gone. */
@@ -67,7 +62,7 @@ export interface SerialLinkOptions {
   writeTimeoutMs?: number;
   timers?: TimerFns;
   random?: () => number;
-  now?: () => Date;
+  clock?: Clock;
 }
 
 
@@ -114,7 +109,7 @@ export const openSerialPort: OpenPort = async ({ path, baudRate, onData, onLost 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 export function openSerialLink(opts: SerialLinkOptions): SerialLink {
-  const { path, baudRate, log, timers = realTimers, random = Math.random, now = () => new Date() } = opts;
+  const { path, baudRate, log, timers = realTimers, random = Math.random, clock = systemClock } = opts;
   const { initialMs, maxMs, stableMs = 10_000 } = opts.backoff ?? { initialMs: 200, maxMs: 5_000 };
   const probeEvery = opts.probe === false ? null : (opts.probe?.intervalMs ?? 1_000);
   const identify = (opts.probe !== false && opts.probe?.identify) || identifyDevice;
@@ -125,7 +120,7 @@ export function openSerialLink(opts: SerialLinkOptions): SerialLink {
 
   let port: OpenedPort | null = null;
   let closed = false;
-  let since = now();
+  let since = clock.now();
   let opened = 0;
   let failures = 0;
   let lastError: string | null = null;
@@ -174,7 +169,7 @@ export function openSerialLink(opts: SerialLinkOptions): SerialLink {
     const dead = port;
     port = null;
     clearTimers();
-    since = now();
+    since = clock.now();
     startOutage(err, what);
     void dead.close().catch(() => undefined);
     emit(stateListeners, 'down');
@@ -230,7 +225,7 @@ export function openSerialLink(opts: SerialLinkOptions): SerialLink {
     const identity = probeEvery === null ? '' : await identify(path).catch(() => '');
     if (closed) return void next.close().catch(() => undefined);
     port = next;
-    since = now();
+    since = clock.now();
     const first = opened++ === 0;
     if (outage && !outage.announcedUp) {
       outage.announcedUp = true;
@@ -304,7 +299,7 @@ export function openSerialLink(opts: SerialLinkOptions): SerialLink {
 }
 
 /** `SerialPort.list()` needs udevadm (absent in containers): then it is [] and a warning. */
-export async function listSerialPorts(log: Pick<LinkLog, 'warn'>, list: () => Promise<PortInfo[]> = () => SerialPort.list()): Promise<PortInfo[]> {
+export async function listSerialPorts(log: Log, list: () => Promise<PortInfo[]> = () => SerialPort.list()): Promise<PortInfo[]> {
   try {
     return await list();
   } catch (err) {

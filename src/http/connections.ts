@@ -1,6 +1,8 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { STATUS_CODES } from 'node:http';
+import { systemClock, type Clock } from '../clock.js';
+import type { Log } from '../lib/log.js';
 import { AppError, errorEnvelope, type ErrorCode } from './errors.js';
 
 // What the box's HTTP server allows a client on the LAN (docs/security.md): no connection lives
@@ -29,12 +31,9 @@ export const HTTP_LIMITS: HttpLimits = {
   idleMs: 60_000, headersMs: 20_000, requestMs: 30_000, keepAliveMs: 30_000, perAddress: 128, uncapped: ['127.0.0.1', '::1', '::ffff:127.0.0.1'],
 };
 
-interface Log {
-  warn(obj: object, msg: string): void;
-}
-
 /** Applies the timeouts and the per-address cap to a server; logs the cap once per address a minute. */
-export function limitConnections(server: Server, limits: HttpLimits, log: Log, now: () => number = Date.now): void {
+export function limitConnections(server: Server, limits: HttpLimits, log: Log, clock: Clock = systemClock): void {
+  const now = () => clock.now().getTime();
   server.timeout = limits.idleMs;
   server.headersTimeout = limits.headersMs;
   server.requestTimeout = limits.requestMs;

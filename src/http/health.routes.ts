@@ -1,12 +1,10 @@
-import type { Kysely } from 'kysely';
 import type { RouteRegistrar } from '../app.js';
 import type { Clock } from '../clock.js';
 import { describeClock, type ClockCheck } from '../clock-check.js';
-import { migrationState, type Sqlite } from '../db/open.js';
-import type { DB } from '../db/schema.js';
+import { migrationState, type Db } from '../db/open.js';
 import { CANNOT_RECORD, type StorageHealth } from '../db/storage.js';
-import type { GatesInfo } from '../gate/gates.routes.js';
-import type { SyncInfo } from '../sync/sync.routes.js';
+import type { GatesInfo } from '../gate/gates.js';
+import type { SyncInfo } from '../sync/worker.js';
 import { syncSummary } from '../sync/sync.repo.js';
 import { VERSION } from '../version.js';
 import { healthDocs, liveDocs, readyDocs } from './box.docs.js';
@@ -16,8 +14,7 @@ import { AppError } from './errors.js';
 export const SYNC_STUCK_MS = 60 * 60_000;
 
 interface HealthDeps {
-  sqlite: Sqlite;
-  kysely: Kysely<DB>;
+  db: Db;
   clock: Clock;
   storage: StorageHealth;
   gates?: GatesInfo | undefined;
@@ -35,7 +32,8 @@ const ADVISORY = new Set(['relogio']);
  * and /health/ready (database writable, migrations current, every lane's devices online, sync not
  * stuck; each part with its reason; the clock reported, never failing it). No key needed, no data exposed.
  */
-export const healthRoutes = ({ sqlite, kysely: k, clock, storage, gates, sync, clockCheck }: HealthDeps): RouteRegistrar => (app) => {
+export const healthRoutes = ({ db, clock, storage, gates, sync, clockCheck }: HealthDeps): RouteRegistrar => (app) => {
+  const { sqlite } = db;
   const tags = ['box'];
 
   const database = (): Part => {
@@ -64,7 +62,7 @@ export const healthRoutes = ({ sqlite, kysely: k, clock, storage, gates, sync, c
 
   const syncPart = (): Part | null => {
     if (!sync) return null;
-    const s = syncSummary(sqlite, k, sync.tenantId);
+    const s = syncSummary(db, sync.tenantId);
     const oldest = s.queue?.oldest ? Date.parse(s.queue.oldest) : null;
     // Offline is normal for this box (it works without the cloud); stuck is the cloud answering and events not leaving.
     if (sync.state.online() === true && oldest !== null && clock.now().getTime() - oldest > SYNC_STUCK_MS)

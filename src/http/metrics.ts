@@ -7,8 +7,8 @@ import type { Clock } from '../clock.js';
 import type { ClockCheck } from '../clock-check.js';
 import type { Db } from '../db/open.js';
 import type { WriteQueue } from '../db/write-queue.js';
-import type { GatesInfo } from '../gate/gates.routes.js';
-import type { SyncInfo } from '../sync/sync.routes.js';
+import type { GatesInfo } from '../gate/gates.js';
+import type { SyncInfo } from '../sync/worker.js';
 import { CONFLICT_KINDS, eventsWaiting, syncSummary } from '../sync/sync.repo.js';
 import { metricsDocs } from './box.docs.js';
 import { AppError } from './errors.js';
@@ -49,7 +49,7 @@ export function createMetrics({ db, clock, gates, sync, clockCheck }: { db: Db; 
   // One sync summary per scrape, whichever gauge asks first.
   let scraped: ReturnType<typeof syncSummary> | null = null;
   if (sync) {
-    const summary = () => (scraped ??= syncSummary(db.sqlite, db.kysely, sync.tenantId));
+    const summary = () => (scraped ??= syncSummary(db, sync.tenantId));
     const age = (iso: string | null | undefined) => (iso ? (clock.now().getTime() - Date.parse(iso)) / 1000 : -1);
     new Gauge({ name: 'gate_sync_online', help: '1 when the cloud answered the last call', registers: [registry], collect() { this.set(sync.state.online() ? 1 : 0); } });
     new Gauge({ name: 'gate_sync_last_pull_age_seconds', help: 'Seconds since the last good pull (-1: never)', registers: [registry], collect() { this.set(age(summary().state?.last_pull_ok_at)); } });
@@ -89,7 +89,7 @@ function writeQueueMetrics(registry: Registry, writes: WriteQueue) {
   const FILA = { foreground: 'principal', background: 'fundo' } as const;
   const seconds = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
   new Gauge({
-    name: 'gate_write_queue_depth', help: 'Units of work waiting for a commit, by queue lane (principal: scans and other writes; fundo: sync pages, batch slices)', labelNames: ['fila'], registers: [registry],
+    name: 'gate_write_queue_depth', help: 'Units of work waiting for a commit, by priority (principal: scans and other writes; fundo: sync pages, batch slices)', labelNames: ['fila'], registers: [registry],
     collect() {
       const { waiting } = writes.stats();
       this.set({ fila: FILA.foreground }, waiting.foreground);
@@ -111,12 +111,12 @@ function writeQueueMetrics(registry: Registry, writes: WriteQueue) {
     for (const etapa of ['commit', 'fsync']) failures.inc({ fila, etapa }, 0);
   }
   writes.observe({
-    committed(lane, n, ms) {
-      unitsOf[lane].observe(n);
-      commitOf[lane].observe(ms / 1000);
+    committed(priority, n, ms) {
+      unitsOf[priority].observe(n);
+      commitOf[priority].observe(ms / 1000);
     },
-    synced: (lane, ms) => fsyncOf[lane].observe(ms / 1000),
-    failed: (lane, etapa) => failures.inc({ fila: FILA[lane], etapa }),
+    synced: (priority, ms) => fsyncOf[priority].observe(ms / 1000),
+    failed: (priority, etapa) => failures.inc({ fila: FILA[priority], etapa }),
   });
 }
 

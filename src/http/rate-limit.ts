@@ -15,7 +15,7 @@ export interface RateLimiter {
 export interface RateLimiterOptions {
   limit: number;
   windowMs: number;
-  clock: Pick<Clock, 'now'>;
+  clock: Clock;
   /** Most keys tracked at once; beyond it expired windows are dropped, then the oldest. */
   maxKeys?: number;
 }

@@ -1,8 +1,7 @@
-import type { Kysely } from 'kysely';
 import type { Combo, ComboAvailability } from '../combos/combo.schemas.js';
 import { itemKey } from '../combos/combos.repo.js';
-import { all, first, type Sqlite } from '../db/open.js';
-import type { DB } from '../db/schema.js';
+import type { Db } from '../db/open.js';
+import { all, first } from '../db/query.js';
 import type { Pedido } from '../orders/order.schemas.js';
 import { orderQueries } from '../orders/orders.queries.js';
 
@@ -34,8 +33,7 @@ export class CrossChecks {
   private readonly clientIds = new Map<string, number>();
 
   constructor(
-    private readonly sqlite: Sqlite,
-    private readonly k: Kysely<DB>,
+    private readonly db: Db,
     /** Undefined when the tenant does not exist yet: nothing in the database can clash. */
     private readonly tenantId: number | undefined,
     private readonly report: Report,
@@ -126,18 +124,18 @@ export class CrossChecks {
   // The same compiled statements upsertOrder uses to refuse a QR owned by another order.
   private personQrOwner(qr: string): string | undefined {
     if (this.tenantId === undefined) return undefined;
-    return orderQueries(this.sqlite, this.k).personClash.get({ tenantId: this.tenantId, qr })?.numero_pedido;
+    return orderQueries.personClash.get(this.db, { tenantId: this.tenantId, qr })?.numero_pedido;
   }
 
   private additionalQrOwner(qr: string): string | undefined {
     if (this.tenantId === undefined) return undefined;
-    return orderQueries(this.sqlite, this.k).additionalClash.get({ tenantId: this.tenantId, qr })?.numero_pedido;
+    return orderQueries.additionalClash.get(this.db, { tenantId: this.tenantId, qr })?.numero_pedido;
   }
 
   private storedComboItems(comboId: string): string[] | undefined {
     if (this.tenantId === undefined) return undefined;
-    const combo = first(this.sqlite, this.k.selectFrom('combos').select('id').where('tenant_id', '=', this.tenantId).where('combo_id', '=', comboId));
+    const combo = first(this.db, this.db.kysely.selectFrom('combos').select('id').where('tenant_id', '=', this.tenantId).where('combo_id', '=', comboId));
     if (!combo) return undefined;
-    return all(this.sqlite, this.k.selectFrom('combo_items').select(['tipo_ingresso_nome', 'lote_nome']).where('combo_pk', '=', combo.id).orderBy('position')).map(itemKey);
+    return all(this.db, this.db.kysely.selectFrom('combo_items').select(['tipo_ingresso_nome', 'lote_nome']).where('combo_pk', '=', combo.id).orderBy('position')).map(itemKey);
   }
 }

@@ -45,7 +45,7 @@ export async function importFile(opts: ImportOptions): Promise<ImportResult> {
   const dryRun = opts.dryRun ?? false;
 
   const validation = await readable(opts.file, () =>
-    validateFile(opts.file, { sqlite: db.sqlite, kysely: db.kysely, tenantId, predict: dryRun }, progress('validando', size)),
+    validateFile(opts.file, { db, tenantId, predict: dryRun }, progress('validando', size)),
   );
   const records = Object.values(validation.counts).reduce((a, b) => a + b, 0);
   if (validation.issues.count > 0) return { ok: false, issues: validation.issues, records };
@@ -53,7 +53,7 @@ export async function importFile(opts: ImportOptions): Promise<ImportResult> {
 
   const nowIso = clock.nowIso();
   const plan = planReads(validation.keyOrder);
-  const ctx = { sqlite: db.sqlite, kysely: db.kysely, tenantId, nowIso, ...(opts.batchSize ? { batchSize: opts.batchSize } : {}) };
+  const ctx = { db, tenantId, nowIso, ...(opts.batchSize ? { batchSize: opts.batchSize } : {}) };
   const counts = await readable(opts.file, () => writeFile(opts.file, plan, ctx, progress('gravando', size * plan.length)));
   return { ok: true, dryRun, counts, records, bytes: size, ms: Date.now() - started };
 }

@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { systemClock, type Clock } from '../clock.js';
 
 export interface Progress {
   update(bytes: number, records: number): void;
@@ -20,7 +21,8 @@ const INTERVAL_MS = 100;
  * A progress bar redrawn in place on a terminal, at most ten times a second. Off a terminal it draws
  * nothing: the caller prints one summary line at the end instead.
  */
-export function createProgressBar(out: Writable, label: string, totalBytes: number, now: () => number = Date.now): Progress {
+export function createProgressBar(out: Writable, label: string, totalBytes: number, clock: Clock = systemClock): Progress {
+  const now = () => clock.now().getTime();
   const started = now();
   let last = -Infinity;
   const draw = (bytes: number, records: number) => {

@@ -28,10 +28,6 @@ export type FileItem = RawRecord | OutlineIssue | KeyStart;
 
 export class ImportFileError extends Error {}
 
-/** `['pedidos', 12, 'lotes', 0, 'data_uso']` → `pedidos[12].lotes[0].data_uso`, as describeIssues writes paths. */
-export const formatPath = (parts: readonly (string | number)[]): string =>
-  parts.map((k) => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('').replace(/^\./, '');
-
 interface Token {
   name: string;
   value?: string;

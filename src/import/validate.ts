@@ -1,9 +1,8 @@
-import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Combo, ComboAvailability } from '../combos/combo.schemas.js';
-import type { Sqlite } from '../db/open.js';
-import type { DB } from '../db/schema.js';
-import { describeIssues, type Pedido } from '../orders/order.schemas.js';
+import type { Db } from '../db/open.js';
+import { describeIssues } from '../lib/zod-issues.js';
+import type { Pedido } from '../orders/order.schemas.js';
 import { CrossChecks } from './checks.js';
 import { clientId, handlers } from './kinds.js';
 import { KINDS, openRecordStream, type Kind } from './records.js';
@@ -35,8 +34,7 @@ export interface ValidationResult {
 }
 
 export interface ValidationContext {
-  sqlite: Sqlite;
-  kysely: Kysely<DB>;
+  db: Db;
   tenantId: number;
   /** Also work out what each record would do to the database (`gate import --dry-run`). */
   predict?: boolean;
@@ -48,7 +46,7 @@ export interface ValidationContext {
  */
 export async function validateFile(file: string, ctx: ValidationContext, progress: Progress): Promise<ValidationResult> {
   const issues = new IssueList();
-  const checks = new CrossChecks(ctx.sqlite, ctx.kysely, ctx.tenantId, issues.add);
+  const checks = new CrossChecks(ctx.db, ctx.tenantId, issues.add);
   const counts = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<Kind, number>;
   const keyOrder: Kind[] = [];
   const predicted = emptyCounts();
@@ -71,7 +69,7 @@ export async function validateFile(file: string, ctx: ValidationContext, progres
       for (const line of describeIssues(parsed.error, [item.kind, item.index])) issues.add(line);
     } else {
       crossCheck(checks, item.kind, parsed.data, item.index);
-      if (ctx.predict) tally(predicted, item.kind, handlers[item.kind].predict(ctx.sqlite, ctx.kysely, ctx.tenantId, parsed.data));
+      if (ctx.predict) tally(predicted, item.kind, handlers[item.kind].predict(ctx.db, ctx.tenantId, parsed.data));
     }
     progress.update(stream.bytesRead, records);
   }

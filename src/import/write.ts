@@ -1,11 +1,9 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { Kysely } from 'kysely';
-import type { Sqlite } from '../db/open.js';
-import type { DB } from '../db/schema.js';
-import { describeIssues } from '../orders/order.schemas.js';
+import type { Db } from '../db/open.js';
+import { describeIssues, formatPath } from '../lib/zod-issues.js';
 import { handlers, type WriteOutcome } from './kinds.js';
 import type { Progress } from './progress.js';
-import { formatPath, KINDS, openRecordStream, type Kind } from './records.js';
+import { KINDS, openRecordStream, type Kind } from './records.js';
 
 /**
  * Records per transaction. Each transaction holds SQLite's write lock, and a check-in of the server
@@ -36,8 +34,7 @@ export function tally(counts: WriteCounts, kind: Kind, out: WriteOutcome): void 
 }
 
 export interface WriteContext {
-  sqlite: Sqlite;
-  kysely: Kysely<DB>;
+  db: Db;
   tenantId: number;
   nowIso: string;
   batchSize?: number;
@@ -113,13 +110,13 @@ export async function writeFile(file: string, plan: (ReadonlySet<Kind> | undefin
   return counts;
 }
 
-function committer({ sqlite, kysely, tenantId, nowIso }: WriteContext, counts: WriteCounts) {
+function committer({ db, tenantId, nowIso }: WriteContext, counts: WriteCounts) {
   // IMMEDIATE takes the write lock up front, so the transaction never fails half-way on a lock upgrade.
-  const tx = sqlite.transaction((batch: Pending[]) => {
+  const tx = db.sqlite.transaction((batch: Pending[]) => {
     const outcomes: { kind: Kind; out: WriteOutcome }[] = [];
     for (const r of batch) {
       try {
-        outcomes.push({ kind: r.kind, out: handlers[r.kind].write(sqlite, kysely, tenantId, r.parsed, nowIso) });
+        outcomes.push({ kind: r.kind, out: handlers[r.kind].write(db, tenantId, r.parsed, nowIso) });
       } catch (error) {
         // OrderConflictError and ComboDataError name the field; say which record it was.
         const where = error && typeof error === 'object' && 'path' in error && Array.isArray(error.path) ? (error.path as (string | number)[]) : [];

@@ -1,15 +1,15 @@
-import { sql, type Kysely } from 'kysely';
-import { prepareQuery, type Sqlite } from '../db/open.js';
-import type { AdditionalsTable, DB, LotsTable, OrdersTable, PeopleTable } from '../db/schema.js';
+import type { Selectable } from 'kysely';
+import type { Db } from '../db/open.js';
+import { defineQuery, inList } from '../db/query.js';
+import type { AdditionalsTable, LotsTable, OrdersTable, PeopleTable } from '../db/schema.js';
 import { fromCents, paymentTotals, toCents, type PaymentAdjustment, type PromotionDiscount } from './money.js';
 
-type Row<T> = { [K in keyof T]: T[K] extends import('kysely').Generated<infer U> ? U : T[K] };
-export type OrderRow = Row<OrdersTable>;
-export type LotRow = Row<LotsTable>;
-export type PersonRow = Pick<Row<PeopleTable>, 'lot_id' | 'qr_code' | 'nome' | 'dados' | 'checkin_em' | 'checkin_dispositivo' | 'checkin_operador'> & {
+export type OrderRow = Selectable<OrdersTable>;
+export type LotRow = Selectable<LotsTable>;
+export type PersonRow = Pick<Selectable<PeopleTable>, 'lot_id' | 'qr_code' | 'nome' | 'dados' | 'checkin_em' | 'checkin_dispositivo' | 'checkin_operador'> & {
   sincronizado_em: string | null;
 };
-export type AdditionalRow = Row<AdditionalsTable>;
+export type AdditionalRow = Selectable<AdditionalsTable>;
 
 /** One order with everything its payloads are built from, for one calling API key. */
 export interface OrderRecord {
@@ -18,46 +18,43 @@ export interface OrderRecord {
   additionals: AdditionalRow[];
 }
 
-const idList = (json: string) => sql<number>`(select value from json_each(${json}))`;
-
 /** The person columns the payloads read (the others are not fetched: 4+ rows per order, on every check-in). */
 const personColumns = ['people.lot_id', 'people.qr_code', 'people.nome', 'people.dados', 'people.checkin_em', 'people.checkin_dispositivo', 'people.checkin_operador'] as const;
 
 /**
- * The four queries of loadOrders, compiled once per connection: for one order (`id = ?`, the check-in
- * path) or for a JSON array of order ids (`ids`, the listings).
+ * The four queries of loadOrders, compiled once: for one order (`id = ?`, the check-in path) or for a
+ * list of order ids (`ids`, one bound parameter: the listings).
  */
-function orderQueries(sqlite: Sqlite, k: Kysely<DB>, one: boolean) {
-  type P = { id: number; ids: string; apiKeyId: number };
-  const ofOrder = (p: P) => (one ? p.id : idList(p.ids));
+function loadQueries(one: boolean) {
+  type P = { id: number; ids: readonly number[]; apiKeyId: number };
+  const ofOrder = (p: P) => (one ? p.id : inList(p.ids));
   return {
-    orders: prepareQuery(sqlite, (p: P) => k.selectFrom('orders').selectAll().where('id', one ? '=' : 'in', ofOrder(p))),
-    lots: prepareQuery(sqlite, (p: P) =>
+    orders: defineQuery((k, p: P) => k.selectFrom('orders').selectAll().where('id', one ? '=' : 'in', ofOrder(p))),
+    lots: defineQuery((k, p: P) =>
       k.selectFrom('lots').selectAll().where('order_id', one ? '=' : 'in', ofOrder(p)).orderBy('order_id').orderBy('position')),
-    people: prepareQuery(sqlite, (p: P) =>
+    people: defineQuery((k, p: P) =>
       k.selectFrom('people')
         .leftJoin('voucher_marks', (j) => j.onRef('voucher_marks.person_id', '=', 'people.id').on('voucher_marks.api_key_id', '=', p.apiKeyId))
         .select(personColumns)
         .select('voucher_marks.sincronizado_em')
         .where('people.order_id', one ? '=' : 'in', ofOrder(p))
         .orderBy('people.order_id').orderBy('people.lot_id').orderBy('people.position')),
-    additionals: prepareQuery(sqlite, (p: P) =>
+    additionals: defineQuery((k, p: P) =>
       k.selectFrom('additionals').selectAll().where('order_id', one ? '=' : 'in', ofOrder(p)).orderBy('order_id').orderBy('position')),
   };
 }
-const queriesByConnection = new WeakMap<Sqlite, { one: ReturnType<typeof orderQueries>; many: ReturnType<typeof orderQueries> }>();
+const ofOne = loadQueries(true);
+const ofMany = loadQueries(false);
 
 /** Loads orders (in the order of `orderIds`) with their lots, people, per-key marks and additionals. */
-export function loadOrders(sqlite: Sqlite, k: Kysely<DB>, orderIds: readonly number[], apiKeyId: number | null): OrderRecord[] {
+export function loadOrders(db: Db, orderIds: readonly number[], apiKeyId: number | null): OrderRecord[] {
   if (orderIds.length === 0) return [];
-  let queries = queriesByConnection.get(sqlite);
-  if (!queries) queriesByConnection.set(sqlite, (queries = { one: orderQueries(sqlite, k, true), many: orderQueries(sqlite, k, false) }));
-  const q = orderIds.length === 1 ? queries.one : queries.many;
-  const args = { id: orderIds[0]!, ids: orderIds.length === 1 ? '' : JSON.stringify(orderIds), apiKeyId: apiKeyId ?? -1 };
-  const orders = q.orders.all(args);
-  const lots = q.lots.all(args);
-  const people = q.people.all(args);
-  const additionals = q.additionals.all(args);
+  const q = orderIds.length === 1 ? ofOne : ofMany;
+  const args = { id: orderIds[0]!, ids: orderIds, apiKeyId: apiKeyId ?? -1 };
+  const orders = q.orders.all(db, args);
+  const lots = q.lots.all(db, args);
+  const people = q.people.all(db, args);
+  const additionals = q.additionals.all(db, args);
 
   const byId = new Map<number, OrderRecord>();
   for (const order of orders) byId.set(order.id, { order, lots: [], additionals: [] });
@@ -213,7 +210,7 @@ export function orderModePedido(r: OrderRecord) {
 }
 
 /** A person in a reversal response (4.2). */
-export const reversedPerson = (p: Pick<Row<PeopleTable>, 'qr_code' | 'nome' | 'estornado_em' | 'estorno_dispositivo' | 'estorno_operador'>) => ({
+export const reversedPerson = (p: Pick<Selectable<PeopleTable>, 'qr_code' | 'nome' | 'estornado_em' | 'estorno_dispositivo' | 'estorno_operador'>) => ({
   qr_code: p.qr_code,
   nome: p.nome,
   estornado_em: p.estornado_em,

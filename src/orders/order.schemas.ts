@@ -161,11 +161,3 @@ export type Pedido = z.output<typeof pedidoSchema>;
 export type PedidoInput = z.input<typeof pedidoSchema>;
 export type Lote = z.output<typeof loteSchema>;
 export type Adicional = z.output<typeof adicionalSchema>;
-
-/** Formats a zod error as lines naming the path of each bad field. */
-export function describeIssues(error: z.ZodError, prefix: (string | number)[] = []): string[] {
-  return error.issues.map((i) => {
-    const p = [...prefix, ...i.path].map((k) => (typeof k === 'number' ? `[${k}]` : `.${String(k)}`)).join('').replace(/^\./, '');
-    return `${p || '(raiz)'}: ${i.message}`;
-  });
-}

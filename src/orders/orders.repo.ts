@@ -1,9 +1,7 @@
-import type { Kysely } from 'kysely';
-import type { Sqlite } from '../db/open.js';
-import type { DB } from '../db/schema.js';
+import type { Db } from '../db/open.js';
 import { toCents } from './money.js';
 import type { Pedido } from './order.schemas.js';
-import { orderQueries, type OrderQueries } from './orders.queries.js';
+import { orderQueries as q } from './orders.queries.js';
 
 export class OrderConflictError extends Error {
   constructor(
@@ -49,9 +47,8 @@ export interface UpsertResult {
  * people that stay (matched by qr_code). A status change unsynchronises the order for every API key
  * (3.1). Must run inside a transaction.
  */
-export function upsertOrder(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, p: Pedido, nowIso: string): UpsertResult {
-  const q = orderQueries(sqlite, k);
-  const existing = q.order.get({ tenantId, numero: p.numero_pedido });
+export function upsertOrder(db: Db, tenantId: number, p: Pedido, nowIso: string): UpsertResult {
+  const existing = q.order.get(db, { tenantId, numero: p.numero_pedido });
   const v = p.pagamento.valores;
   const columns = {
     status: p.status,
@@ -72,21 +69,21 @@ export function upsertOrder(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, p: 
   if (existing) {
     orderId = existing.id;
     statusChanged = existing.status !== p.status;
-    q.updateOrder.run(Object.assign(columns, { id: orderId }));
+    q.updateOrder.run(db, Object.assign(columns, { id: orderId }));
   } else {
-    orderId = Number(q.insertOrder.run(Object.assign(columns, { tenant_id: tenantId, numero_pedido: p.numero_pedido, created_at: p.created_at ?? nowIso })).lastInsertRowid);
+    orderId = Number(q.insertOrder.run(db, Object.assign(columns, { tenant_id: tenantId, numero_pedido: p.numero_pedido, created_at: p.created_at ?? nowIso })).lastInsertRowid);
   }
 
   // A new order has no lots, people or additionals yet: nothing to match against.
-  syncLotsAndPeople(q, tenantId, orderId, p, !existing);
-  syncAdditionals(q, tenantId, orderId, p, !existing);
-  if (statusChanged) q.unmarkOrder.run({ orderId });
+  syncLotsAndPeople(db, tenantId, orderId, p, !existing);
+  syncAdditionals(db, tenantId, orderId, p, !existing);
+  if (statusChanged) q.unmarkOrder.run(db, { orderId });
   return { orderId, created: !existing, statusChanged };
 }
 
-function syncLotsAndPeople(q: OrderQueries, tenantId: number, orderId: number, p: Pedido, isNew: boolean) {
-  const lots = new Map(isNew ? [] : q.lots.all({ orderId }).map((l) => [lotKey(l), l.id]));
-  const people = new Map(isNew ? [] : q.people.all({ orderId }).map((r) => [r.qr_code, r]));
+function syncLotsAndPeople(db: Db, tenantId: number, orderId: number, p: Pedido, isNew: boolean) {
+  const lots = new Map(isNew ? [] : q.lots.all(db, { orderId }).map((l) => [lotKey(l), l.id]));
+  const people = new Map(isNew ? [] : q.people.all(db, { orderId }).map((r) => [r.qr_code, r]));
   const keptLots = new Set<number>();
   const keptPeople = new Set<number>();
 
@@ -101,10 +98,10 @@ function syncLotsAndPeople(q: OrderQueries, tenantId: number, orderId: number, p
     };
     let lotId = lots.get(lotKey(lote));
     if (lotId !== undefined && !keptLots.has(lotId)) {
-      q.updateLot.run(Object.assign(lotColumns, { id: lotId }));
+      q.updateLot.run(db, Object.assign(lotColumns, { id: lotId }));
     } else {
       const ids = { ingresso_id: lote.ingresso_id, lote_mestre_id: lote.lote_mestre_id, data_uso: lote.data_uso, order_id: orderId };
-      lotId = Number(q.insertLot.run(Object.assign(lotColumns, ids)).lastInsertRowid);
+      lotId = Number(q.insertLot.run(db, Object.assign(lotColumns, ids)).lastInsertRowid);
     }
     keptLots.add(lotId);
     // A lot the cloud reports as fully checked in marks its people, so the gate refuses a second entry.
@@ -116,23 +113,23 @@ function syncLotsAndPeople(q: OrderQueries, tenantId: number, orderId: number, p
       const current = people.get(person.qr_code);
       if (current) {
         keptPeople.add(current.id);
-        q.updatePerson.run(Object.assign(personColumns, { id: current.id }));
-        if (cloudCheckin && !current.checkin_em) q.cloudCheckin.run({ id: current.id, at: cloudCheckin });
+        q.updatePerson.run(db, Object.assign(personColumns, { id: current.id }));
+        if (cloudCheckin && !current.checkin_em) q.cloudCheckin.run(db, { id: current.id, at: cloudCheckin });
         return;
       }
-      const clash = q.personClash.get({ tenantId, qr: person.qr_code });
+      const clash = q.personClash.get(db, { tenantId, qr: person.qr_code });
       if (clash) throw new OrderConflictError(`qr_code ${person.qr_code} já pertence ao pedido ${clash.numero_pedido}`, ['lotes', li, 'dados', pi, 'qr_code']);
-      const res = q.insertPerson.run(Object.assign(personColumns, { tenant_id: tenantId, order_id: orderId, qr_code: person.qr_code, checkin_em: cloudCheckin }));
+      const res = q.insertPerson.run(db, Object.assign(personColumns, { tenant_id: tenantId, order_id: orderId, qr_code: person.qr_code, checkin_em: cloudCheckin }));
       keptPeople.add(Number(res.lastInsertRowid));
     });
   });
 
-  for (const r of people.values()) if (!keptPeople.has(r.id)) q.deletePerson.run({ id: r.id });
-  for (const id of lots.values()) if (!keptLots.has(id)) q.deleteLot.run({ id });
+  for (const r of people.values()) if (!keptPeople.has(r.id)) q.deletePerson.run(db, { id: r.id });
+  for (const id of lots.values()) if (!keptLots.has(id)) q.deleteLot.run(db, { id });
 }
 
-function syncAdditionals(q: OrderQueries, tenantId: number, orderId: number, p: Pedido, isNew: boolean) {
-  const existing = isNew ? [] : q.additionals.all({ orderId });
+function syncAdditionals(db: Db, tenantId: number, orderId: number, p: Pedido, isNew: boolean) {
+  const existing = isNew ? [] : q.additionals.all(db, { orderId });
   const items = p.adicionais ?? [];
   items.forEach((a, i) => {
     const columns = {
@@ -150,13 +147,13 @@ function syncAdditionals(q: OrderQueries, tenantId: number, orderId: number, p: 
       adicional_qr_code: a.adicional_qr_code,
     };
     if (a.adicional_qr_code) {
-      const clash = q.additionalClash.get({ tenantId, qr: a.adicional_qr_code });
+      const clash = q.additionalClash.get(db, { tenantId, qr: a.adicional_qr_code });
       if (clash && clash.order_id !== orderId)
         throw new OrderConflictError(`adicional_qr_code ${a.adicional_qr_code} já pertence ao pedido ${clash.numero_pedido}`, ['adicionais', i, 'adicional_qr_code']);
     }
     const row = existing[i];
-    if (row) q.updateAdditional.run(Object.assign(columns, { id: row.id }));
-    else q.insertAdditional.run(Object.assign(columns, { tenant_id: tenantId, order_id: orderId }));
+    if (row) q.updateAdditional.run(db, Object.assign(columns, { id: row.id }));
+    else q.insertAdditional.run(db, Object.assign(columns, { tenant_id: tenantId, order_id: orderId }));
   });
-  for (const row of existing.slice(items.length)) q.deleteAdditional.run({ id: row.id });
+  for (const row of existing.slice(items.length)) q.deleteAdditional.run(db, { id: row.id });
 }

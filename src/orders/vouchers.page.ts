@@ -1,7 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { Kysely } from 'kysely';
-import type { Sqlite } from '../db/open.js';
-import type { DB } from '../db/schema.js';
+import type { Db } from '../db/open.js';
 import { slotBytes, type ByteSlots, type Bytes } from '../lib/byte-slots.js';
 import { compiledWorker, createWorkerClient } from '../lib/worker-client.js';
 import { loadOrders, voucherPedido } from './order.payload.js';
@@ -14,12 +12,12 @@ const LOAD_SLICE = 50;
  * The vouchers listing's answer for these orders (in this order), as the JSON text JSON.stringify of
  * `{ success, data: { pedidos, total } }` gives, read in one snapshot of the database.
  */
-export function voucherPageJson(sqlite: Sqlite, k: Kysely<DB>, orderIds: readonly number[], apiKeyId: number): string {
-  return sqlite.transaction(() => {
+export function voucherPageJson(db: Db, orderIds: readonly number[], apiKeyId: number): string {
+  return db.sqlite.transaction(() => {
     const parts: string[] = [];
     let total = 0;
     for (let from = 0; from < orderIds.length; from += LOAD_SLICE) {
-      const slice = loadOrders(sqlite, k, orderIds.slice(from, from + LOAD_SLICE), apiKeyId);
+      const slice = loadOrders(db, orderIds.slice(from, from + LOAD_SLICE), apiKeyId);
       total += slice.length;
       if (slice.length > 0) parts.push(JSON.stringify(slice.map((r) => voucherPedido(r))).slice(1, -1));
     }

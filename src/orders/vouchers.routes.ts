@@ -29,13 +29,13 @@ export const voucherRoutes = ({ db, clock, auth, pages }: { db: Db; clock: Clock
 
   /**
    * Calls of one key that mark run one after another, from finding the page to committing its marks,
-   * so two of them never hand out the same new vouchers. The marks commit through the write queue's
-   * background lane: after the scans queued before them, and with the fsync off the event loop.
+   * so two of them never hand out the same new vouchers. The marks commit as the write queue's
+   * background work: after the scans queued before them, and with the fsync off the event loop.
    */
   function findAndMark(apiKeyId: number, find: () => Promise<number[]>): Promise<number[]> {
     const mark = async () => {
       const ids = await find();
-      await db.writes.run(() => markVouchers(db.sqlite, db.kysely, apiKeyId, ids, clock.nowIso()), { background: true });
+      await db.writes.run(() => markVouchers(db, apiKeyId, ids, clock.nowIso()), { background: true });
       return ids;
     };
     const done = (markingByKey.get(apiKeyId) ?? Promise.resolve()).then(mark, mark);

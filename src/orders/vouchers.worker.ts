@@ -21,7 +21,7 @@ try {
 // A page goes into the answer slot the event loop gave (lib/byte-slots.ts), or into a buffer of its
 // own when there is none or it does not fit.
 function render({ orderIds, apiKeyId, slot }: { orderIds: readonly number[]; apiKeyId: number; slot: number }, id: number) {
-  const text = voucherPageJson(db.sqlite, db.kysely, orderIds, apiKeyId);
+  const text = voucherPageJson(db, orderIds, apiKeyId);
   if (slot >= 0) {
     const { read, written } = encoder.encodeInto(text, new Uint8Array(shared, slot * slotBytes, slotBytes));
     if (read === text.length) return parentPort!.postMessage({ id, written });
@@ -32,7 +32,7 @@ function render({ orderIds, apiKeyId, slot }: { orderIds: readonly number[]; api
 
 parentPort!.on('message', ({ id, ...question }: PagesAsk & { id: number }) => {
   try {
-    if ('find' in question) parentPort!.postMessage({ id, ids: findOrderIds(db.sqlite, db.kysely, question.find) });
+    if ('find' in question) parentPort!.postMessage({ id, ids: findOrderIds(db, question.find) });
     else render(question.render, id);
   } catch (error) {
     parentPort!.postMessage({ id, error: error instanceof Error ? error.message : String(error) });

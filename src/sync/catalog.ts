@@ -1,7 +1,7 @@
 import { upsertClient } from '../clients/clients.repo.js';
 import { ComboDataError, upsertAvailability, upsertCombo } from '../combos/combos.repo.js';
 import type { Combo } from '../combos/combo.schemas.js';
-import { inList, run } from '../db/open.js';
+import { inList, run } from '../db/query.js';
 import type { Rejected } from './cloud-client.js';
 import { addDays } from '../clock.js';
 import type { PullDeps } from './pull.js';
@@ -14,8 +14,8 @@ const CLIENT_PIECE = 50;
 
 /** Combos with their availability, and clients: the same schemas and upserts as `gate import`. */
 export function createCatalogPuller({ db, clock, client, tenantId, state, tuning }: PullDeps) {
-  const { sqlite, kysely: k } = db;
-  const tx = <T>(work: () => T): T => sqlite.transaction(work).immediate();
+  const k = db.kysely;
+  const tx = <T>(work: () => T): T => db.sqlite.transaction(work).immediate();
 
   return {
     /**
@@ -33,14 +33,14 @@ export function createCatalogPuller({ db, clock, client, tenantId, state, tuning
       }
       const now = clock.nowIso();
       tx(() => {
-        for (const c of combos) upsertCombo(sqlite, k, tenantId, c, now);
+        for (const c of combos) upsertCombo(db, tenantId, c, now);
         const listed = [...combos.map((c) => c.id), ...rejected.map((r) => r.ref)];
         run(
-          sqlite,
+          db,
           k.updateTable('combos').set({ ativo: 0, updated_at: now })
             .where('tenant_id', '=', tenantId).where('ativo', '=', 1).where('combo_id', 'not in', inList(listed)),
         );
-        recordRejects(sqlite, k, tenantId, 'combo', rejected, combos.map((c) => c.id), now);
+        recordRejects(db, tenantId, 'combo', rejected, combos.map((c) => c.id), now);
       });
 
       const from = clock.today();
@@ -49,11 +49,11 @@ export function createCatalogPuller({ db, clock, client, tenantId, state, tuning
         const availability = await client.comboAvailability(c.id, from, to, signal);
         tx(() => {
           try {
-            upsertAvailability(sqlite, k, tenantId, availability, clock.nowIso());
-            recordRejects(sqlite, k, tenantId, 'disponibilidade', [], [c.id], clock.nowIso());
+            upsertAvailability(db, tenantId, availability, clock.nowIso());
+            recordRejects(db, tenantId, 'disponibilidade', [], [c.id], clock.nowIso());
           } catch (error) {
             if (!(error instanceof ComboDataError)) throw error;
-            recordRejects(sqlite, k, tenantId, 'disponibilidade', [{ ref: c.id, reason: error.message }], [], clock.nowIso());
+            recordRejects(db, tenantId, 'disponibilidade', [{ ref: c.id, reason: error.message }], [], clock.nowIso());
           }
         });
       }
@@ -71,13 +71,13 @@ export function createCatalogPuller({ db, clock, client, tenantId, state, tuning
       for (let offset = 0, pages = 0; pages < tuning.maxPages; pages++) {
         const page = await client.listClients({ ...(incremental ? { sincronizado: false } : {}), marcar: incremental, limit: CLIENT_PAGE, offset }, signal);
         const now = clock.nowIso();
-        // In pieces through the write queue's background lane, like the orders (pull.ts): a scan never waits for a page.
+        // In pieces as background work of the write queue, like the orders (pull.ts): a scan never waits for a page.
         for (let i = 0; i === 0 || i < page.items.length; i += CLIENT_PIECE) {
           const piece = page.items.slice(i, i + CLIENT_PIECE);
           const last = i + CLIENT_PIECE >= page.items.length;
           await db.writes.run(() => {
-            for (const c of piece) upsertClient(sqlite, k, tenantId, c, now);
-            recordRejects(sqlite, k, tenantId, 'cliente', i === 0 ? page.rejected : [], piece.map((c) => c.id), now);
+            for (const c of piece) upsertClient(db, tenantId, c, now);
+            recordRejects(db, tenantId, 'cliente', i === 0 ? page.rejected : [], piece.map((c) => c.id), now);
             if (last) state.succeeded(incremental ? 'pull' : 'full');
           }, { background: true });
         }

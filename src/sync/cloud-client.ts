@@ -3,7 +3,7 @@ import zlib from 'node:zlib';
 import { Pool } from 'undici';
 import { clienteRecordSchema, type ClienteRecord } from '../clients/client.schemas.js';
 import { availabilitySchema, comboSchema, type Combo, type ComboAvailability } from '../combos/combo.schemas.js';
-import { describeIssues } from '../orders/order.schemas.js';
+import { describeIssues } from '../lib/zod-issues.js';
 import {
   CloudUnavailableError,
   checkinResults,

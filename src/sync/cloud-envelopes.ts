@@ -1,6 +1,6 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { z } from 'zod';
-import { describeIssues } from '../orders/order.schemas.js';
+import { describeIssues } from '../lib/zod-issues.js';
 
 // The cloud's envelopes (spec part 1 and 7). The list envelopes are "not shown" in the spec, so a
 // list's `data` is accepted as the array itself or as an object holding it under one of the names

@@ -1,7 +1,7 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { CloudConfig } from '../config.js';
 import type { Db } from '../db/open.js';
+import type { Log } from '../lib/log.js';
 import { createCloudClient } from './cloud-client.js';
 import { createSyncWorker, type SyncWorker } from './worker.js';
 
@@ -11,10 +11,10 @@ export interface CloudSync {
   stop(): Promise<void>;
 }
 
-/** The sync worker and its cloud client, built from the configuration (main.ts). */
-export function createCloudSync({ db, clock, log, cloud }: { db: Db; clock: Clock; log: FastifyBaseLogger; cloud: CloudConfig }): CloudSync {
+/** The sync worker and its cloud client, built from the configuration (src/box-lifecycle.ts). */
+export function createCloudSync({ db, clock, log, cloud, tenantId }: { db: Db; clock: Clock; log: Log & { child(fields: { modulo: string }): Log }; cloud: CloudConfig; tenantId: number }): CloudSync {
   const client = createCloudClient({ url: cloud.url, apiKey: cloud.apiKey, integrationKey: cloud.integrationKey, timeoutMs: cloud.timeoutMs });
-  const worker = createSyncWorker({ db, clock, log: log.child({ mod: 'sync' }), config: cloud, client });
+  const worker = createSyncWorker({ db, clock, log: log.child({ modulo: 'sync' }), config: cloud, client, tenantId });
   return {
     worker,
     async stop() {

@@ -1,6 +1,7 @@
-import { sql, type Kysely } from 'kysely';
-import { all, first, inList, run, type Sqlite } from '../db/open.js';
-import type { DB, PushResult } from '../db/schema.js';
+import { sql } from 'kysely';
+import type { Db } from '../db/open.js';
+import { all, first, inList, run } from '../db/query.js';
+import type { PushResult } from '../db/schema.js';
 import type { Classified } from './push.classify.js';
 
 // The outbox (sync_push) next to the append-only event log. Synchronous, short transactions only:
@@ -17,10 +18,11 @@ export interface PendingRow {
   operador: string | null;
 }
 
-export function createOutboxRepo(sqlite: Sqlite, k: Kysely<DB>, tenantId: number) {
+export function createOutboxRepo(db: Db, tenantId: number) {
+  const k = db.kysely;
   // The newest event id already looked at: a poll with no new event costs one index read, no write.
   let seen = -1;
-  const newestEvent = () => first(sqlite, k.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).where('tenant_id', '=', tenantId))?.id ?? 0;
+  const newestEvent = () => first(db, k.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).where('tenant_id', '=', tenantId))?.id ?? 0;
   return {
     /**
      * Copies the check-ins and reversals the gate made ('ok') since the last call into the outbox, at
@@ -32,7 +34,7 @@ export function createOutboxRepo(sqlite: Sqlite, k: Kysely<DB>, tenantId: number
       if (newest === seen) return 0;
       const cursor = sql<number>`(select coalesce(max(event_id), 0) from sync_push where tenant_id = ${tenantId})`;
       const copied = run(
-        sqlite,
+        db,
         k.insertInto('sync_push').columns(['event_id', 'tenant_id', 'chave', 'action']).expression(
           k.selectFrom('events')
             .select(['id', 'tenant_id', sql<string>`coalesce(qr_code, code)`.as('chave'), 'action'])
@@ -48,7 +50,7 @@ export function createOutboxRepo(sqlite: Sqlite, k: Kysely<DB>, tenantId: number
     /** The oldest pending rows, in event order, with what the cloud call needs. */
     pending(limit: number): PendingRow[] {
       return all(
-        sqlite,
+        db,
         k.selectFrom('sync_push as p').innerJoin('events as e', 'e.id', 'p.event_id')
           .select(['p.event_id', 'p.chave', 'p.action', 'p.attempts', 'p.next_attempt_at', 'p.first_sent_at', 'e.terminal', 'e.operador'])
           .where('p.tenant_id', '=', tenantId).where('p.status', '=', 'pendente').orderBy('p.event_id').limit(limit),
@@ -58,7 +60,7 @@ export function createOutboxRepo(sqlite: Sqlite, k: Kysely<DB>, tenantId: number
     /** The latest earlier check-in of the same QR, for a reversal about to be sent. */
     previousCheckin(chave: string, beforeEventId: number): { status: string; resultado: PushResult | null } | undefined {
       return first(
-        sqlite,
+        db,
         k.selectFrom('sync_push').select(['status', 'resultado'])
           .where('tenant_id', '=', tenantId).where('chave', '=', chave).where('event_id', '<', beforeEventId).where('action', '=', 'checkin')
           .orderBy('event_id', 'desc').limit(1),
@@ -68,7 +70,7 @@ export function createOutboxRepo(sqlite: Sqlite, k: Kysely<DB>, tenantId: number
     /** Recorded before the call, so that after a crash the box knows the cloud may have applied it. */
     markSending(eventIds: readonly number[], nowIso: string): void {
       run(
-        sqlite,
+        db,
         k.updateTable('sync_push')
           .set({ attempts: sql`attempts + 1`, first_sent_at: sql`coalesce(first_sent_at, ${nowIso})`, last_sent_at: nowIso })
           .where('event_id', 'in', inList(eventIds)),
@@ -78,22 +80,22 @@ export function createOutboxRepo(sqlite: Sqlite, k: Kysely<DB>, tenantId: number
     /** Final answer for one event. Its marks on /api/local/eventos go, so the central office sees the result. */
     settle(eventId: number, c: Classified, nowIso: string): void {
       run(
-        sqlite,
+        db,
         k.updateTable('sync_push')
           .set({ status: 'concluido', resultado: c.resultado, cloud_code: c.code, cloud_message: c.message, cloud_em: c.at, settled_at: nowIso, next_attempt_at: null, last_error: null })
           .where('event_id', '=', eventId).where('status', '=', 'pendente'),
       );
-      run(sqlite, k.deleteFrom('event_marks').where('event_id', '=', eventId));
+      run(db, k.deleteFrom('event_marks').where('event_id', '=', eventId));
     },
 
     /** The call failed as a whole: try these again later. */
     retryLater(eventIds: readonly number[], nextAttemptAt: string | null, error: string): void {
-      run(sqlite, k.updateTable('sync_push').set({ next_attempt_at: nextAttemptAt, last_error: error.slice(0, 500) }).where('event_id', 'in', inList(eventIds)));
+      run(db, k.updateTable('sync_push').set({ next_attempt_at: nextAttemptAt, last_error: error.slice(0, 500) }).where('event_id', 'in', inList(eventIds)));
     },
 
     counts(): { pending: number; nextAttemptAt: string | null } {
       const row = first(
-        sqlite,
+        db,
         k.selectFrom('sync_push').select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('next_attempt_at').as('next')])
           .where('tenant_id', '=', tenantId).where('status', '=', 'pendente'),
       );

@@ -1,6 +1,6 @@
-import type { FastifyBaseLogger } from 'fastify';
 import { addDays, type Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
+import type { Log } from '../lib/log.js';
 import type { Pedido } from '../orders/order.schemas.js';
 import { OrderConflictError, upsertOrder } from '../orders/orders.repo.js';
 import type { CloudClient, Rejected, VoucherPage } from './cloud-client.js';
@@ -20,7 +20,7 @@ export const DEFAULT_PULL: PullTuning = { pageSize: 1000, maxPages: 10_000 };
 export interface SyncStepDeps {
   db: Db;
   clock: Clock;
-  log: FastifyBaseLogger;
+  log: Log;
   client: CloudClient;
   tenantId: number;
   state: SyncState;
@@ -48,7 +48,7 @@ const BACKGROUND = { background: true };
  * never waits behind a page.
  */
 export function createOrderPuller({ db, clock, log, client, tenantId, state, tuning }: PullDeps) {
-  const { sqlite, kysely: k, writes } = db;
+  const { sqlite, writes } = db;
   const savepoint = sqlite.transaction((work: () => void) => work());
   const keep = sqlite.prepare('INSERT INTO sync_inbox (tenant_id, body, received_at) VALUES (?, ?, ?)');
   const progress = sqlite.prepare('UPDATE sync_inbox SET applied = ? WHERE id = ?');
@@ -73,14 +73,14 @@ export function createOrderPuller({ db, clock, log, client, tenantId, state, tun
         // Validated by pedidoSchema off the event loop (page-splitter.ts): this is its output.
         const order = JSON.parse(page.items.at(i)) as Pedido;
         try {
-          savepoint(() => upsertOrder(sqlite, k, tenantId, order, now));
+          savepoint(() => upsertOrder(db, tenantId, order, now));
           storedRefs.push(ref);
         } catch (error) {
           if (!(error instanceof OrderConflictError)) throw error;
           rejected.push({ ref, reason: error.message });
         }
       }
-      recordRejects(sqlite, k, tenantId, 'pedido', rejected, storedRefs, now);
+      recordRejects(db, tenantId, 'pedido', rejected, storedRefs, now);
       const finished = i >= page.items.length;
       if (inboxId !== null) (finished ? done.run(inboxId) : progress.run(i, inboxId));
       if (finished) state.succeeded(activity);

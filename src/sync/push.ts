@@ -43,9 +43,8 @@ interface Batch {
  * happens between "sent" and "answer stored" is resolved by classify() on the retry.
  */
 export function createPusher({ db, clock, log, client, tenantId, state, tuning }: PushDeps) {
-  const { sqlite, kysely } = db;
-  const repo = createOutboxRepo(sqlite, kysely, tenantId);
-  // Bulk work: through the write queue's background lane, after the scans and with the fsync off the
+  const repo = createOutboxRepo(db, tenantId);
+  // Bulk work: the write queue's background priority, after the scans and with the fsync off the
   // event loop (a commit of its own with synchronous=FULL fsyncs on the loop, 100 times a second while draining).
   const tx = <T>(work: () => T): Promise<T> => db.writes.run(work, { background: true });
 
@@ -131,7 +130,7 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
     let next = 0;
     let settled = 0;
     let failure: unknown;
-    const lane = async () => {
+    const sender = async () => {
       while (failure === undefined && next < list.length && !signal.aborted) {
         const b = list[next++]!;
         try {
@@ -142,7 +141,7 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(tuning.concurrency, list.length) }, lane));
+    await Promise.all(Array.from({ length: Math.min(tuning.concurrency, list.length) }, sender));
     if (failure !== undefined) throw failure;
     return settled;
   }
@@ -161,7 +160,7 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
         const sent = await sendAll(batches(toSend), signal);
         settled += sent;
       }
-      if (settled > 0) log.debug({ settled }, 'sync: eventos enviados à nuvem');
+      if (settled > 0) log.debug?.({ settled }, 'sync: eventos enviados à nuvem');
       return { settled, ...pendingCounts() };
     },
   };

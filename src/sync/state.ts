@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
-import { first, run, type Sqlite } from '../db/open.js';
-import type { DB, SyncStateTable } from '../db/schema.js';
+import type { Db } from '../db/open.js';
+import { first, run } from '../db/query.js';
+import type { SyncStateTable } from '../db/schema.js';
 import { CloudUnavailableError } from './cloud-envelopes.js';
 
 export type SyncActivity = 'pull' | 'push' | 'refresh' | 'full';
@@ -23,16 +23,17 @@ export interface SyncState {
 }
 
 /** Online/offline is derived from the last call's outcome and kept in sync_state, so it outlives a restart. */
-export function createSyncState(sqlite: Sqlite, k: Kysely<DB>, tenantId: number, clock: Clock): SyncState {
-  const ensure = () => run(sqlite, k.insertInto('sync_state').orIgnore().values({ tenant_id: tenantId, online: null, last_contact_at: null, last_pull_ok_at: null, last_push_ok_at: null, last_refresh_ok_at: null, last_full_refresh_ok_at: null, last_error: null, last_error_at: null }));
+export function createSyncState(db: Db, tenantId: number, clock: Clock): SyncState {
+  const k = db.kysely;
+  const ensure = () => run(db, k.insertInto('sync_state').orIgnore().values({ tenant_id: tenantId, online: null, last_contact_at: null, last_pull_ok_at: null, last_push_ok_at: null, last_refresh_ok_at: null, last_full_refresh_ok_at: null, last_error: null, last_error_at: null }));
   ensure();
-  let online = first(sqlite, k.selectFrom('sync_state').select('online').where('tenant_id', '=', tenantId))?.online ?? null;
+  let online = first(db, k.selectFrom('sync_state').select('online').where('tenant_id', '=', tenantId))?.online ?? null;
 
   return {
     succeeded(activity) {
       const now = clock.nowIso();
       online = 1;
-      run(sqlite, k.updateTable('sync_state').set({ online: 1, last_contact_at: now, [COLUMN[activity]]: now }).where('tenant_id', '=', tenantId));
+      run(db, k.updateTable('sync_state').set({ online: 1, last_contact_at: now, [COLUMN[activity]]: now }).where('tenant_id', '=', tenantId));
     },
     failed(error) {
       if (error instanceof CloudUnavailableError && error.kind === 'aborted') return;
@@ -41,9 +42,9 @@ export function createSyncState(sqlite: Sqlite, k: Kysely<DB>, tenantId: number,
       if (linkDown) online = 0;
       const message = error instanceof Error ? error.message : String(error);
       const last = { last_error: message.slice(0, 500), last_error_at: clock.nowIso() };
-      run(sqlite, k.updateTable('sync_state').set(linkDown ? { ...last, online: 0 } : last).where('tenant_id', '=', tenantId));
+      run(db, k.updateTable('sync_state').set(linkDown ? { ...last, online: 0 } : last).where('tenant_id', '=', tenantId));
     },
     online: () => (online === null ? null : online === 1),
-    read: () => first(sqlite, k.selectFrom('sync_state').selectAll().where('tenant_id', '=', tenantId)),
+    read: () => first(db, k.selectFrom('sync_state').selectAll().where('tenant_id', '=', tenantId)),
   };
 }

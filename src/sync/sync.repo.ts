@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import { all, first, inList, run, type Sqlite } from '../db/open.js';
+import type { Db } from '../db/open.js';
+import { all, first, inList, run } from '../db/query.js';
 import type { DB, PushResult } from '../db/schema.js';
 
 // Reads of the local API for the central office (sync.routes.ts).
@@ -7,14 +8,15 @@ import type { DB, PushResult } from '../db/schema.js';
 export const PUSH_RESULTS: readonly PushResult[] = ['aceito', 'ja_utilizado_na_nuvem', 'fora_do_prazo', 'cancelado_na_nuvem', 'outro'];
 export const CONFLICT_KINDS = PUSH_RESULTS.filter((r) => r !== 'aceito') as Exclude<PushResult, 'aceito'>[];
 
-export function syncSummary(sqlite: Sqlite, k: Kysely<DB>, tenantId: number) {
-  const state = first(sqlite, k.selectFrom('sync_state').selectAll().where('tenant_id', '=', tenantId));
+export function syncSummary(db: Db, tenantId: number) {
+  const k = db.kysely;
+  const state = first(db, k.selectFrom('sync_state').selectAll().where('tenant_id', '=', tenantId));
   const byResult = all(
-    sqlite,
+    db,
     k.selectFrom('sync_push').select(['resultado', (eb) => eb.fn.countAll<number>().as('n')]).where('tenant_id', '=', tenantId).where('status', '=', 'concluido').groupBy('resultado'),
   );
   const queue = first(
-    sqlite,
+    db,
     k.selectFrom('sync_push as p').innerJoin('events as e', 'e.id', 'p.event_id')
       .select((eb) => [
         eb.fn.countAll<number>().as('n'),
@@ -26,13 +28,13 @@ export function syncSummary(sqlite: Sqlite, k: Kysely<DB>, tenantId: number) {
   );
   // Events of the gate not yet copied into the outbox (it is filled on the worker's next cycle).
   const notQueued = first(
-    sqlite,
+    db,
     k.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n'))
       .where('tenant_id', '=', tenantId).where('result', '=', 'ok')
       .where('id', '>', sql<number>`(select coalesce(max(event_id), 0) from sync_push where tenant_id = ${tenantId})`),
   );
-  const rejects = all(sqlite, k.selectFrom('sync_rejects').select(['kind', 'ref', 'reason', 'at']).where('tenant_id', '=', tenantId).orderBy('at', 'desc').limit(20));
-  const rejectCount = first(sqlite, k.selectFrom('sync_rejects').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', tenantId))?.n ?? 0;
+  const rejects = all(db, k.selectFrom('sync_rejects').select(['kind', 'ref', 'reason', 'at']).where('tenant_id', '=', tenantId).orderBy('at', 'desc').limit(20));
+  const rejectCount = first(db, k.selectFrom('sync_rejects').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', tenantId))?.n ?? 0;
   return { state, byResult, queue, notQueued: notQueued?.n ?? 0, rejects, rejectCount };
 }
 
@@ -77,13 +79,14 @@ export interface ConflictFilter {
 }
 
 /** Events the cloud did not accept, oldest first, and how many match in all. */
-export function findConflicts(sqlite: Sqlite, k: Kysely<DB>, f: ConflictFilter) {
+export function findConflicts(db: Db, f: ConflictFilter) {
+  const k = db.kysely;
   let q = withPush(k).where('e.tenant_id', '=', f.tenantId).where('p.status', '=', 'concluido').where('p.resultado', '!=', 'aceito');
   if (f.kind) q = q.where('p.resultado', '=', f.kind);
   if (f.from) q = q.where('e.occurred_at', '>=', f.from);
   if (f.to) q = q.where('e.occurred_at', '<', f.to);
-  const total = first(sqlite, q.select((eb) => eb.fn.countAll<number>().as('n')))?.n ?? 0;
-  const rows = all(sqlite, q.select(eventColumns).orderBy('e.id').limit(f.limit).offset(f.offset));
+  const total = first(db, q.select((eb) => eb.fn.countAll<number>().as('n')))?.n ?? 0;
+  const rows = all(db, q.select(eventColumns).orderBy('e.id').limit(f.limit).offset(f.offset));
   return { rows, total };
 }
 
@@ -98,7 +101,8 @@ export interface EventFilter {
 }
 
 /** One page of the event log with its cloud result and this key's mark, in event order. */
-export function findEvents(sqlite: Sqlite, k: Kysely<DB>, f: EventFilter) {
+export function findEvents(db: Db, f: EventFilter) {
+  const k = db.kysely;
   let q = withPush(k)
     .leftJoin('event_marks as m', (j) => j.onRef('m.event_id', '=', 'e.id').on('m.api_key_id', '=', f.apiKeyId))
     .select(eventColumns)
@@ -106,14 +110,15 @@ export function findEvents(sqlite: Sqlite, k: Kysely<DB>, f: EventFilter) {
     .where('e.tenant_id', '=', f.tenantId);
   if (f.sincronizado === true) q = q.where('m.sincronizado_em', 'is not', null);
   if (f.sincronizado === false) q = q.where('m.sincronizado_em', 'is', null);
-  return all(sqlite, q.orderBy('e.id').limit(f.limit).offset(f.offset));
+  return all(db, q.orderBy('e.id').limit(f.limit).offset(f.offset));
 }
 
 /** Marks events for one key; the first marking time is kept. Call in the transaction that read the page. */
-export function markEvents(sqlite: Sqlite, k: Kysely<DB>, apiKeyId: number, eventIds: readonly number[], nowIso: string): void {
+export function markEvents(db: Db, apiKeyId: number, eventIds: readonly number[], nowIso: string): void {
+  const k = db.kysely;
   if (eventIds.length === 0) return;
   run(
-    sqlite,
+    db,
     k.insertInto('event_marks').orIgnore().columns(['api_key_id', 'event_id', 'sincronizado_em'])
       .expression(k.selectFrom('events').select([sql<number>`${apiKeyId}`.as('k'), 'id', sql<string>`${nowIso}`.as('at')]).where('id', 'in', inList(eventIds))),
   );

@@ -9,18 +9,9 @@ import { AppError } from '../http/errors.js';
 import { pageLimit, pageOffset, queryBoolean } from '../http/validation.js';
 import { dateString } from '../orders/order.schemas.js';
 import { toCsv } from './csv.js';
-import type { CloudDateListener } from './cloud-client.js';
-import type { SyncState } from './state.js';
 import { conflictsDocs, eventsDocs, syncStatusDocs } from './sync.docs.js';
 import { CONFLICT_KINDS, eventsWaiting, findConflicts, findEvents, markEvents, PUSH_RESULTS, syncSummary, type EventRow } from './sync.repo.js';
-
-/** What the routes need of a running sync worker. */
-export interface SyncInfo {
-  tenantId: number;
-  state: SyncState;
-  /** The cloud's clock, as its answers' `Date` headers tell it (src/clock-check.ts). */
-  onCloudDate?(listener: CloudDateListener): void;
-}
+import type { SyncInfo } from './worker.js';
 
 const conflictsQuery = z.object({
   desde: dateString.optional().describe('Primeiro dia (YYYY-MM-DD, fuso do parque)'),
@@ -109,14 +100,14 @@ const wantsCsv = (request: FastifyRequest, format: string | undefined) =>
 
 /** GET /api/local/sync, /api/local/conflicts and /api/local/eventos: the central office's view (docs/sync.md). */
 export const syncRoutes = (deps: ListingDeps & { auth: Auth; sync: SyncInfo | undefined }): RouteRegistrar => (app) => {
-  const { sqlite, kysely: k, clock, sync } = deps;
+  const { db, clock, sync } = deps;
   const { onRequest, callerOf } = guard((request) => deps.auth.apiKey(request, ['local:read']));
   const common = { tags: ['local'], security: [{ apiKey: [] }] };
   const isSynced = (tenantId: number) => sync !== undefined && sync.tenantId === tenantId;
 
   app.get('/api/local/sync', { onRequest, schema: { ...common, summary: 'Estado da sincronização com a nuvem', docs: syncStatusDocs } }, async (request) => {
     const caller = callerOf(request);
-    const s = syncSummary(sqlite, k, caller.tenantId);
+    const s = syncSummary(db, caller.tenantId);
     const synced = isSynced(caller.tenantId);
     const resultados = Object.fromEntries(PUSH_RESULTS.map((r) => [r, s.byResult.find((b) => b.resultado === r)?.n ?? 0]));
     return {
@@ -147,7 +138,7 @@ export const syncRoutes = (deps: ListingDeps & { auth: Auth; sync: SyncInfo | un
     const q = request.query;
     if (q.desde && q.ate && q.ate < q.desde)
       throw new AppError('VALIDATION_ERROR', { campos: [{ campo: 'querystring.ate', mensagem: 'deve ser igual ou posterior a desde' }] }, 'Parâmetros inválidos: querystring.ate: deve ser igual ou posterior a desde');
-    const { rows, total } = findConflicts(sqlite, k, {
+    const { rows, total } = findConflicts(db, {
       tenantId: caller.tenantId,
       from: q.desde ? clock.startOfLocalDate(q.desde).toISOString() : undefined,
       to: q.ate ? clock.startOfLocalDate(addDays(q.ate, 1)).toISOString() : undefined,
@@ -170,11 +161,11 @@ export const syncRoutes = (deps: ListingDeps & { auth: Auth; sync: SyncInfo | un
     const q = request.query;
     const synced = isSynced(caller.tenantId);
     // Select, mark and read in one transaction: the page shows the marks this call made (as vouchers do).
-    const rows = sqlite.transaction(() => {
-      const page = findEvents(sqlite, k, { tenantId: caller.tenantId, apiKeyId: caller.apiKeyId, sincronizado: q.sincronizado, limit: q.limit, offset: q.offset });
+    const rows = db.sqlite.transaction(() => {
+      const page = findEvents(db, { tenantId: caller.tenantId, apiKeyId: caller.apiKeyId, sincronizado: q.sincronizado, limit: q.limit, offset: q.offset });
       if (!q.marcar_sincronizado) return page;
       const now = clock.nowIso();
-      markEvents(sqlite, k, caller.apiKeyId, page.filter((r) => r.sincronizado_em === null).map((r) => r.id), now);
+      markEvents(db, caller.apiKeyId, page.filter((r) => r.sincronizado_em === null).map((r) => r.id), now);
       return page.map((r) => ({ ...r, sincronizado_em: r.sincronizado_em ?? now }));
     }).immediate();
     const eventos = rows.map((r) => ({ ...eventoPayload(r, synced), sincronizado: r.sincronizado_em !== null, sincronizado_em: r.sincronizado_em }));

@@ -1,9 +1,8 @@
-import type { FastifyBaseLogger } from 'fastify';
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Clock } from '../clock.js';
 import type { CloudConfig } from '../config.js';
 import type { Db } from '../db/open.js';
-import { resolveTenant } from '../tenants/tenants.repo.js';
+import type { Log } from '../lib/log.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { createCatalogPuller } from './catalog.js';
 import { CloudUnavailableError, type CloudClient, type CloudDateListener } from './cloud-client.js';
@@ -15,6 +14,14 @@ export type SyncConfig = Pick<CloudConfig, 'tenant' | 'pullSeconds' | 'pushSecon
   /** Retry and batch sizes; defaults suit production, tests shrink them. */
   tuning?: { pull?: Partial<PullTuning>; push?: Partial<PushTuning>; backoff?: BackoffOptions };
 };
+
+/** What the routes, health, metrics and console need of a running sync worker (tests pass just this). */
+export interface SyncInfo {
+  tenantId: number;
+  state: SyncState;
+  /** The cloud's clock, as its answers' `Date` headers tell it (src/clock-check.ts). */
+  onCloudDate?(listener: CloudDateListener): void;
+}
 
 export interface SyncWorker {
   readonly tenantId: number;
@@ -38,13 +45,15 @@ export interface SyncWorker {
 export interface SyncWorkerDeps {
   db: Db;
   clock: Clock;
-  log: FastifyBaseLogger;
+  log: Log;
   config: SyncConfig;
   client: CloudClient;
+  /** The tenant GATE_TENANT names, resolved once by the box (boxTenant, src/box-lifecycle.ts). */
+  tenantId: number;
 }
 
-/** A serial lane: jobs of one lane never overlap (pulls and refreshes write the same orders). */
-function lane() {
+/** A strand: jobs of one strand never overlap (pulls and refreshes write the same orders). */
+function strand() {
   let tail: Promise<unknown> = Promise.resolve();
   return <T>(job: () => Promise<T>): Promise<T> => {
     const result = tail.then(job, job);
@@ -54,10 +63,8 @@ function lane() {
 }
 
 /** The only code that talks to the cloud. It runs beside the check-in service and never blocks it. */
-export function createSyncWorker({ db, clock, log, config, client }: SyncWorkerDeps): SyncWorker {
-  // GATE_TENANT must name an existing tenant (gate tenants create): a typo must not pull the cloud into a new one.
-  const tenantId = resolveTenant(db.sqlite, db.kysely, config.tenant, 'GATE_TENANT').id;
-  const state = createSyncState(db.sqlite, db.kysely, tenantId, clock);
+export function createSyncWorker({ db, clock, log, config, client, tenantId }: SyncWorkerDeps): SyncWorker {
+  const state = createSyncState(db, tenantId, clock);
   const backoff = config.tuning?.backoff ?? DEFAULT_BACKOFF;
   const deps = { db, clock, log, client, tenantId, state };
   const orders = createOrderPuller({ ...deps, tuning: { ...DEFAULT_PULL, ...config.tuning?.pull } });
@@ -70,8 +77,8 @@ export function createSyncWorker({ db, clock, log, config, client }: SyncWorkerD
   let started = 0;
   // Start as if a marked page had been lost: the first pull refreshes the use dates that matter.
   let needsRefresh = true;
-  const pullLane = lane();
-  const pushLane = lane();
+  const pulls = strand();
+  const pushes = strand();
   const timers = new Set<NodeJS.Timeout>();
   const tasks: ScheduledTask[] = [];
 
@@ -93,7 +100,7 @@ export function createSyncWorker({ db, clock, log, config, client }: SyncWorkerD
   };
 
   const pullNow = () =>
-    pullLane(() =>
+    pulls(() =>
       guarded('pull', async () => {
         if (needsRefresh) await refreshOrders();
         try {
@@ -108,20 +115,20 @@ export function createSyncWorker({ db, clock, log, config, client }: SyncWorkerD
       }),
     );
   const refreshNow = () =>
-    pullLane(() =>
+    pulls(() =>
       guarded('atualização', async () => {
         await refreshOrders();
         await catalog.combos(config.daysAhead, abort.signal);
       }),
     );
   const fullRefreshNow = () =>
-    pullLane(() =>
+    pulls(() =>
       guarded('atualização completa', async () => {
         await orders.refresh(null, abort.signal);
         await catalog.clients(false, abort.signal);
       }),
     );
-  const pushNow = () => pushLane(() => guarded('envio', () => pusher.pushOnce(abort.signal)));
+  const pushNow = () => pushes(() => guarded('envio', () => pusher.pushOnce(abort.signal)));
 
   /** A loop on timers (sub-minute): the next run waits `every`, or a jittered backoff after failures. */
   function loop(every: number, job: () => Promise<number | void>) {
@@ -164,7 +171,7 @@ export function createSyncWorker({ db, clock, log, config, client }: SyncWorkerD
       started++;
       abort = new AbortController();
       needsRefresh = true;
-      // Queued first on the pull lane, so the first incremental pull finds the refresh done.
+      // Queued first on the pull strand, so the first incremental pull finds the refresh done.
       void refreshNow().catch(() => undefined);
       loop(config.pullSeconds * 1000, pullNow);
       loop(config.pushSeconds * 1000, pushDelay);
@@ -181,7 +188,7 @@ export function createSyncWorker({ db, clock, log, config, client }: SyncWorkerD
       await Promise.all(tasks.splice(0).map((t) => t.destroy()));
       abort.abort();
       // Let the jobs in flight see the abort and write down where they stopped.
-      await Promise.all([pullLane(async () => undefined), pushLane(async () => undefined)]);
+      await Promise.all([pulls(async () => undefined), pushes(async () => undefined)]);
     },
     pullNow,
     refreshNow,

@@ -1,6 +1,5 @@
-import type { Kysely } from 'kysely';
-import { all, first, run, type Sqlite } from '../db/open.js';
-import type { DB } from '../db/schema.js';
+import type { Db, Sqlite } from '../db/open.js';
+import { all, first, run } from '../db/query.js';
 
 /** The tenant `gate demo` and a fresh box's first start create; reserved: no park can take it. */
 export const DEMO_TENANT_SLUG = 'demo';
@@ -30,29 +29,30 @@ export class UnknownTenantError extends Error {
 
 export class TenantExistsError extends Error {}
 
-export function findTenant(sqlite: Sqlite, k: Kysely<DB>, slug: string) {
-  return first(sqlite, k.selectFrom('tenants').selectAll().where('slug', '=', slug));
+export function findTenant(db: Db, slug: string) {
+  return first(db, db.kysely.selectFrom('tenants').selectAll().where('slug', '=', slug));
 }
 
-export const tenantSlugs = (sqlite: Sqlite, k: Kysely<DB>): string[] =>
-  all(sqlite, k.selectFrom('tenants').select('slug').orderBy('slug')).map((t) => t.slug);
+export const tenantSlugs = (db: Db): string[] =>
+  all(db, db.kysely.selectFrom('tenants').select('slug').orderBy('slug')).map((t) => t.slug);
 
 /**
  * The tenant with this slug, or an UnknownTenantError naming the known ones. Every command and
  * every part of the box that is given a tenant (--tenant, GATE_TENANT) finds it through here: a typo
  * must fail, not start an empty park beside the real one.
  */
-export function resolveTenant(sqlite: Sqlite, k: Kysely<DB>, slug: string, source?: string) {
-  const found = findTenant(sqlite, k, slug);
-  if (!found) throw new UnknownTenantError(slug, tenantSlugs(sqlite, k), source);
+export function resolveTenant(db: Db, slug: string, source?: string) {
+  const found = findTenant(db, slug);
+  if (!found) throw new UnknownTenantError(slug, tenantSlugs(db), source);
   return found;
 }
 
 /** `gate tenants create`: a new tenant, or TenantExistsError. */
-export function createTenant(sqlite: Sqlite, k: Kysely<DB>, input: { slug: string; nome: string; nowIso: string }): number {
-  return sqlite.transaction(() => {
-    if (findTenant(sqlite, k, input.slug)) throw new TenantExistsError(`tenant "${input.slug}" já existe`);
-    return Number(run(sqlite, k.insertInto('tenants').values({ slug: input.slug, nome: input.nome, created_at: input.nowIso })).lastInsertRowid);
+export function createTenant(db: Db, input: { slug: string; nome: string; nowIso: string }): number {
+  const k = db.kysely;
+  return db.sqlite.transaction(() => {
+    if (findTenant(db, input.slug)) throw new TenantExistsError(`tenant "${input.slug}" já existe`);
+    return Number(run(db, k.insertInto('tenants').values({ slug: input.slug, nome: input.nome, created_at: input.nowIso })).lastInsertRowid);
   }).immediate();
 }
 
@@ -60,14 +60,15 @@ export function createTenant(sqlite: Sqlite, k: Kysely<DB>, input: { slug: strin
  * The tenant with this slug, created when missing. Only the demo seed and tests create tenants this
  * way; everything else resolves an existing one (resolveTenant).
  */
-export function ensureTenant(sqlite: Sqlite, k: Kysely<DB>, slug: string, nowIso: string, nome = slug): number {
-  const found = findTenant(sqlite, k, slug);
+export function ensureTenant(db: Db, slug: string, nowIso: string, nome = slug): number {
+  const k = db.kysely;
+  const found = findTenant(db, slug);
   if (found) return found.id;
-  return Number(run(sqlite, k.insertInto('tenants').values({ slug, nome, created_at: nowIso })).lastInsertRowid);
+  return Number(run(db, k.insertInto('tenants').values({ slug, nome, created_at: nowIso })).lastInsertRowid);
 }
 
 /** The tenants that are parks, not the demo. */
-export const realTenantSlugs = (sqlite: Sqlite, k: Kysely<DB>): string[] => tenantSlugs(sqlite, k).filter((s) => s !== DEMO_TENANT_SLUG);
+export const realTenantSlugs = (db: Db): string[] => tenantSlugs(db).filter((s) => s !== DEMO_TENANT_SLUG);
 
 export interface TenantSummary {
   id: number;

@@ -117,8 +117,8 @@ beforeAll(async () => {
   try {
     await migrateToLatest(db);
     const now = new Date().toISOString();
-    const tenantId = ensureTenant(db.sqlite, db.kysely, 'parque', now);
-    key = createApiKey(db.sqlite, db.kysely, { tenantId, name: 'catraca', permissions: ['checkin'], nowIso: now }).key;
+    const tenantId = ensureTenant(db, 'parque', now);
+    key = createApiKey(db, { tenantId, name: 'catraca', permissions: ['checkin'], nowIso: now }).key;
     const today = new Intl.DateTimeFormat('en-CA', { timeZone: TZ }).format(new Date());
     // Enough fresh people that no cycle runs out; most orders small (each check-in answer carries its
     // whole order), every 8th one with 250 people.
@@ -143,7 +143,7 @@ beforeAll(async () => {
       familiesLoaded += 1;
     }
     db.sqlite.transaction(() => {
-      for (const o of orders) upsertOrder(db.sqlite, db.kysely, tenantId, pedidoSchema.parse(o), now);
+      for (const o of orders) upsertOrder(db, tenantId, pedidoSchema.parse(o), now);
     })();
   } finally {
     db.close();

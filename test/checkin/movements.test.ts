@@ -133,7 +133,7 @@ describe('movements', () => {
     await scan('FAM-1', exit());
     await scan('FAM-1', entry({ reentrada: 'mesmo_dia' }));
     await scan('FAM-2', exit());
-    const outbox = createOutboxRepo(box.db.sqlite, box.db.kysely, box.tenantId);
+    const outbox = createOutboxRepo(box.db, box.tenantId);
     expect(outbox.enqueue(500)).toBe(1);
     expect(box.db.sqlite.prepare('select action, chave from sync_push').all()).toEqual([{ action: 'checkin', chave: 'FAM-1' }]);
   });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { verifyApiKey } from '../../src/auth/api-keys.js';
+import { createKeyVerifier } from '../../src/auth/api-keys.js';
 import { assembleBox } from '../../src/box.js';
 import { createFixedClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
@@ -126,7 +126,7 @@ describe('gate demo', () => {
       expect([count(db, 'tenants'), count(db, 'orders'), count(db, 'combos'), count(db, 'clients'), count(db, 'api_keys')]).toEqual([1, 5, 1, 3, 4]);
       const statuses = db.sqlite.prepare('select status, count(*) as n from orders group by status order by status').all();
       expect(statuses).toEqual([{ status: 'cancelado', n: 1 }, { status: 'pago', n: 4 }]);
-      for (const out of [first.stdout, second.stdout]) expect(verifyApiKey(db.sqlite, db.kysely, keyOf(out), new Date().toISOString())?.tenantSlug).toBe('demo');
+      for (const out of [first.stdout, second.stdout]) expect(createKeyVerifier(db)(keyOf(out), new Date().toISOString())?.tenantSlug).toBe('demo');
     } finally {
       db.close();
     }
@@ -177,7 +177,7 @@ describe('first start', () => {
     expect(printed.text()).toContain('não iniciou');
     const db = openData(dir);
     try {
-      expect(verifyApiKey(db.sqlite, db.kysely, key!, new Date().toISOString())?.tenantSlug).toBe('demo');
+      expect(createKeyVerifier(db)(key!, new Date().toISOString())?.tenantSlug).toBe('demo');
     } finally {
       db.close();
     }

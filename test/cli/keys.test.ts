@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { verifyApiKey } from '../../src/auth/api-keys.js';
+import { createKeyVerifier } from '../../src/auth/api-keys.js';
 import { gate, openData } from './run.js';
 import { tempDir } from '../support/box.js';
 
@@ -16,7 +16,7 @@ const create = (...extra: string[]) => gate(dir, ['keys', 'create', '--tenant', 
 function verify(key: string) {
   const db = openData(dir);
   try {
-    return verifyApiKey(db.sqlite, db.kysely, key, new Date().toISOString());
+    return createKeyVerifier(db)(key, new Date().toISOString());
   } finally {
     db.close();
   }
@@ -44,8 +44,8 @@ describe('gate keys', () => {
     const db = openData(dir);
     try {
       const key = res.stdout.trim();
-      expect(verifyApiKey(db.sqlite, db.kysely, key, '2998-12-31T23:59:59.000Z')).not.toBeNull();
-      expect(verifyApiKey(db.sqlite, db.kysely, key, '2999-01-01T00:00:00.000Z')).toBeNull();
+      expect(createKeyVerifier(db)(key, '2998-12-31T23:59:59.000Z')).not.toBeNull();
+      expect(createKeyVerifier(db)(key, '2999-01-01T00:00:00.000Z')).toBeNull();
     } finally {
       db.close();
     }

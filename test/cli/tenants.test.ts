@@ -158,7 +158,7 @@ describe('the demo beside a real park', () => {
 
     const look = openData(dir);
     try {
-      expect(demoWarning(look.sqlite, look.kysely)).toBe(
+      expect(demoWarning(look)).toBe(
         'ATENÇÃO: o tenant de demonstração "demo" continua neste banco ao lado de parque-norte. Suas chaves de API e seus operadores do console são recusados, mas seus pedidos continuam aqui. Remova-o com: gate demo --remove',
       );
     } finally {
@@ -186,7 +186,7 @@ describe('the demo beside a real park', () => {
       for (const t of [...owned, ...children]) expect({ t, n: count(after, t) }).toEqual({ t, n: 0 });
       expect(after.sqlite.prepare(`select count(*) from search_names where search_names match 'Souza'`).pluck().get()).toBe(0);
       expect(after.sqlite.pragma('foreign_key_check')).toEqual([]);
-      expect(demoWarning(after.sqlite, after.kysely)).toBeUndefined();
+      expect(demoWarning(after)).toBeUndefined();
     } finally {
       after.close();
     }

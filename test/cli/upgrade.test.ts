@@ -27,8 +27,8 @@ it('gate migrate takes a backup, then brings a first-release database with order
   const result = await new Migrator({ db: old.kysely, provider: { getMigrations: async () => migrations } }).migrateTo('0001_core');
   expect(result.error).toBeUndefined();
   const now = '2026-11-20T13:00:00.000Z';
-  const tenantId = ensureTenant(old.sqlite, old.kysely, 'parque', now);
-  for (let i = 0; i < 20; i++) upsertOrder(old.sqlite, old.kysely, tenantId, pedidoSchema.parse(makeOrder({ numero: `20261120-${String(i).padStart(4, '0')}`, prefix: `UP${i}` })), now);
+  const tenantId = ensureTenant(old, 'parque', now);
+  for (let i = 0; i < 20; i++) upsertOrder(old, tenantId, pedidoSchema.parse(makeOrder({ numero: `20261120-${String(i).padStart(4, '0')}`, prefix: `UP${i}` })), now);
   old.sqlite.prepare("UPDATE people SET checkin_em = ?, checkin_dispositivo = 'catraca-1' WHERE qr_code LIKE 'UP1%-1'").run(now);
   const before = old.sqlite.prepare('SELECT qr_code, checkin_em, checkin_dispositivo FROM people ORDER BY id').all();
   old.close();
@@ -45,7 +45,7 @@ it('gate migrate takes a backup, then brings a first-release database with order
   try {
     expect(db.sqlite.prepare('SELECT qr_code, checkin_em, checkin_dispositivo FROM people ORDER BY id').all()).toEqual(before);
     expect(db.sqlite.pragma('integrity_check')).toEqual([{ integrity_check: 'ok' }]);
-    expect(searchOrders(db.sqlite, tenantId, '20261120-0007').map((h) => h.numero_pedido)).toEqual(['20261120-0007']);
+    expect(searchOrders(db, tenantId, '20261120-0007').map((h) => h.numero_pedido)).toEqual(['20261120-0007']);
   } finally {
     db.close();
   }

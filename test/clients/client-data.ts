@@ -33,8 +33,8 @@ export const outsider = makeClient('c-eva', { nome: 'Eva', email: 'eva@example.c
 
 /** Stores clients as `gate import` would: parsed by the shared schema, upserted in one transaction. */
 export function seedClients(box: TestBox, clients: ClienteRecordInput[], tenantId = box.tenantId) {
-  const { sqlite, kysely } = box.db;
-  sqlite.transaction(() => clients.forEach((c) => upsertClient(sqlite, kysely, tenantId, clienteRecordSchema.parse(c), box.clock.nowIso())))();
+  const { sqlite } = box.db;
+  sqlite.transaction(() => clients.forEach((c) => upsertClient(box.db, tenantId, clienteRecordSchema.parse(c), box.clock.nowIso())))();
 }
 
 export function seedFamily(box: TestBox) {

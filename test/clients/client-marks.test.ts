@@ -52,7 +52,7 @@ describe.each(clientPaths)('per-key synchronisation at %s (3.4)', (base) => {
   it('keeps marks apart between API keys', async () => {
     const nowIso = box.clock.nowIso();
     const second = box.db.sqlite.transaction(
-      () => createApiKey(box.db.sqlite, box.db.kysely, { tenantId: box.tenantId, name: 'crm-2', permissions: ['clientes:read'], nowIso }).key,
+      () => createApiKey(box.db, { tenantId: box.tenantId, name: 'crm-2', permissions: ['clientes:read'], nowIso }).key,
     )();
     await call(`${base}?sincronizado=false`);
     const other = await call(`${base}?sincronizado=false&marcar_sincronizado=false`, second);
@@ -76,13 +76,13 @@ describe.each(clientPaths)('per-key synchronisation at %s (3.4)', (base) => {
 
 describe('markClients', () => {
   it('never moves a mark once made, even when asked to mark again', () => {
-    const { sqlite, kysely } = box.db;
+    const { sqlite } = box.db;
     const apiKeyId = 1; // any existing key: marks are per key id
     const read = () =>
-      listClients(sqlite, kysely, { tenantId: box.tenantId, apiKeyId, orderBy: 'created_at', order: 'asc', limit: 10, offset: 0 }).map((r) => r.sincronizado_em);
-    const pks = listClients(sqlite, kysely, { tenantId: box.tenantId, apiKeyId, orderBy: 'created_at', order: 'asc', limit: 10, offset: 0 }).map((r) => r.id);
-    sqlite.transaction(() => markClients(sqlite, kysely, apiKeyId, pks.slice(0, 2), T0))();
-    sqlite.transaction(() => markClients(sqlite, kysely, apiKeyId, pks, '2026-11-22T00:00:00.000Z'))();
+      listClients(box.db, { tenantId: box.tenantId, apiKeyId, orderBy: 'created_at', order: 'asc', limit: 10, offset: 0 }).map((r) => r.sincronizado_em);
+    const pks = listClients(box.db, { tenantId: box.tenantId, apiKeyId, orderBy: 'created_at', order: 'asc', limit: 10, offset: 0 }).map((r) => r.id);
+    sqlite.transaction(() => markClients(box.db, apiKeyId, pks.slice(0, 2), T0))();
+    sqlite.transaction(() => markClients(box.db, apiKeyId, pks, '2026-11-22T00:00:00.000Z'))();
     expect(read()).toEqual([T0, T0, '2026-11-22T00:00:00.000Z', '2026-11-22T00:00:00.000Z']);
   });
 });

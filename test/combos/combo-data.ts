@@ -45,13 +45,13 @@ export function makeAvailability(comboId: string, stock: Record<string, [number,
 
 /** Stores combos as `gate import` would: parsed by the shared schema, upserted in one transaction. */
 export function seedCombos(box: TestBox, combos: ComboInput[], tenantId = box.tenantId) {
-  const { sqlite, kysely } = box.db;
-  sqlite.transaction(() => combos.forEach((c) => upsertCombo(sqlite, kysely, tenantId, comboSchema.parse(c), box.clock.nowIso())))();
+  const { sqlite } = box.db;
+  sqlite.transaction(() => combos.forEach((c) => upsertCombo(box.db, tenantId, comboSchema.parse(c), box.clock.nowIso())))();
 }
 
 export function seedAvailability(box: TestBox, availability: ComboAvailabilityInput, tenantId = box.tenantId) {
-  const { sqlite, kysely } = box.db;
-  sqlite.transaction(() => upsertAvailability(sqlite, kysely, tenantId, availabilitySchema.parse(availability), box.clock.nowIso()))();
+  const { sqlite } = box.db;
+  sqlite.transaction(() => upsertAvailability(box.db, tenantId, availabilitySchema.parse(availability), box.clock.nowIso()))();
 }
 
 export const comboPaths = ['/api/integration', '/v1/integration'] as const;

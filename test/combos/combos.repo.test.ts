@@ -47,7 +47,7 @@ describe('combo storage', () => {
   });
   const get = (url: string) => box.app.inject({ method: 'GET', url, headers: { 'x-integration-key': box.keys.combos } });
   const storeAvailability = (a: unknown) =>
-    box.db.sqlite.transaction(() => upsertAvailability(box.db.sqlite, box.db.kysely, box.tenantId, availabilitySchema.parse(a), box.clock.nowIso()))();
+    box.db.sqlite.transaction(() => upsertAvailability(box.db, box.tenantId, availabilitySchema.parse(a), box.clock.nowIso()))();
 
   it('updates a combo by uuid and replaces its items', async () => {
     seedCombos(box, [makeCombo(1)]);

@@ -32,7 +32,7 @@ function moveAll(s: TestBox['db']['sqlite']) {
 }
 
 let box: TestBox;
-const search = (q: string, tenant = box.tenantId) => searchOrders(box.db.sqlite, tenant, q);
+const search = (q: string, tenant = box.tenantId) => searchOrders(box.db, tenant, q);
 const numbers = (q: string, tenant?: number) => search(q, tenant).map((h) => h.numero_pedido);
 
 beforeEach(async () => {
@@ -119,7 +119,7 @@ describe.each(['pending', 'moved'] as const)('searchOrders, documents %s', (stat
     const found = numbers('rosa lima');
     expect(found).toHaveLength(20);
     expect(found[0]).toBe('20261121-0024');
-    expect(searchOrders(box.db.sqlite, box.tenantId, 'rosa', 5)).toHaveLength(5);
+    expect(searchOrders(box.db, box.tenantId, 'rosa', 5)).toHaveLength(5);
   });
 
   it('never shows another tenant\'s orders', () => {
@@ -228,19 +228,19 @@ describe('migration 0008_search', () => {
     try {
       const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => migrations } });
       expect((await migrator.migrateTo('0007_console')).error).toBeUndefined();
-      const tenantId = ensureTenant(db.sqlite, db.kysely, 'parque', '2026-11-21T13:00:00.000Z');
+      const tenantId = ensureTenant(db, 'parque', '2026-11-21T13:00:00.000Z');
       const o = order('20261120-0042', { nome: 'Cecília', sobrenome: 'Müller', email: 'cecilia@example.com', cpf: '12345678909' }, [
         { Nome: 'Otávio Müller', CPF: '111.222.333-44', 'E-mail': 'O.Muller@Example.com' },
         { Nome: "Ana O'Brien", Email: "ana.o'brien@example.com" },
       ]);
-      db.sqlite.transaction(() => upsertOrder(db.sqlite, db.kysely, tenantId, pedidoSchema.parse(o), '2026-11-21T13:00:00.000Z'))();
+      db.sqlite.transaction(() => upsertOrder(db, tenantId, pedidoSchema.parse(o), '2026-11-21T13:00:00.000Z'))();
       await migrateToLatest(db);
-      for (const q of ['cecilia muller', 'otavio', '111.222.333-44', '12345678909', 'cecilia@']) expect(searchOrders(db.sqlite, tenantId, q).map((h) => h.numero_pedido), q).toEqual(['20261120-0042']);
-      expect(searchOrders(db.sqlite, tenantId, 'otavio')[0]!.encontrado).toBe('Otávio Müller');
-      expect(searchOrders(db.sqlite, tenantId, 'cecilia@ex')[0]!.encontrado).toBe('cecilia@example.com');
-      expect(searchOrders(db.sqlite, tenantId, 'o.muller@')[0]!.encontrado).toBe('o.muller@example.com');
+      for (const q of ['cecilia muller', 'otavio', '111.222.333-44', '12345678909', 'cecilia@']) expect(searchOrders(db, tenantId, q).map((h) => h.numero_pedido), q).toEqual(['20261120-0042']);
+      expect(searchOrders(db, tenantId, 'otavio')[0]!.encontrado).toBe('Otávio Müller');
+      expect(searchOrders(db, tenantId, 'cecilia@ex')[0]!.encontrado).toBe('cecilia@example.com');
+      expect(searchOrders(db, tenantId, 'o.muller@')[0]!.encontrado).toBe('o.muller@example.com');
       // An address with a character that splits FTS5 tokens is still found, in full or by its beginning.
-      for (const q of ["ana.o'brien@example.com", "ana.o'brien@ex"]) expect(searchOrders(db.sqlite, tenantId, q)[0]?.encontrado, q).toBe("ana.o'brien@example.com");
+      for (const q of ["ana.o'brien@example.com", "ana.o'brien@ex"]) expect(searchOrders(db, tenantId, q)[0]?.encontrado, q).toBe("ana.o'brien@example.com");
     } finally {
       db.close();
     }

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrateToLatest, openDatabase, prepareQuery, type Db } from '../../src/db/open.js';
+import { migrateToLatest, openDatabase, type Db } from '../../src/db/open.js';
+import { defineQuery } from '../../src/db/query.js';
 import { checkpointInBackground } from '../../src/db/wal.js';
 import { tempDir } from '../support/box.js';
 
@@ -22,19 +23,19 @@ async function fresh() {
   return db;
 }
 
-describe('prepareQuery', () => {
+describe('defineQuery', () => {
   it('binds arguments by name, keeps constants, and maps booleans to integers', async () => {
-    const { sqlite, kysely } = await fresh();
-    const bySlug = prepareQuery(sqlite, (p: { slug: string; yes: boolean }) =>
+    const db = await fresh();
+    const bySlug = defineQuery((kysely, p: { slug: string; yes: boolean }) =>
       kysely.selectFrom('tenants').select(['slug', 'nome']).where('slug', '=', p.slug).where('created_at', '!=', 'never').where(({ lit }) => lit(1), '=', p.yes as never));
-    expect(bySlug.get({ slug: 'b', yes: true })).toEqual({ slug: 'b', nome: 'B' });
-    expect(bySlug.get({ slug: 'b', yes: false })).toBeUndefined();
-    expect(bySlug.all({ slug: 'a', yes: true })).toEqual([{ slug: 'a', nome: 'A' }]);
+    expect(bySlug.get(db, { slug: 'b', yes: true })).toEqual({ slug: 'b', nome: 'B' });
+    expect(bySlug.get(db, { slug: 'b', yes: false })).toBeUndefined();
+    expect(bySlug.all(db, { slug: 'a', yes: true })).toEqual([{ slug: 'a', nome: 'A' }]);
   });
 
   it('refuses an argument that would end up as text in the SQL instead of a parameter', async () => {
-    const { sqlite, kysely } = await fresh();
-    expect(() => prepareQuery(sqlite, (p: { column: string }) => kysely.selectFrom('tenants').select('slug').where(sql.raw(`${p.column}`), '=', 1))).toThrow(/not a bound parameter/);
+    await fresh();
+    expect(() => defineQuery((kysely, p: { column: string }) => kysely.selectFrom('tenants').select('slug').where(sql.raw(`${p.column}`), '=', 1))).toThrow(/not a bound parameter/);
   });
 });
 

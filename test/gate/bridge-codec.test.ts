@@ -5,13 +5,13 @@ import {
   cobsDecode,
   cobsEncode,
   commandValuesOk,
-  crc16CcittFalse,
   createFrameReader,
   decodeFrame,
   DenyPattern,
   encodeFrame,
   type BridgeMessage,
 } from '../../src/gate/bridge-codec.js';
+import { crc16CcittFalse } from '../../src/lib/crc.js';
 import { prng } from '../support/prng.js';
 
 interface Vectors {

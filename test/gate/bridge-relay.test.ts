@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createFrameReader, encodeFrame, NakReason, type BridgeMessage, type BridgeMessageOf, type BridgeTypeName } from '../../src/gate/bridge-codec.js';
 import { BridgeCommandError, createBridgeRelay, type BridgeTimings } from '../../src/gate/bridge-relay.js';
 import type { LaneConfig } from '../../src/gate/lane-config.js';
-import { openSerialLink, type LinkLog, type SerialLink } from '../../src/gate/serial-link.js';
+import { openSerialLink, type SerialLink } from '../../src/gate/serial-link.js';
+import type { Log } from '../../src/lib/log.js';
 import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -86,7 +87,7 @@ type Board = Awaited<ReturnType<typeof openBoard>>;
 function recordingLog() {
   const entries: { level: string; msg: string }[] = [];
   const at = (level: string) => (_obj: object, msg: string) => void entries.push({ level, msg });
-  return { log: { info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug') } satisfies LinkLog, entries };
+  return { log: { info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug') } satisfies Log, entries };
 }
 
 interface Options {

@@ -6,13 +6,13 @@ import {
   FailMode,
   NakReason,
   cobsEncode,
-  crc16CcittFalse,
   createFrameReader,
   decodeFrame,
   encodeFrame,
   type BridgeDecodeResult,
   type BridgeMessage,
 } from '../../src/gate/bridge-codec.js';
+import { crc16CcittFalse } from '../../src/lib/crc.js';
 import { startBridgeBoard, type BridgeBoard } from '../support/bridge-board.js';
 import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
 import { prng } from '../support/prng.js';

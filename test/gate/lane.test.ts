@@ -3,14 +3,15 @@ import type { FastifyBaseLogger } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CheckinService } from '../../src/checkin/checkin.service.js';
 import { laneConfigSchema, laneSchema, movePolicy, type LaneConfig } from '../../src/gate/lane-config.js';
-import { attachScanner, createLane, NOT_PASSED_OPERADOR, RELAY_FAILED_OPERADOR, type Lane, type LaneEvent, type LaneLog, type LaneRelay } from '../../src/gate/lane.js';
-import type { TimerFns } from '../../src/gate/scanner-lines.js';
+import { attachScanner, createLane, NOT_PASSED_OPERADOR, RELAY_FAILED_OPERADOR, type Lane, type LaneEvent, type LaneRelay } from '../../src/gate/lane.js';
+import type { Log } from '../../src/lib/log.js';
+import type { TimerFns } from '../../src/lib/timers.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 import { events } from '../support/http.js';
 
 // The production logger must fit the lane's log interface.
-const pinoFits: (l: FastifyBaseLogger) => LaneLog = (l) => l;
+const pinoFits: (l: FastifyBaseLogger) => Log = (l) => l;
 void pinoFits;
 
 let box: TestBox;
@@ -65,7 +66,7 @@ function fakeLog() {
   const lines: string[] = [];
   const fields: object[] = [];
   const line = (level: string) => (o: object, msg: string) => void (lines.push(`${level}:${msg}`), fields.push(o));
-  const log: LaneLog = { info: line('info'), warn: line('warn'), error: line('error') };
+  const log: Log = { info: line('info'), warn: line('warn'), error: line('error') };
   return { log, lines, fields };
 }
 

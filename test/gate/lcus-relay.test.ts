@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ByteLink } from '../../src/gate/byte-link.js';
 import { LCUS_WARNING, createLcusRelay, lcusCommand, type LcusRelayConfig } from '../../src/gate/lcus-relay.js';
 import type { RelayDriver } from '../../src/gate/relay.js';
-import type { TimerFns } from '../../src/gate/scanner-lines.js';
+import type { TimerFns } from '../../src/lib/timers.js';
 import { openLcusSim, type LcusSim } from '../support/lcus-sim.js';
 import { openPortLink } from '../support/port-link.js';
 import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';

@@ -26,9 +26,9 @@ async function dataDir(tenants: string[]) {
   const dir = tempDir('gate-lanes-main-');
   const db = openDatabase(`${dir}/gate.db`);
   await migrateToLatest(db);
-  const ids = tenants.map((slug) => ensureTenant(db.sqlite, db.kysely, slug, clock.nowIso()));
-  const { key } = createApiKey(db.sqlite, db.kysely, { tenantId: ids[0]!, name: 'tecnico', permissions: ['local:read'], nowIso: clock.nowIso() });
-  upsertOrder(db.sqlite, db.kysely, ids[0]!, pedidoSchema.parse(makeOrder({ prefix: 'MAINLANE', dataUso: clock.today() })), clock.nowIso());
+  const ids = tenants.map((slug) => ensureTenant(db, slug, clock.nowIso()));
+  const { key } = createApiKey(db, { tenantId: ids[0]!, name: 'tecnico', permissions: ['local:read'], nowIso: clock.nowIso() });
+  upsertOrder(db, ids[0]!, pedidoSchema.parse(makeOrder({ prefix: 'MAINLANE', dataUso: clock.today() })), clock.nowIso());
   db.close();
   return { dir, key };
 }

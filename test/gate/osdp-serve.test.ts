@@ -36,9 +36,9 @@ describe('gate serve with a secure OSDP lane', () => {
     cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
     const db = openDatabase(`${dir}/gate.db`);
     await migrateToLatest(db);
-    const tenantId = ensureTenant(db.sqlite, db.kysely, 'parque', clock.nowIso());
-    const { key } = createApiKey(db.sqlite, db.kysely, { tenantId, name: 'tecnico', permissions: ['local:read'], nowIso: clock.nowIso() });
-    upsertOrder(db.sqlite, db.kysely, tenantId, pedidoSchema.parse(makeOrder({ prefix: 'SECURE', dataUso: clock.today() })), clock.nowIso());
+    const tenantId = ensureTenant(db, 'parque', clock.nowIso());
+    const { key } = createApiKey(db, { tenantId, name: 'tecnico', permissions: ['local:read'], nowIso: clock.nowIso() });
+    upsertOrder(db, tenantId, pedidoSchema.parse(makeOrder({ prefix: 'SECURE', dataUso: clock.today() })), clock.nowIso());
     db.close();
 
     const pty = await openPtyPair('osdp-serve');

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createDebouncer, createScannerLineSplitter, stripAimPrefix, type ScannerLineOptions, type ScanRejectReason, type TimerFns } from '../../src/gate/scanner-lines.js';
+import { createDebouncer, createScannerLineSplitter, stripAimPrefix, type ScannerLineOptions, type ScanRejectReason } from '../../src/gate/scanner-lines.js';
+import { createClock } from '../../src/clock.js';
+import type { TimerFns } from '../../src/lib/timers.js';
 
 /** Timers that fire only when the test moves time. */
 function manualTimers() {
@@ -160,7 +162,7 @@ describe('scanner line splitter', () => {
 describe('debouncer', () => {
   it('ignores the same code within the window, measured from when it was last seen', () => {
     let t = 0;
-    const d = createDebouncer({ windowMs: 2000, now: () => t });
+    const d = createDebouncer({ windowMs: 2000, clock: createClock('UTC', () => new Date(t)) });
     expect(d.accept('A')).toBe(true);
     t = 1500;
     expect(d.accept('A')).toBe(false);
@@ -172,7 +174,7 @@ describe('debouncer', () => {
 
   it('tracks codes independently and lets a different code through at once', () => {
     let t = 0;
-    const d = createDebouncer({ windowMs: 1000, now: () => t });
+    const d = createDebouncer({ windowMs: 1000, clock: createClock('UTC', () => new Date(t)) });
     expect([d.accept('A'), d.accept('B'), d.accept('A'), d.accept('B')]).toEqual([true, true, false, false]);
     t = 1000;
     expect(d.accept('A')).toBe(true);
@@ -180,9 +182,9 @@ describe('debouncer', () => {
 
   it('window 0 disables it; memory stays bounded under a flood', () => {
     let t = 0;
-    const off = createDebouncer({ windowMs: 0, now: () => t });
+    const off = createDebouncer({ windowMs: 0, clock: createClock('UTC', () => new Date(t)) });
     expect([off.accept('A'), off.accept('A')]).toEqual([true, true]);
-    const d = createDebouncer({ windowMs: 60_000, now: () => t, maxTracked: 4 });
+    const d = createDebouncer({ windowMs: 60_000, clock: createClock('UTC', () => new Date(t)), maxTracked: 4 });
     for (let i = 0; i < 100; i++) d.accept(`C${i}`);
     expect(d.accept('C0')).toBe(true); // evicted long ago
     expect(d.accept('C99')).toBe(false);

@@ -5,8 +5,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { SerialPort } from 'serialport';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LinkState } from '../../src/gate/byte-link.js';
-import type { TimerFns } from '../../src/gate/scanner-lines.js';
-import { listSerialPorts, openSerialLink, openSerialPort, type LinkLog, type OpenPort, type SerialLinkOptions } from '../../src/gate/serial-link.js';
+import type { TimerFns } from '../../src/lib/timers.js';
+import { listSerialPorts, openSerialLink, openSerialPort, type OpenPort, type SerialLinkOptions } from '../../src/gate/serial-link.js';
+import type { Log } from '../../src/lib/log.js';
 import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
 import { tempDir } from '../support/temp.js';
 
@@ -18,7 +19,7 @@ afterEach(async () => {
 function recordingLog() {
   const entries: { level: string; msg: string; obj: object }[] = [];
   const at = (level: string) => (obj: object, msg: string) => void entries.push({ level, msg, obj });
-  const log: LinkLog = { info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug') };
+  const log: Log = { info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug') };
   return { log, entries, count: (level: string) => entries.filter((e) => e.level === level).length };
 }
 
@@ -28,7 +29,7 @@ async function pair(): Promise<PtyPair> {
   return p;
 }
 
-function link(opts: Partial<SerialLinkOptions> & { path: string; log: LinkLog }) {
+function link(opts: Partial<SerialLinkOptions> & { path: string; log: Log }) {
   const l = openSerialLink({ baudRate: 115200, backoff: { initialMs: 20, maxMs: 200 }, ...opts });
   const states: LinkState[] = [];
   const received: Buffer[] = [];

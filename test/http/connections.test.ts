@@ -27,8 +27,8 @@ async function start() {
   const db: Db = openDatabase(path.join(dir, 'gate.db'));
   await migrateToLatest(db);
   const clock = createFixedClock(TZ, '2026-11-21T13:00:00.000Z');
-  const tenantId = ensureTenant(db.sqlite, db.kysely, 'parque', clock.nowIso());
-  const { key } = createApiKey(db.sqlite, db.kysely, { tenantId, name: 'catraca', permissions: ['checkin'], nowIso: clock.nowIso() });
+  const tenantId = ensureTenant(db, 'parque', clock.nowIso());
+  const { key } = createApiKey(db, { tenantId, name: 'catraca', permissions: ['checkin'], nowIso: clock.nowIso() });
   const lines: string[] = [];
   const logger = pino({ level: 'warn' }, { write: (l: string) => void lines.push(l) });
   const { app } = await assembleBox({ db, clock, logger, httpLimits: LIMITS });

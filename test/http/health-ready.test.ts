@@ -56,7 +56,7 @@ it('ready fails while a lane’s relay or scanner is offline, naming the lane an
 it('the sync is stuck only when events wait over an hour while the cloud answers; offline is not a failure', async () => {
   box = await createTestBox();
   // A sync worker as main.ts would pass it: its tenant and state.
-  const state = createSyncState(box.db.sqlite, box.db.kysely, box.tenantId, box.clock);
+  const state = createSyncState(box.db, box.tenantId, box.clock);
   await box.app.close();
   const { assembleBox } = await import('../../src/box.js');
   const { app } = await assembleBox({ db: box.db, clock: box.clock, logger: false, sync: { tenantId: box.tenantId, state } });

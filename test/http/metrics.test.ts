@@ -51,7 +51,7 @@ it('shows the sync: online, ages of the last good pull and push, events waiting,
   box = await createTestBox();
   const { createSyncState } = await import('../../src/sync/state.js');
   const { assembleBox } = await import('../../src/box.js');
-  const state = createSyncState(box.db.sqlite, box.db.kysely, box.tenantId, box.clock);
+  const state = createSyncState(box.db, box.tenantId, box.clock);
   state.succeeded('pull');
   box.clock.advance(90_000);
   const s = box.db.sqlite;

@@ -96,8 +96,8 @@ beforeAll(async () => {
         db, clock, checkin, tenantId, log: silentLog,
       }),
   });
-  const { sqlite, kysely } = box.db;
-  const key = (tenantId: number, name: string, permissions: string[]) => createApiKey(sqlite, kysely, { tenantId, name, permissions, nowIso: box.clock.nowIso() }).key;
+  const { sqlite } = box.db;
+  const key = (tenantId: number, name: string, permissions: string[]) => createApiKey(box.db, { tenantId, name, permissions, nowIso: box.clock.nowIso() }).key;
   keys = {
     checkin: box.keys.checkin,
     checkinPlain: box.keys.checkinPlain,

@@ -9,7 +9,7 @@ import { createTestBox, tempDir, TZ, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 import { checkin } from '../support/http.js';
 
-// /metrics shows the group commit (issue 13): units waiting per queue lane, and per commit its units,
+// /metrics shows the group commit (issue 13): units waiting per priority, and per commit its units,
 // its time, its fsync's time, and the commits that failed.
 
 let box: TestBox | undefined;
@@ -56,7 +56,7 @@ it('counts a commit that fails (a read-only database) and not the check-ins that
   expect(value(text, 'gate_write_commit_units_sum{fila="principal"}')).toBe(1); // only the commit that stood
 });
 
-it('shows the units queued per lane while a commit’s fsync is held, and a failed fsync', async () => {
+it('shows the units queued per priority while a commit’s fsync is held, and a failed fsync', async () => {
   const dir = tempDir('gate-wqm-');
   const db = openDatabase(path.join(dir, 'q.db'));
   cleanup = () => {
@@ -66,7 +66,7 @@ it('shows the units queued per lane while a commit’s fsync is held, and a fail
   db.sqlite.exec('create table t (v integer not null)');
   const held: { resolve: () => void; reject: (e: Error) => void }[] = [];
   const writes = createWriteQueue(db.sqlite, { fsyncWal: () => new Promise<void>((resolve, reject) => held.push({ resolve, reject })) });
-  const metrics = createMetrics({ db: { sqlite: db.sqlite, kysely: db.kysely, writes, close: () => undefined } satisfies Db, clock: createFixedClock(TZ, '2026-11-21T13:00:00.000Z'), gates: () => undefined, sync: undefined });
+  const metrics = createMetrics({ db: { sqlite: db.sqlite, kysely: db.kysely, writes, statement: db.statement, close: () => undefined } satisfies Db, clock: createFixedClock(TZ, '2026-11-21T13:00:00.000Z'), gates: () => undefined, sync: undefined });
   const insert = () => void db.sqlite.prepare('insert into t (v) values (1)').run();
   const tick = () => new Promise((r) => setImmediate(r));
 
@@ -84,7 +84,7 @@ it('shows the units queued per lane while a commit’s fsync is held, and a fail
   held[0]!.resolve();
   await first;
   await tick();
-  // Both lanes waited: the background takes its turn, one piece per commit.
+  // Both priorities waited: the background takes its turn, one piece per commit.
   expect(held).toHaveLength(2);
   text = await metrics.scrape();
   expect(value(text, 'gate_write_queue_depth{fila="principal"}')).toBe(3);

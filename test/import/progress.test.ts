@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createClock } from '../../src/clock.js';
 import { createProgressBar } from '../../src/import/progress.js';
 import { planReads } from '../../src/import/write.js';
 import { Capture } from '../cli/run.js';
@@ -7,7 +8,7 @@ describe('progress bar', () => {
   it('redraws in place at most ten times a second and ends the line when done', () => {
     let now = 0;
     const out = new Capture();
-    const bar = createProgressBar(out, 'gravando', 10 * 1024 * 1024, () => now);
+    const bar = createProgressBar(out, 'gravando', 10 * 1024 * 1024, createClock('UTC', () => new Date(now)));
     for (let i = 1; i <= 2000; i++) {
       now = i; // one update per millisecond for two seconds
       bar.update(i * 5000, i);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fromCents, paymentTotals, toCents } from '../../src/orders/money.js';
-import { describeIssues, pedidoSchema } from '../../src/orders/order.schemas.js';
+import { describeIssues } from '../../src/lib/zod-issues.js';
+import { pedidoSchema } from '../../src/orders/order.schemas.js';
 import { makeOrder } from '../support/fixtures.js';
 
 describe('money', () => {

@@ -26,8 +26,8 @@ const apiKeyId = () => (box.db.sqlite.prepare("select id from api_keys where nam
 describe('voucher pages made off the event loop', () => {
   it('are byte for byte the page the event loop would make, in a slot or, when none fits or none is free, in a buffer of their own', async () => {
     const ids = orderIds();
-    const expected = voucherPageJson(box.db.sqlite, box.db.kysely, ids, apiKeyId());
-    const oneOrder = voucherPageJson(box.db.sqlite, box.db.kysely, ids.slice(0, 1), apiKeyId());
+    const expected = voucherPageJson(box.db, ids, apiKeyId());
+    const oneOrder = voucherPageJson(box.db, ids.slice(0, 1), apiKeyId());
     expect(Buffer.byteLength(expected)).toBeGreaterThan(8 * 1024);
     // One slot, too small for the whole page but large enough for one order.
     const slots = createByteSlots(1, 8 * 1024);

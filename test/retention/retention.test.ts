@@ -65,7 +65,7 @@ beforeEach(async () => {
 
   // The cloud's answers, through the sync worker's own outbox: accepted, a conflict, one never answered,
   // one answered only recently (after a long outage).
-  const outbox = createOutboxRepo(box.db.sqlite, box.db.kysely, box.tenantId);
+  const outbox = createOutboxRepo(box.db, box.tenantId);
   outbox.enqueue(1000);
   const settle = (code: string, resultado: 'aceito' | 'ja_utilizado_na_nuvem', at: string, action = 'checkin') =>
     outbox.settle(eventIdOf(code, action), { resultado, code: null, message: null, at: null }, at);
@@ -82,7 +82,7 @@ beforeEach(async () => {
 
   // The central office read the log (marks), the lanes logged an alarm that a supervisor acknowledged.
   expect((await box.app.inject({ url: '/api/local/eventos?limit=1000', headers: { 'x-api-key': box.keys.all } })).statusCode).toBe(200);
-  const lanes = createLaneEventLog({ sqlite: box.db.sqlite, kysely: box.db.kysely, writes: box.db.writes, tenantId: box.tenantId, log: { error() {}, warn() {}, info() {} } as never });
+  const lanes = createLaneEventLog({ db: box.db, tenantId: box.tenantId, log: { error() {}, warn() {}, info() {} } as never });
   await lanes.append({ lane: 'entrada-1', kind: 'carona', at: OLD });
   await lanes.append({ lane: 'entrada-1', kind: 'passagem', at: OLD, code: 'VELHO-1' });
   const op = await createOperator(box.db.sqlite, { tenantId: box.tenantId, nome: 'Sofia', papel: 'supervisor', segredo: '4321', nowIso: OLD });
@@ -151,7 +151,7 @@ describe('gate archive policy', () => {
     expectEachOnce('events', allEvents);
 
     // The cloud answers VELHO-4 long ago (say the answer was recorded by a box whose clock was right then).
-    createOutboxRepo(box.db.sqlite, box.db.kysely, box.tenantId).settle(ids['VELHO-4']!, { resultado: 'aceito', code: null, message: null, at: null }, '2026-06-11T10:00:00.000Z');
+    createOutboxRepo(box.db, box.tenantId).settle(ids['VELHO-4']!, { resultado: 'aceito', code: null, message: null, at: null }, '2026-06-11T10:00:00.000Z');
     const later = await run();
     expect(later.runs[0]).toMatchObject({ events: 1, laneEvents: 0, file: path.join(dir, `events-${TODAY}.sqlite`) });
     expect(archived('events')).toEqual([...before, ids['VELHO-4']!].sort((a, b) => a - b));
@@ -161,7 +161,7 @@ describe('gate archive policy', () => {
   it("a settled check-in stays while a later event of its QR waits in the outbox (a reversal is sent only if its check-in was accepted)", async () => {
     box.clock.set(OLD);
     expect((await reverse(box, { qr_code: 'VELHO-2' })).status).toBe(200);
-    createOutboxRepo(box.db.sqlite, box.db.kysely, box.tenantId).enqueue(1000);
+    createOutboxRepo(box.db, box.tenantId).enqueue(1000);
     box.clock.set(NOW);
     const result = await run();
     expect(liveIds('events')).toEqual(expect.arrayContaining([ids['VELHO-2'], eventIdOf('VELHO-2', 'estorno')]));

@@ -5,11 +5,12 @@ import { assembleBox, type LaneServices } from '../../src/box.js';
 import type { CheckinService } from '../../src/checkin/checkin.service.js';
 import type { StorageHealth } from '../../src/db/storage.js';
 import type { Clock } from '../../src/clock.js';
-import type { GatesInfo } from '../../src/gate/gates.routes.js';
+import type { GatesInfo } from '../../src/gate/gates.js';
 import { createFixedClock } from '../../src/clock.js';
 import { migrateToLatest, openDatabase, type Db } from '../../src/db/open.js';
 import { upsertOrder } from '../../src/orders/orders.repo.js';
 import { pedidoSchema, type PedidoInput } from '../../src/orders/order.schemas.js';
+import { createClosers } from '../../src/lib/closers.js';
 import { ensureTenant } from '../../src/tenants/tenants.repo.js';
 import { tempDir } from './temp.js';
 
@@ -32,14 +33,18 @@ export interface TestBoxOptions {
 
 export async function createTestBox(opts: TestBoxOptions = {}) {
   const dir = tempDir();
+  // The box's own closing: what was opened closes in reverse order, the folder last (src/lib/closers.ts).
+  const closers = createClosers();
+  closers.push('pasta', () => fs.rmSync(dir, { recursive: true, force: true }));
   const db = openDatabase(path.join(dir, 'gate.db'));
+  closers.push('banco', () => db.close());
   await migrateToLatest(db);
   const clock = createFixedClock(opts.timeZone ?? TZ, opts.now ?? '2026-11-21T13:00:00.000Z');
-  const { sqlite, kysely } = db;
+  const { sqlite } = db;
   const nowIso = clock.nowIso();
-  const tenantId = ensureTenant(sqlite, kysely, 'parque', nowIso, 'Parque Teste');
-  const otherTenantId = ensureTenant(sqlite, kysely, 'outro', nowIso, 'Outro Parque');
-  const key = (permissions: string[], name: string, tenant = tenantId) => createApiKey(sqlite, kysely, { tenantId: tenant, name, permissions, nowIso }).key;
+  const tenantId = ensureTenant(db, 'parque', nowIso, 'Parque Teste');
+  const otherTenantId = ensureTenant(db, 'outro', nowIso, 'Outro Parque');
+  const key = (permissions: string[], name: string, tenant = tenantId) => createApiKey(db, { tenantId: tenant, name, permissions, nowIso }).key;
   const keys = {
     checkin: key(['vouchers:checkin'], 'catraca-1'),
     checkinPlain: key(['checkin'], 'catraca-2'),
@@ -51,13 +56,18 @@ export async function createTestBox(opts: TestBoxOptions = {}) {
     none: key(['clientes:read'], 'sem-checkin'),
     otherTenant: key(['vouchers:checkin', 'vouchers:read', 'clientes:read', 'integration:combos:read'], 'outro', otherTenantId),
   };
-  const lanes = opts.lanes && ((services: LaneServices) => opts.lanes!({ db, clock, tenantId, ...services }));
+  const lanes = opts.lanes && ((services: LaneServices) => {
+    const started = opts.lanes!({ db, clock, tenantId, ...services });
+    closers.push('pistas', () => started.gates.close());
+    return started;
+  });
   const { app, checkin, gates } = await assembleBox({ db, clock, logger: false, lanes, consolePingMs: opts.consolePingMs });
+  closers.push('http', () => app.close());
   await app.ready();
 
   /** Loads orders as `gate import` would (same schema, same upsert). */
   const importOrders = (pedidos: PedidoInput[], tenant = tenantId) =>
-    sqlite.transaction(() => pedidos.map((p) => upsertOrder(sqlite, kysely, tenant, pedidoSchema.parse(p), clock.nowIso())))();
+    sqlite.transaction(() => pedidos.map((p) => upsertOrder(db, tenant, pedidoSchema.parse(p), clock.nowIso())))();
 
   return {
     dir,
@@ -72,12 +82,7 @@ export async function createTestBox(opts: TestBoxOptions = {}) {
     otherTenantId,
     keys,
     importOrders,
-    async close() {
-      await gates?.gates.close();
-      await app.close();
-      db.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
+    close: () => closers.close(),
   };
 }
 export type TestBox = Awaited<ReturnType<typeof createTestBox>>;

@@ -36,10 +36,10 @@ export async function startFakeCloud(opts: { clock: Clock; recordRequests?: bool
   const dir = tempDir('gate-cloud-');
   const db = openDatabase(path.join(dir, 'cloud.db'));
   await migrateToLatest(db);
-  const { sqlite, kysely } = db;
+  const { sqlite } = db;
   const { clock } = opts;
-  const tenantId = ensureTenant(sqlite, kysely, 'parque-nuvem', clock.nowIso(), 'Parque na nuvem');
-  const key = (name: string, permissions: string[]) => createApiKey(sqlite, kysely, { tenantId, name, permissions, nowIso: clock.nowIso() }).key;
+  const tenantId = ensureTenant(db, 'parque-nuvem', clock.nowIso(), 'Parque na nuvem');
+  const key = (name: string, permissions: string[]) => createApiKey(db, { tenantId, name, permissions, nowIso: clock.nowIso() }).key;
   const keys = {
     /** The gate's key: what GATE_CLOUD_API_KEY holds. */
     box: key('gate-box', ['vouchers:read', 'vouchers:checkin', 'clientes:read']),
@@ -60,7 +60,7 @@ export async function startFakeCloud(opts: { clock: Clock; recordRequests?: bool
   const putOrders = (list: PedidoInput[]) =>
     tx(() => {
       for (const p of list) {
-        upsertOrder(sqlite, kysely, tenantId, pedidoSchema.parse(p), clock.nowIso());
+        upsertOrder(db, tenantId, pedidoSchema.parse(p), clock.nowIso());
         orders.set(p.numero_pedido, p);
       }
     });
@@ -86,9 +86,9 @@ export async function startFakeCloud(opts: { clock: Clock; recordRequests?: bool
       if (!p) throw new Error(`pedido ${numero} não existe na nuvem de teste`);
       putOrders([{ ...p, status }]);
     },
-    addCombos: (list: ComboInput[]) => tx(() => list.forEach((c) => upsertCombo(sqlite, kysely, tenantId, comboSchema.parse(c), clock.nowIso()))),
-    setAvailability: (a: ComboAvailabilityInput) => tx(() => upsertAvailability(sqlite, kysely, tenantId, availabilitySchema.parse(a), clock.nowIso())),
-    addClients: (list: ClienteRecordInput[]) => tx(() => list.forEach((c) => upsertClient(sqlite, kysely, tenantId, clienteRecordSchema.parse(c), clock.nowIso()))),
+    addCombos: (list: ComboInput[]) => tx(() => list.forEach((c) => upsertCombo(db, tenantId, comboSchema.parse(c), clock.nowIso()))),
+    setAvailability: (a: ComboAvailabilityInput) => tx(() => upsertAvailability(db, tenantId, availabilitySchema.parse(a), clock.nowIso())),
+    addClients: (list: ClienteRecordInput[]) => tx(() => list.forEach((c) => upsertClient(db, tenantId, clienteRecordSchema.parse(c), clock.nowIso()))),
     /** A check-in made at the cloud by another turnstile. */
     async checkinAtCloud(qr: string, terminal = 'catraca-nuvem') {
       const res = await app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': keys.otherGate }, payload: { qr_code: qr, terminal } });

@@ -5,6 +5,7 @@ import { createApiKey } from '../../src/auth/api-keys.js';
 import { assembleBox } from '../../src/box.js';
 import { createClock, type Clock } from '../../src/clock.js';
 import { migrateToLatest, openDatabase } from '../../src/db/open.js';
+import { createClosers } from '../../src/lib/closers.js';
 import { createCloudClient } from '../../src/sync/cloud-client.js';
 import { createSyncWorker, type SyncConfig } from '../../src/sync/worker.js';
 import { ensureTenant } from '../../src/tenants/tenants.repo.js';
@@ -53,24 +54,32 @@ export interface GateOptions {
 /** The gate under test: a box on a real SQLite file whose sync worker talks to the fake cloud through its proxy. */
 export async function startGate(cloud: FakeCloud, clock: Clock, opts: GateOptions = {}) {
   const dir = opts.dir ?? tempDir('gate-sync-');
+  // Closed in reverse order of opening (src/lib/closers.ts); the folder last, unless kept.
+  const closers = createClosers();
+  let keepDir = false;
+  closers.push('pasta', () => keepDir || fs.rmSync(dir, { recursive: true, force: true }));
   const db = openDatabase(path.join(dir, 'gate.db'));
+  closers.push('banco', () => db.close());
   await migrateToLatest(db);
-  const { sqlite, kysely } = db;
-  const tenantId = ensureTenant(sqlite, kysely, 'parque', clock.nowIso());
-  const key = (name: string, permissions: string[]) => createApiKey(sqlite, kysely, { tenantId, name, permissions, nowIso: clock.nowIso() }).key;
+  const { sqlite } = db;
+  const tenantId = ensureTenant(db, 'parque', clock.nowIso());
+  const key = (name: string, permissions: string[]) => createApiKey(db, { tenantId, name, permissions, nowIso: clock.nowIso() }).key;
   // A restart on the same file passes the keys of the first start (only their hashes are stored).
   const keys = opts.keys ?? { checkin: key('catraca-1', ['vouchers:checkin']), local: key('escritorio', ['local:read']), local2: key('auditoria', ['local:read']) };
   const client = createCloudClient({ url: cloud.url, apiKey: cloud.keys.box, integrationKey: cloud.keys.integration, timeoutMs: opts.timeoutMs ?? 1_000 });
+  closers.push('nuvem', () => client.close());
   const log = pino({ level: 'silent' });
-  const worker = createSyncWorker({ db, clock, log, client, config: { ...FAST, ...opts.config } });
+  const worker = createSyncWorker({ db, clock, log, client, tenantId, config: { ...FAST, ...opts.config } });
+  closers.push('sincronizador', () => worker.stop());
   const { app } = await assembleBox({ db, clock, logger: false, sync: worker });
+  closers.push('http', () => app.close());
   await app.ready();
 
   const post = async (method: 'POST' | 'PATCH', key: string, payload: object) => {
     const res = await app.inject({ method, url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': key }, payload });
     return { status: res.statusCode, body: res.json() };
   };
-  let closed = false;
+  let closing = false;
 
   return {
     dir,
@@ -97,14 +106,10 @@ export async function startGate(cloud: FakeCloud, clock: Clock, opts: GateOption
         | undefined;
     },
     /** Stops the worker and closes everything; the database file stays unless `remove`. */
-    async close(remove = true) {
-      if (closed) return;
-      closed = true;
-      await worker.stop();
-      await client.close();
-      await app.close();
-      db.close();
-      if (remove) fs.rmSync(dir, { recursive: true, force: true });
+    close(remove = true) {
+      if (!closing) keepDir = !remove;
+      closing = true;
+      return closers.close();
     },
   };
 }

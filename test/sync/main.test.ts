@@ -24,8 +24,8 @@ async function prepare() {
   const dir = tempDir('gate-main-');
   const db = openDatabase(`${dir}/gate.db`);
   await migrateToLatest(db);
-  const tenantId = ensureTenant(db.sqlite, db.kysely, 'parque', clock.nowIso());
-  const { key } = createApiKey(db.sqlite, db.kysely, { tenantId, name: 'escritorio', permissions: ['local:read'], nowIso: clock.nowIso() });
+  const tenantId = ensureTenant(db, 'parque', clock.nowIso());
+  const { key } = createApiKey(db, { tenantId, name: 'escritorio', permissions: ['local:read'], nowIso: clock.nowIso() });
   db.close();
   return { dir, key };
 }

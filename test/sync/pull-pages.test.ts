@@ -57,7 +57,7 @@ it('a check-in is answered while a 1,000-order page is being stored, not after i
   cloud.addOrders(farOrders(1000, 'BIG'));
   const gate = await startGate(cloud, clock, { config: { tuning: { pull: { pageSize: 1000, maxPages: 10 } } } });
   gates.push(gate);
-  gate.db.sqlite.transaction(() => upsertOrder(gate.db.sqlite, gate.db.kysely, gate.tenantId, pedidoSchema.parse(makeOrder({ numero: '20261121-0001', prefix: 'LOCAL', dataUso: '2026-11-21' })), clock.nowIso()))();
+  gate.db.sqlite.transaction(() => upsertOrder(gate.db, gate.tenantId, pedidoSchema.parse(makeOrder({ numero: '20261121-0001', prefix: 'LOCAL', dataUso: '2026-11-21' })), clock.nowIso()))();
 
   let pullDone = false;
   const pull = gate.worker.pullNow().then(() => (pullDone = true));

@@ -110,7 +110,7 @@ describe('pull: cloud → box', () => {
   it('an order the box cannot store is set aside and shown; the rest of its page lands', async () => {
     gate = await startGate(cloud, clock);
     // Imported locally by hand earlier: QR X-1 already belongs to another order on the box.
-    gate.db.sqlite.transaction(() => upsertOrder(gate.db.sqlite, gate.db.kysely, gate.tenantId, pedidoSchema.parse(makeOrder({ numero: '20261120-0999', prefix: 'X' })), clock.nowIso()))();
+    gate.db.sqlite.transaction(() => upsertOrder(gate.db, gate.tenantId, pedidoSchema.parse(makeOrder({ numero: '20261120-0999', prefix: 'X' })), clock.nowIso()))();
     cloud.addOrders([makeOrder({ numero: '20261121-0300', prefix: 'X' }), makeOrder({ numero: '20261121-0301', prefix: 'OK' })]);
     await gate.worker.pullNow();
     expect(gate.person('OK-1')?.status).toBe('pago');
