@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { OperationDocs } from '../http/openapi.js';
+import { exampleCliente } from '../orders/order.docs.js';
 import { timestamp } from '../orders/order.schemas.js';
 import { clienteRecordSchema } from './client.schemas.js';
 
@@ -28,14 +29,7 @@ export const clientsAnswerSchema = z.object({
 
 const example = {
   id: 'c-1042',
-  nome: 'Maria',
-  sobrenome: 'Silva',
-  email: 'maria@example.com',
-  cpf: '12345678909',
-  data_nascimento: '1990-05-01',
-  telefone: '11999990000',
-  whatsapp: '11999990000',
-  endereco: { cep: '01001000', rua: 'Praça da Sé', numero: '1', complemento: '', bairro: 'Sé', cidade: 'São Paulo', estado: 'SP' },
+  ...exampleCliente,
   created_at: '2026-10-02T14:10:00.000Z',
   ultimo_login: '2026-11-18T15:02:00.000Z',
   sincronizado: true,

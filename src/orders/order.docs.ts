@@ -89,6 +89,18 @@ export const EXAMPLE_ADDITIONAL_QR = 'AD7K2M9Q4X1B3C';
 const CHECKIN_AT = '2026-11-21T12:31:07.000Z';
 const SYNCED_AT = '2026-11-20T18:00:00.000Z';
 
+/** The buyer in the examples: also the client listing's example (src/clients/clients.docs.ts). */
+export const exampleCliente = {
+  nome: 'Maria',
+  sobrenome: 'Silva',
+  email: 'maria@example.com',
+  cpf: '12345678909',
+  data_nascimento: '1990-05-01',
+  telefone: '11999990000',
+  whatsapp: '11999990000',
+  endereco: { cep: '01001000', rua: 'Praça da Sé', numero: '1', complemento: '', bairro: 'Sé', cidade: 'São Paulo', estado: 'SP' },
+};
+
 const exampleLot = {
   ingresso_id: '0f6c7d3a-1b2e-4c5d-8e9f-a0b1c2d3e401',
   lote_mestre_id: 'a1d2e3f4-5a6b-4c7d-8e9f-0a1b2c3d4e01',
@@ -127,16 +139,7 @@ export const examplePedido = {
     },
   },
   cupom: null,
-  cliente: {
-    nome: 'Maria',
-    sobrenome: 'Silva',
-    email: 'maria@example.com',
-    cpf: '12345678909',
-    data_nascimento: '1990-05-01',
-    telefone: '11999990000',
-    whatsapp: '11999990000',
-    endereco: { cep: '01001000', rua: 'Praça da Sé', numero: '1', complemento: '', bairro: 'Sé', cidade: 'São Paulo', estado: 'SP' },
-  },
+  cliente: exampleCliente,
   lotes: [exampleLot],
   total_pessoas: 2,
   total_lotes: 1,

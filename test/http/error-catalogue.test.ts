@@ -2,28 +2,14 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorCatalogue } from '../../src/http/errors.js';
 import { createTestBox, type TestBox } from '../support/box.js';
-import { makeOrder } from '../support/fixtures.js';
 import { checkin, reverse } from '../support/http.js';
+import { refusalsBox } from './refusals.data.js';
 import { makeCombo, seedCombos } from '../combos/combo-data.js';
 
 // Every code of spec part 7 reached through HTTP, with its status and the envelope.
 let box: TestBox;
 beforeAll(async () => {
-  box = await createTestBox({ now: '2026-11-20T13:00:00.000Z' });
-  box.importOrders([
-    makeOrder({ numero: '20261119-0001', prefix: 'USED', dataUso: '2026-11-20' }),
-    makeOrder({ numero: '20261119-0002', prefix: 'PAST', dataUso: '2026-11-19' }),
-    makeOrder({ numero: '20261119-0003', prefix: 'SOON', dataUso: '2026-11-22' }),
-    makeOrder({ numero: '20261119-0004', prefix: 'CANC', status: 'cancelado', dataUso: '2026-11-20' }),
-    makeOrder({ numero: '20261119-0005', people: 0 }),
-    makeOrder({ numero: '20261119-0006', prefix: 'YEST', dataUso: '2026-11-20' }),
-    makeOrder({ numero: '20261119-0007', prefix: 'REV', dataUso: '2026-11-20' }),
-  ]);
-  box.importOrders([makeOrder({ numero: '20261119-0008', prefix: 'ALIEN' })], box.otherTenantId);
-  await checkin(box, { qr_code: 'USED-1' });
-  await checkin(box, { qr_code: 'YEST-1' });
-  await checkin(box, { qr_code: 'REV-1' });
-  await reverse(box, { qr_code: 'REV-1' });
+  box = await refusalsBox();
 });
 afterAll(() => box.close());
 

@@ -8,6 +8,7 @@ import { seedClients } from '../clients/client-data.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 import { checkin, reverse } from '../support/http.js';
+import { refusalsBox } from './refusals.data.js';
 
 // The examples of /docs are what the box answers: each 200 example has the keys of a real answer to
 // the same request (on the example's own data), and each error the box answers is documented.
@@ -119,19 +120,7 @@ describe('the examples have the keys of real answers', () => {
 describe('every error the routes answer is documented for the operation', () => {
   let errors: TestBox;
   beforeAll(async () => {
-    errors = await createTestBox({ now: '2026-11-20T13:00:00.000Z' });
-    errors.importOrders([
-      makeOrder({ numero: '20261119-0001', prefix: 'USED', dataUso: '2026-11-20' }),
-      makeOrder({ numero: '20261119-0002', prefix: 'PAST', dataUso: '2026-11-19' }),
-      makeOrder({ numero: '20261119-0003', prefix: 'SOON', dataUso: '2026-11-22' }),
-      makeOrder({ numero: '20261119-0004', prefix: 'CANC', status: 'cancelado', dataUso: '2026-11-20' }),
-      makeOrder({ numero: '20261119-0005', people: 0 }),
-      makeOrder({ numero: '20261119-0006', prefix: 'YEST', dataUso: '2026-11-20' }),
-      makeOrder({ numero: '20261119-0007', prefix: 'REV', dataUso: '2026-11-20' }),
-    ]);
-    errors.importOrders([makeOrder({ numero: '20261119-0008', prefix: 'ALIEN' })], errors.otherTenantId);
-    for (const qr_code of ['USED-1', 'YEST-1', 'REV-1']) await checkin(errors, { qr_code });
-    await reverse(errors, { qr_code: 'REV-1' });
+    errors = await refusalsBox();
   });
   afterAll(() => errors.close());
 

@@ -66,7 +66,7 @@ export async function startGate(cloud: FakeCloud, clock: Clock, opts: GateOption
   const key = (name: string, permissions: string[]) => createApiKey(db, { tenantId, name, permissions, nowIso: clock.nowIso() }).key;
   // A restart on the same file passes the keys of the first start (only their hashes are stored).
   const keys = opts.keys ?? { checkin: key('catraca-1', ['vouchers:checkin']), local: key('escritorio', ['local:read']), local2: key('auditoria', ['local:read']) };
-  const client = createCloudClient({ url: cloud.url, apiKey: cloud.keys.box, integrationKey: cloud.keys.integration, timeoutMs: opts.timeoutMs ?? 1_000 });
+  const client = createCloudClient({ url: cloud.url, apiKey: cloud.keys.box, integrationKey: cloud.keys.integration, timeoutMs: opts.timeoutMs ?? 10_000 });
   closers.push('nuvem', () => client.close());
   const log = pino({ level: 'silent' });
   const worker = createSyncWorker({ db, clock, log, client, tenantId, config: { ...FAST, ...opts.config } });
