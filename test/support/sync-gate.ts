@@ -117,7 +117,7 @@ export async function startGate(cloud: FakeCloud, clock: Clock, opts: GateOption
 export type Gate = Awaited<ReturnType<typeof startGate>>;
 
 /** Polls `check` until it returns true (real time), failing with `what` after `ms`. */
-export async function eventually(what: string, check: () => boolean | Promise<boolean>, ms = 10_000, every = 20): Promise<number> {
+export async function eventually(what: string, check: () => boolean | Promise<boolean>, ms = 60_000, every = 20): Promise<number> {
   const started = Date.now();
   for (;;) {
     if (await check()) return Date.now() - started;

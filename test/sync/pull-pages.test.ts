@@ -61,7 +61,7 @@ it('a check-in is answered while a 1,000-order page is being stored, not after i
 
   let pullDone = false;
   const pull = gate.worker.pullNow().then(() => (pullDone = true));
-  await eventually('the page being stored', () => count(gate, `select count(*) as n from orders`) > 1, 10_000, 1);
+  await eventually('the page being stored', () => count(gate, `select count(*) as n from orders`) > 1, 60_000, 1);
   const answer = await gate.checkin(gate.keys.checkin, 'LOCAL-1');
   expect(answer.status).toBe(200);
   // Before this change the page was one transaction: the check-in waited for all of it.

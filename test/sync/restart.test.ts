@@ -57,7 +57,7 @@ describe('a restart in the middle of a push', () => {
     // Slow answers: the cloud applies the batches after the box stopped waiting for them.
     cloud.proxy.inject({ fault: { kind: 'slow', ms: 300 }, match: { method: 'POST' }, times: 2 });
     const pushing = first.worker.pushNow().catch((e: unknown) => e);
-    await eventually('two batches in flight', () => cloud.proxy.count({ method: 'POST' }) >= 2, 5_000, 5);
+    await eventually('two batches in flight', () => cloud.proxy.count({ method: 'POST' }) >= 2, 30_000, 5);
     await first.close(false);
     gate = undefined;
     expect(String(await pushing)).toMatch(/interrompido/);
@@ -77,7 +77,7 @@ describe('a restart in the middle of a push', () => {
     await queueCheckins(first);
     cloud.proxy.inject({ fault: { kind: 'slow', ms: 200 }, match: { method: 'POST' }, times: 1 });
     const pushing = first.worker.pushNow().catch((e: unknown) => e);
-    await eventually('a batch in flight', () => cloud.proxy.count({ method: 'POST' }) >= 1, 5_000, 5);
+    await eventually('a batch in flight', () => cloud.proxy.count({ method: 'POST' }) >= 1, 30_000, 5);
     first.db.close(); // as if the process died: no stop, no bookkeeping after the send
     expect(String(await pushing)).toMatch(/not open|closed/i);
     await first.worker.stop();
