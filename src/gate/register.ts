@@ -16,7 +16,7 @@ import type { DriverLog } from './relay.js';
  * The tenant the lanes check in for: GATE_TENANT, or the box's only tenant (the demo park on a
  * fresh box). With several tenants and no GATE_TENANT the box cannot guess: it refuses to start.
  */
-export function laneTenant(db: Db, slug: string | undefined, nowIso: string): number {
+export function laneTenant(db: Db, slug: string | undefined): number {
   if (slug !== undefined) return resolveTenant(db.sqlite, db.kysely, slug, 'GATE_TENANT').id;
   const tenants = db.sqlite.prepare('select id from tenants order by id limit 2').pluck().all() as number[];
   if (tenants.length === 1) return tenants[0]!;
