@@ -85,7 +85,12 @@ export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, 
   const sessions = createConsoleSessions({ sqlite: db.sqlite, clock, idleMinutes: consoleIdleMinutes });
   const guard = consoleGuard(sessions);
   const panels = createConsolePanels({ ...base, gates, sync });
-  const monitor = startMonitor({ feed, panels, tenants: () => [...new Set([gates?.tenantId, sync?.tenantId, ...sessions.tenants()].filter((t): t is number => t !== undefined))] });
+  const monitor = startMonitor({
+    feed,
+    panels,
+    tenants: () => [...new Set([gates?.tenantId, sync?.tenantId, ...sessions.tenants()].filter((t): t is number => t !== undefined))],
+    onError: (err) => (logger ? logger.warn({ err }, 'console monitor: a sample failed; skipped until one works') : undefined),
+  });
   // Room for the large answers being sent (batches, listing pages): see lib/byte-slots.ts.
   const slots = createByteSlots();
   const pages = createVoucherPages(db.sqlite.name, slots);

@@ -22,11 +22,23 @@ export function scanPublisher(feed: Feed, view: ConsoleView, clock: Clock) {
 }
 
 /** Samples what has no event of its own, per tenant with consoles connected. */
-export function startMonitor({ feed, panels, tenants }: { feed: Feed; panels: ConsolePanels; tenants: () => number[] }) {
+export function startMonitor({ feed, panels, tenants, onError }: { feed: Feed; panels: ConsolePanels; tenants: () => number[]; onError?: ((error: unknown) => void) | undefined }) {
   const last = new Map<number, { pistas: string; sync: string }>();
   // Lane event ids are global: alarms newer than the cursor are new, whoever is connected.
   let cursor = panels.lastLaneEventId();
+  let failing = false;
   const timer = setInterval(() => {
+    // A sample that fails (a busy or closing database) is skipped: an exception thrown from a timer
+    // would take the whole box down. Said once, until a sample works again.
+    try {
+      sample();
+      failing = false;
+    } catch (error) {
+      if (!failing) onError?.(error);
+      failing = true;
+    }
+  }, SAMPLE_MS);
+  function sample() {
     if (feed.listeners === 0) {
       last.clear();
       cursor = panels.lastLaneEventId();
@@ -46,7 +58,7 @@ export function startMonitor({ feed, panels, tenants }: { feed: Feed; panels: Co
       if (syncJson !== seen.sync) feed.publish({ tenantId, kind: 'sync', data: sync });
       last.set(tenantId, { pistas: pistasJson, sync: syncJson });
     }
-  }, SAMPLE_MS);
+  }
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }

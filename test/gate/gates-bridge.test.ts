@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DenyPattern } from '../../src/gate/bridge-codec.js';
-import { laneConfigSchema } from '../../src/gate/lane-config.js';
-import { startLanes } from '../../src/gate/register.js';
-import { startBridgeBoard, type BridgeBoard } from '../support/bridge-board.js';
+import type { BridgeBoard } from '../support/bridge-board.js';
 import { createTestBox, type TestBox } from '../support/box.js';
+import { startBridgeLaneRig, type BridgeLaneRig } from '../support/bridge-lane.js';
 import { makeOrder } from '../support/fixtures.js';
-import { openScannerSim, silentLog, type ScannerSim } from '../support/lanes.js';
-import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
+import { openScannerSim, type ScannerSim } from '../support/lanes.js';
+import { waitUntil, type PtyPair } from '../support/pty.js';
 
 // The whole path on real serial lines: a scanner writing to a socat pty, the box (check-in service,
 // lane, serial link, bridge driver) and the host-built bridge firmware on the relay pty.
 
 let box: TestBox;
+let rig: BridgeLaneRig;
 let scannerPty: PtyPair;
 let bridgePty: PtyPair;
 let board: BridgeBoard;
@@ -38,23 +38,9 @@ const WAIT_MS = 15_000;
 const checkedIn = (qr: string) => box.db.sqlite.prepare('select checkin_em, checkin_dispositivo, checkin_operador from people where qr_code = ?').get(qr) as Record<string, string | null>;
 
 beforeAll(async () => {
-  scannerPty = await openPtyPair('scanner');
-  bridgePty = await openPtyPair('bridge');
-  board = await startBridgeBoard(bridgePty.device);
-  const config = laneConfigSchema.parse({
-    lanes: [
-      {
-        name: 'entrada-1',
-        direction: 'entrada',
-        operador: 'Catraca Norte',
-        debounceMs: 0,
-        scanners: [{ path: scannerPty.box, suffix: 'cr' }],
-        relay: { driver: 'bridge', path: bridgePty.box, pulseMs: 200, heartbeatTimeoutMs: 1000 },
-        passage: { timeoutMs: 1500 },
-      },
-    ],
-  });
-  box = await createTestBox({ lanes: ({ db, clock, checkin, tenantId }) => startLanes({ config, db, clock, checkin, tenantId, log: silentLog }) });
+  rig = await startBridgeLaneRig();
+  ({ scannerPty, bridgePty, board } = rig);
+  box = await createTestBox({ lanes: rig.lanes });
   box.importOrders([
     makeOrder({ prefix: 'OK', people: 6 }),
     makeOrder({ prefix: 'OLD', dataUso: '2026-11-20' }),
@@ -68,9 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await scanner?.close();
   await box?.close();
-  await board?.stop();
-  await scannerPty?.close();
-  await bridgePty?.close();
+  await rig?.close();
 });
 
 describe('a bridge lane on real ptys', () => {

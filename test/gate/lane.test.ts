@@ -5,10 +5,10 @@ import type { CheckinService } from '../../src/checkin/checkin.service.js';
 import { laneConfigSchema, laneSchema, movePolicy, type LaneConfig } from '../../src/gate/lane-config.js';
 import { attachScanner, createLane, NOT_PASSED_OPERADOR, RELAY_FAILED_OPERADOR, type Lane, type LaneEvent, type LaneRelay } from '../../src/gate/lane.js';
 import type { Log } from '../../src/lib/log.js';
-import type { TimerFns } from '../../src/lib/timers.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 import { events } from '../support/http.js';
+import { manualTimers } from '../support/manual-timers.js';
 
 // The production logger must fit the lane's log interface.
 const pinoFits: (l: FastifyBaseLogger) => Log = (l) => l;
@@ -20,30 +20,6 @@ afterEach(async () => {
   for (const l of lanes.splice(0)) l.close();
   await box.close();
 });
-
-/** Timers that fire when the test moves time; they move the box clock along. */
-function manualTimers(clock: TestBox['clock']) {
-  const due = new Set<{ at: number; fn: () => void }>();
-  const timers: TimerFns = {
-    setTimeout: (fn, ms) => {
-      const t = { at: clock.now().getTime() + ms, fn };
-      due.add(t);
-      return t;
-    },
-    clearTimeout: (h) => void due.delete(h as { at: number; fn: () => void }),
-  };
-  return {
-    timers,
-    advance(ms: number) {
-      clock.advance(ms);
-      for (const t of [...due].sort((a, b) => a.at - b.at))
-        if (t.at <= clock.now().getTime()) {
-          due.delete(t);
-          t.fn();
-        }
-    },
-  };
-}
 
 function fakeRelay(opts: { failGrant?: boolean } = {}) {
   const calls: string[] = [];

@@ -2,10 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ByteLink } from '../../src/gate/byte-link.js';
 import { LCUS_WARNING, createLcusRelay, lcusCommand, type LcusRelayConfig } from '../../src/gate/lcus-relay.js';
 import type { RelayDriver } from '../../src/gate/relay.js';
-import type { TimerFns } from '../../src/lib/timers.js';
 import { openLcusSim, type LcusSim } from '../support/lcus-sim.js';
 import { openPortLink } from '../support/port-link.js';
 import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
+import { manualTimers } from '../support/manual-timers.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex').replace(/(..)(?!$)/g, '$1 ');
 
@@ -13,31 +13,6 @@ function recordingLog() {
   const lines: { level: string; msg: string }[] = [];
   const at = (level: string) => (_obj: object, msg: string) => void lines.push({ level, msg });
   return { lines, log: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } };
-}
-
-/** Pulse timers that fire when the test moves time: a busy machine cannot end a pulse early or late. */
-function manualTimers() {
-  let now = 0;
-  const due = new Set<{ at: number; fn: () => void }>();
-  const timers: TimerFns = {
-    setTimeout: (fn, ms) => {
-      const t = { at: now + ms, fn };
-      due.add(t);
-      return t;
-    },
-    clearTimeout: (h) => void due.delete(h as { at: number; fn: () => void }),
-  };
-  return {
-    timers,
-    advance(ms: number) {
-      now += ms;
-      for (const t of [...due].sort((a, b) => a.at - b.at))
-        if (t.at <= now) {
-          due.delete(t);
-          t.fn();
-        }
-    },
-  };
 }
 
 // Generous: a loaded machine may be slow, never wrong; waits end on the condition itself.

@@ -1,34 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createDebouncer, createScannerLineSplitter, stripAimPrefix, type ScannerLineOptions, type ScanRejectReason } from '../../src/gate/scanner-lines.js';
+import { manualTimers } from '../support/manual-timers.js';
 import { createClock } from '../../src/clock.js';
-import type { TimerFns } from '../../src/lib/timers.js';
-
-/** Timers that fire only when the test moves time. */
-function manualTimers() {
-  let now = 0;
-  let next = 1;
-  const due = new Map<number, { at: number; fn: () => void }>();
-  const timers: TimerFns = {
-    setTimeout: (fn, ms) => {
-      const id = next++;
-      due.set(id, { at: now + ms, fn });
-      return id;
-    },
-    clearTimeout: (h) => void due.delete(h as number),
-  };
-  return {
-    timers,
-    pending: () => due.size,
-    advance(ms: number) {
-      now += ms;
-      for (const [id, t] of [...due].sort((a, b) => a[1].at - b[1].at)) {
-        if (t.at > now) continue;
-        due.delete(id);
-        t.fn();
-      }
-    },
-  };
-}
 
 function splitter(opts: Partial<ScannerLineOptions> = {}) {
   const clock = manualTimers();

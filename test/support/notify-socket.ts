@@ -4,7 +4,11 @@ import path from 'node:path';
 // A stand-in for systemd's notification socket: a unix datagram socket that records every message.
 // Node has none, and socat keeps the descriptor that systemd-notify's barrier passes along (so each
 // systemd-notify would wait its 5 s timeout); perl (Essential on Debian) receives without ancillary
-// data, which closes that descriptor at once, as systemd does after reading it.
+// data, which closes that descriptor at once, as systemd does after reading it. Modelled on
+// sd_notify(3): one datagram of newline-separated assignments; BARRIER=1 comes with one descriptor
+// that the manager closes once every earlier message is processed (systemd-notify(1) waits for that
+// unless --no-block). What this stand-in does not model: the manager drops messages from processes
+// outside the unit unless NotifyAccess=all (gate.service sets it; test/cli/notify.test.ts checks).
 
 const RECEIVER = `
 use Socket;

@@ -24,7 +24,8 @@ describe('outage and transient faults', () => {
   it('10,000 check-ins made during an outage all reach the cloud after it comes back, each exactly once', async () => {
     const ORDERS = 2_500;
     cloud.addOrders(Array.from({ length: ORDERS }, (_, i) => makeOrder({ numero: `20261121-${String(i).padStart(4, '0')}`, prefix: `O${i}`, people: 4 })));
-    gate = await startGate(cloud, clock, { config: { tuning: { pull: { pageSize: 1000 }, push: { batchSize: 200, concurrency: 2 } } } });
+    // Pages of 1,000 orders made by the fake cloud in this same process: over 10 s on a loaded machine.
+    gate = await startGate(cloud, clock, { timeoutMs: 60_000, config: { tuning: { pull: { pageSize: 1000 }, push: { batchSize: 200, concurrency: 2 } } } });
     await gate.worker.pullNow();
     const qrs = Array.from({ length: ORDERS * 4 }, (_, i) => `O${Math.floor(i / 4)}-${(i % 4) + 1}`);
 

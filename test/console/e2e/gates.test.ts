@@ -1,11 +1,10 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { laneConfigSchema } from '../../../src/gate/lane-config.js';
-import { startLanes } from '../../../src/gate/register.js';
-import { startBridgeBoard, type BridgeBoard } from '../../support/bridge-board.js';
+import type { BridgeBoard } from '../../support/bridge-board.js';
 import { makeOrder } from '../../support/fixtures.js';
-import { openScannerSim, silentLog, type ScannerSim } from '../../support/lanes.js';
-import { openPtyPair, type PtyPair } from '../../support/pty.js';
+import { startBridgeLaneRig, type BridgeLaneRig } from '../../support/bridge-lane.js';
+import { openScannerSim, type ScannerSim } from '../../support/lanes.js';
+import type { PtyPair } from '../../support/pty.js';
 import {
   docImage, launchBrowser, openConsole, screenshots, screenProblems, signIn, startConsoleBox, SUPERVISOR, type ConsoleBox,
 } from '../../support/console-browser.js';
@@ -17,31 +16,17 @@ let browser: Browser;
 let cb: ConsoleBox;
 let context: BrowserContext;
 let page: Page;
+let rig: BridgeLaneRig;
 let scannerPty: PtyPair;
-let bridgePty: PtyPair;
 let board: BridgeBoard;
 let scanner: ScannerSim;
 
 beforeAll(async () => {
-  scannerPty = await openPtyPair('scanner');
-  bridgePty = await openPtyPair('bridge');
-  board = await startBridgeBoard(bridgePty.device);
-  const config = laneConfigSchema.parse({
-    lanes: [
-      {
-        name: 'entrada-1',
-        direction: 'entrada',
-        operador: 'Catraca Norte',
-        debounceMs: 0,
-        scanners: [{ path: scannerPty.box, suffix: 'cr' }],
-        relay: { driver: 'bridge', path: bridgePty.box, pulseMs: 200, heartbeatTimeoutMs: 1000 },
-        passage: { timeoutMs: 1500 },
-      },
-    ],
-  });
+  rig = await startBridgeLaneRig();
+  ({ scannerPty, board } = rig);
   [browser, cb] = await Promise.all([
     launchBrowser(),
-    startConsoleBox({ lanes: ({ db, clock, checkin, tenantId }) => startLanes({ config, db, clock, checkin, tenantId, log: silentLog }) }),
+    startConsoleBox({ lanes: rig.lanes }),
   ]);
   cb.box.importOrders([makeOrder({ prefix: 'LANE', people: 4 })]);
   scanner = await openScannerSim(scannerPty.device);
@@ -52,9 +37,7 @@ afterAll(async () => {
   await browser?.close();
   await scanner?.close();
   await cb?.close();
-  await board?.stop();
-  await scannerPty?.close();
-  await bridgePty?.close();
+  await rig?.close();
 });
 afterEach(async () => {
   await context?.close();
