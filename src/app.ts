@@ -13,6 +13,8 @@ import { AppError, errorEnvelope } from './http/errors.js';
 import { openapiOptions, type OperationDocs } from './http/openapi.js';
 import { VERSION } from './version.js';
 
+// The same app runs over http or https (GATE_TLS_CERT): the server, request and reply types stay open.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type App = FastifyInstance<any, any, any, FastifyBaseLogger, ZodTypeProvider>;
 /** A feature's routes: registered by buildApp under each path prefix the spec names. */
 export type RouteRegistrar = (app: App) => void;

@@ -72,8 +72,8 @@ export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, 
   const view = createConsoleView(base);
   const publish = scanPublisher(feed, view, clock);
   const logScan = logger ? scanLogger(logger.child({ modulo: 'portaria' })) : undefined;
-  let gatesInfo: GatesInfo | undefined;
-  const metrics = createMetrics({ db, clock, gates: () => gatesInfo, sync, clockCheck });
+  // Read at scrape time, after the lanes below have started.
+  const metrics = createMetrics({ db, clock, gates: () => gates, sync, clockCheck });
   const onResult = (notice: ScanNotice) => {
     logScan?.(notice);
     metrics.observe(notice);
@@ -81,7 +81,6 @@ export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, 
   };
   const checkin = createCheckinService({ db, clock, storage, onResult, clockCheck, ...(logger ? { log: logger } : {}) });
   const gates = lanes?.({ checkin, storage, onGrant: metrics.observeGrant });
-  gatesInfo = gates;
   const sessions = createConsoleSessions({ sqlite: db.sqlite, clock, idleMinutes: consoleIdleMinutes });
   const guard = consoleGuard(sessions);
   const panels = createConsolePanels({ ...base, gates, sync });

@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import type { Db } from '../db/open.js';
 import { defineQuery, run } from '../db/query.js';

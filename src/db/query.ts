@@ -9,7 +9,7 @@ import type { DB } from './schema.js';
 // async executor is used by the migrator only. docs/architecture.md, "The data layer".
 
 /** A query's row: kysely's own inference (the selected columns, their nullability). */
-export type RowOf<Q extends Compilable<any>> = InferResult<Q>[number];
+export type RowOf<Q extends Compilable<unknown>> = InferResult<Q>[number];
 
 /** Stands for one named argument of a query defined with `defineQuery`. */
 class Param {
@@ -19,17 +19,17 @@ class Param {
 const params = (p: readonly unknown[]) => p.map((v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v));
 
 /** Rows of a query built for one call (rare paths: listings with optional filters, the CLI, sync). */
-export function all<Q extends Compilable<any>>(db: Db, query: Q): RowOf<Q>[] {
+export function all<Q extends Compilable<unknown>>(db: Db, query: Q): RowOf<Q>[] {
   const { sql, parameters } = query.compile();
   return db.statement(sql).all(...params(parameters)) as RowOf<Q>[];
 }
 
-export function first<Q extends Compilable<any>>(db: Db, query: Q): RowOf<Q> | undefined {
+export function first<Q extends Compilable<unknown>>(db: Db, query: Q): RowOf<Q> | undefined {
   const { sql, parameters } = query.compile();
   return db.statement(sql).get(...params(parameters)) as RowOf<Q> | undefined;
 }
 
-export function run(db: Db, query: Compilable<any>): Database.RunResult {
+export function run(db: Db, query: Compilable<unknown>): Database.RunResult {
   const { sql, parameters } = query.compile();
   return db.statement(sql).run(...params(parameters));
 }
@@ -69,7 +69,7 @@ const compiler = new Kysely<DB>({
  * query builder and `p`, whose properties stand for the arguments (`where('qr_code', '=', p.qr)`);
  * each call binds its arguments by name. Defined at module level.
  */
-export function defineQuery<A extends Record<string, unknown>, Q extends Compilable<any>>(build: (k: Kysely<DB>, p: A) => Q): Query<A, RowOf<Q>> {
+export function defineQuery<A extends Record<string, unknown>, Q extends Compilable<unknown>>(build: (k: Kysely<DB>, p: A) => Q): Query<A, RowOf<Q>> {
   const used = new Set<Param>();
   const p = new Proxy({}, {
     get: (_t, name) => {

@@ -29,7 +29,7 @@ export interface KindHandler {
 }
 
 function handler<T, R>(
-  schema: z.ZodType<T, any>,
+  schema: z.ZodType<T, unknown>,
   upsert: (db: Db, tenantId: number, record: T, nowIso: string) => R,
   outcome: (result: R) => WriteOutcome,
   predict: (db: Db, tenantId: number, record: T) => WriteOutcome,

@@ -120,7 +120,7 @@ function committer({ db, tenantId, nowIso }: WriteContext, counts: WriteCounts) 
       } catch (error) {
         // OrderConflictError and ComboDataError name the field; say which record it was.
         const where = error && typeof error === 'object' && 'path' in error && Array.isArray(error.path) ? (error.path as (string | number)[]) : [];
-        throw new Error(`${formatPath([r.kind, r.index, ...where])}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(`${formatPath([r.kind, r.index, ...where])}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       }
     }
     return outcomes;

@@ -92,7 +92,7 @@ const PARSE_SLICE_MS = 3;
  * Parses each item with the import schema; an item that does not fit is set aside, never the whole
  * page. Yields to the event loop between slices, so check-ins are not held up by a big page.
  */
-export async function parseEach<T>(items: unknown[], schema: z.ZodType<T, any>, refOf: (raw: unknown, index: number) => string) {
+export async function parseEach<T>(items: unknown[], schema: z.ZodType<T, unknown>, refOf: (raw: unknown, index: number) => string) {
   const ok: T[] = [];
   const rejected: Rejected[] = [];
   // The caller has just parsed the JSON of the page: that was a slice already.

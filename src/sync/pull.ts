@@ -82,7 +82,10 @@ export function createOrderPuller({ db, clock, log, client, tenantId, state, tun
       }
       recordRejects(db, tenantId, 'pedido', rejected, storedRefs, now);
       const finished = i >= page.items.length;
-      if (inboxId !== null) (finished ? done.run(inboxId) : progress.run(i, inboxId));
+      if (inboxId !== null) {
+        if (finished) done.run(inboxId);
+        else progress.run(i, inboxId);
+      }
       if (finished) state.succeeded(activity);
       return { next: i, stored: storedRefs.length };
     }, BACKGROUND);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClock } from '../../src/clock.js';
 import { tempDir, TZ } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
-import { BIN, ensureBuilt, ROOT, serveGate } from '../support/gate-process.js';
+import { BIN, ensureBuilt, serveGate } from '../support/gate-process.js';
 import { writeImportFile } from './run.js';
 
 // The real `gate` as a user runs it: node bin/gate.js, compiled code in dist/, separate processes

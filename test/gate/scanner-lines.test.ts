@@ -154,7 +154,7 @@ describe('debouncer', () => {
   });
 
   it('window 0 disables it; memory stays bounded under a flood', () => {
-    let t = 0;
+    const t = 0;
     const off = createDebouncer({ windowMs: 0, clock: createClock('UTC', () => new Date(t)) });
     expect([off.accept('A'), off.accept('A')]).toEqual([true, true]);
     const d = createDebouncer({ windowMs: 60_000, clock: createClock('UTC', () => new Date(t)), maxTracked: 4 });

@@ -6,7 +6,6 @@ import { pedidoSchema, type PedidoInput } from '../../src/orders/order.schemas.j
 import { makeAvailability, seedAvailability, seedCombos } from '../combos/combo-data.js';
 import { seedClients } from '../clients/client-data.js';
 import { createTestBox, type TestBox } from '../support/box.js';
-import { makeOrder } from '../support/fixtures.js';
 import { checkin, reverse } from '../support/http.js';
 import { refusalsBox } from './refusals.data.js';
 

@@ -6,7 +6,7 @@ import { seedClients } from '../clients/client-data.js';
 import { makeAvailability, makeCombo, seedAvailability, seedCombos, uuid } from '../combos/combo-data.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { silentLog } from '../support/lanes.js';
-import { TODAY, OUTRO_ONLY_DATE, TWIN, O, NX, P, MARKERS, order, additional, parqueOrders, outroOrders, parqueClients, outroClients } from './tenant-isolation.data.js';
+import { TODAY, OUTRO_ONLY_DATE, TWIN, O, NX, P, MARKERS, parqueOrders, outroOrders, parqueClients, outroClients } from './tenant-isolation.data.js';
 
 // Tenant isolation, swept over every endpoint and every parameter (docs/security.md, "One tenant
 // learns nothing of another's"). Both tenants hold look-alike data: some identifiers exist in both

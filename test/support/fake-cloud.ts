@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { createApiKey } from '../../src/auth/api-keys.js';
 import { assembleBox } from '../../src/box.js';

@@ -93,7 +93,7 @@ export function startLive(opts: { sessionLost: () => void }): Live {
           setStatus({ online: true, generation: status.generation + (lostOnce ? 1 : 0) });
           lostOnce = false;
         }
-        let data: unknown = null;
+        let data: unknown;
         try {
           data = JSON.parse((e as MessageEvent<string>).data);
         } catch {

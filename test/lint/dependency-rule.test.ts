@@ -1,0 +1,33 @@
+import path from 'node:path';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+// The lint step's dependency rule (eslint.config.js): shared code imports no feature folder, so
+// imports flow one way (docs/architecture.md, "Layers"). Checked here on the real config.
+const eslint = new ESLint({ cwd: path.resolve(import.meta.dirname, '../..') });
+
+async function restricted(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path.resolve(import.meta.dirname, '../..', file) });
+  return result!.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+}
+
+describe('shared code does not import feature folders', () => {
+  it.each([
+    ['src/lib/example.ts', "import { createCheckinService } from '../checkin/checkin.service.js';"],
+    ['src/lib/example.ts', "import { createBox } from '../box-lifecycle.js';"],
+    ['src/db/example.ts', "import type { GatesInfo } from '../gate/gates.js';"],
+    ['src/clock.ts', "import { syncSummary } from './sync/sync.repo.js';"],
+    ['migrations/0099_example.ts', "import { ensureTenant } from '../src/tenants/tenants.repo.js';"],
+  ])('%s: %s is refused', async (file, code) => {
+    expect(await restricted(file, `${code}\nexport {};\n`)).toEqual([expect.stringMatching(/must not import a feature folder/)]);
+  });
+
+  it.each([
+    ['src/lib/example.ts', "import { crc16 } from './crc.js';"],
+    ['src/db/example.ts', "import type { Log } from '../lib/log.js';"],
+    ['src/db/example.ts', "import { systemClock } from '../clock.js';"],
+    ['src/checkin/example.ts', "import { createGates } from '../gate/gates.js';"],
+  ])('%s: %s is allowed', async (file, code) => {
+    expect(await restricted(file, `${code}\nexport {};\n`)).toEqual([]);
+  });
+});
