@@ -3,13 +3,29 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 // Feature folders under src/ (docs/architecture.md, "Layers"). Shared code imports none of them.
-const FEATURES = ['auth', 'checkin', 'cli', 'clients', 'combos', 'console', 'demo', 'gate', 'http', 'import', 'orders', 'retention', 'sync', 'tenants'];
+const FEATURES = [
+  'auth',
+  'checkin',
+  'cli',
+  'clients',
+  'combos',
+  'console',
+  'demo',
+  'gate',
+  'http',
+  'import',
+  'orders',
+  'retention',
+  'sync',
+  'tenants',
+];
 const featureImports = (prefix) => FEATURES.map((f) => `${prefix}${f}/**`);
 const shared = (from, extra = []) => ({
   patterns: [
     {
       group: [...featureImports(from), ...extra],
-      message: 'Shared code (src/lib, src/db, src/clock.ts, src/config.ts, migrations) must not import a feature folder: move the shared part down instead.',
+      message:
+        'Shared code (src/lib, src/db, src/clock.ts, src/config.ts, migrations) must not import a feature folder: move the shared part down instead.',
     },
   ],
 });
@@ -22,7 +38,10 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly' } },
     rules: {
       // `_`-prefixed names are deliberate (a signature to fit, a value to skip).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
     },
   },
   {
@@ -30,7 +49,10 @@ export default tseslint.config(
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
-  { files: ['src/lib/**/*.ts'], rules: { 'no-restricted-imports': ['error', shared('../', ['../*.js', '!../lib/**'])] } },
+  {
+    files: ['src/lib/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', shared('../', ['../*.js', '!../lib/**'])] },
+  },
   { files: ['src/db/**/*.ts'], rules: { 'no-restricted-imports': ['error', shared('../')] } },
   { files: ['src/clock.ts', 'src/config.ts'], rules: { 'no-restricted-imports': ['error', shared('./')] } },
   { files: ['migrations/**/*.ts'], rules: { 'no-restricted-imports': ['error', shared('../src/')] } },

@@ -39,8 +39,18 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-console.log(`Key verification, ns per key (median of ${ROUNDS} rounds of ${PER_ROUND}; node ${process.version}, ${os.cpus().length} cpus, load ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')})`);
-for (const [name, xs] of Object.entries(samples)) console.log(`  ${name.padEnd(24)} ${median(xs).toFixed(0).padStart(6)} ns   (rounds ${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`);
-console.log(`ratio unknown id / wrong secret: ${(median(samples['unknown key id']!) / median(samples['known id, wrong secret']!)).toFixed(3)}`);
+console.log(
+  `Key verification, ns per key (median of ${ROUNDS} rounds of ${PER_ROUND}; node ${process.version}, ${os.cpus().length} cpus, load ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ')})`,
+);
+for (const [name, xs] of Object.entries(samples))
+  console.log(
+    `  ${name.padEnd(24)} ${median(xs).toFixed(0).padStart(6)} ns   (rounds ${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`,
+  );
+console.log(
+  `ratio unknown id / wrong secret: ${(median(samples['unknown key id']!) / median(samples['known id, wrong secret']!)).toFixed(3)}`,
+);
 db.close();
 fs.rmSync(dir, { recursive: true, force: true });

@@ -13,7 +13,12 @@ declare module 'autocannon' {
     }
     interface Request extends RawRequest {
       setupRequest?: (request: RawRequest, context: Record<string, unknown>) => RawRequest | null | undefined;
-      onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, unknown>) => void;
+      onResponse?: (
+        status: number,
+        body: string,
+        context: Record<string, unknown>,
+        headers: Record<string, unknown>,
+      ) => void;
     }
     interface Options {
       url: string;
@@ -68,6 +73,9 @@ declare module 'autocannon' {
     }
   }
 
-  function autocannon(opts: autocannon.Options, cb: (err: Error | null, result: autocannon.Result) => void): autocannon.Instance;
+  function autocannon(
+    opts: autocannon.Options,
+    cb: (err: Error | null, result: autocannon.Result) => void,
+  ): autocannon.Instance;
   export = autocannon;
 }

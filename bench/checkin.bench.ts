@@ -6,7 +6,22 @@ import { createClock } from '../src/clock.js';
 import { fillDatabase, qrOf } from './fill.js';
 import { combine, runClosedLoop, runFixedRate, startChild, type Child, type LoadResult } from './load.js';
 import { observe, type Observed } from './observe.js';
-import { LOAD_HEADER, cpuPerRequest, fsyncProbe, heading, int, loadRow, machine, mb, measured, ms, out, statusLine, table, type Measured } from './report.js';
+import {
+  LOAD_HEADER,
+  cpuPerRequest,
+  fsyncProbe,
+  heading,
+  int,
+  loadRow,
+  machine,
+  mb,
+  measured,
+  ms,
+  out,
+  statusLine,
+  table,
+  type Measured,
+} from './report.js';
 
 // `npm run bench`: check-in throughput, latency at a fixed rate and memory of the real box on a
 // 1,000,000-person database, against a bare fastify baseline. A measurement, not a test: it exits 0
@@ -36,7 +51,8 @@ const childExecArgv = [
 ];
 
 /** Requests for about `seconds` at the rate of `previous`, a multiple of the connections. */
-const amountFor = (previous: LoadResult, seconds: number) => Math.max(CONNECTIONS, Math.round((previous.rps * seconds) / CONNECTIONS) * CONNECTIONS);
+const amountFor = (previous: LoadResult, seconds: number) =>
+  Math.max(CONNECTIONS, Math.round((previous.rps * seconds) / CONNECTIONS) * CONNECTIONS);
 
 async function main(): Promise<number> {
   fs.rmSync(workDir, { recursive: true, force: true });
@@ -61,8 +77,12 @@ async function run(children: Child[]): Promise<number> {
   heading('1. Fill');
   const clock = createClock('America/Sao_Paulo');
   const fill = await fillDatabase(dbFile, clock, ORDERS);
-  out(`${int(fill.orders)} paid orders × 4 = ${int(fill.people)} people, tenant 'bench', valid today ${fill.today} (America/Sao_Paulo)`);
-  out(`filled in ${fill.seconds.toFixed(1)} s (${int(fill.people / fill.seconds)} people/s); database file ${mb(fill.bytes)}`);
+  out(
+    `${int(fill.orders)} paid orders × 4 = ${int(fill.people)} people, tenant 'bench', valid today ${fill.today} (America/Sao_Paulo)`,
+  );
+  out(
+    `filled in ${fill.seconds.toFixed(1)} s (${int(fill.people / fill.seconds)} people/s); database file ${mb(fill.bytes)}`,
+  );
 
   let nextPerson = 0;
   const checkinBody = () => JSON.stringify({ qr_code: qrOf(nextPerson++), terminal: 'bench' });
@@ -79,7 +99,11 @@ async function run(children: Child[]): Promise<number> {
   const box = await startChild(['box', dbFile], childExecArgv);
   children.push(box);
   const boxUrl = `http://127.0.0.1:${box.port}${CHECKIN}`;
-  const probe = await fetch(boxUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': fill.apiKey }, body: checkinBody() });
+  const probe = await fetch(boxUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': fill.apiKey },
+    body: checkinBody(),
+  });
   const answer = (await probe.json()) as { success: boolean; data: unknown };
   if (!answer.success) throw new Error(`the first check-in was refused: ${JSON.stringify(answer)}`);
   const answerFile = path.join(workDir, 'answer.json');
@@ -87,19 +111,40 @@ async function run(children: Child[]): Promise<number> {
   const door = await startChild(['door', dbFile, answerFile], childExecArgv);
   children.push(door);
   const pids = [baseline.pid, box.pid, door.pid];
-  const baseLoad = { url: `http://127.0.0.1:${baseline.port}/echo`, headers: {}, nextBody: echoBody, connections: CONNECTIONS };
-  const boxLoad = { url: boxUrl, headers: { 'x-api-key': fill.apiKey }, nextBody: checkinBody, connections: CONNECTIONS };
-  const doorLoad = { url: `http://127.0.0.1:${door.port}${CHECKIN}`, headers: { 'x-api-key': fill.apiKey }, nextBody: echoBody, connections: CONNECTIONS };
+  const baseLoad = {
+    url: `http://127.0.0.1:${baseline.port}/echo`,
+    headers: {},
+    nextBody: echoBody,
+    connections: CONNECTIONS,
+  };
+  const boxLoad = {
+    url: boxUrl,
+    headers: { 'x-api-key': fill.apiKey },
+    nextBody: checkinBody,
+    connections: CONNECTIONS,
+  };
+  const doorLoad = {
+    url: `http://127.0.0.1:${door.port}${CHECKIN}`,
+    headers: { 'x-api-key': fill.apiKey },
+    nextBody: echoBody,
+    connections: CONNECTIONS,
+  };
   out(`baseline: pid ${baseline.pid}, POST ${baseLoad.url} (bare fastify 5, returns a small JSON object)`);
-  out(`check-in: pid ${box.pid}, POST ${boxLoad.url} (the real box${childExecArgv.length ? `; node ${childExecArgv.join(' ')}` : ''})`);
-  out(`door:     pid ${door.pid}, POST ${doorLoad.url} (the box's app, auth and validation; answers a recorded real answer of ${int(JSON.stringify(answer).length)} bytes, no database work)`);
+  out(
+    `check-in: pid ${box.pid}, POST ${boxLoad.url} (the real box${childExecArgv.length ? `; node ${childExecArgv.join(' ')}` : ''})`,
+  );
+  out(
+    `door:     pid ${door.pid}, POST ${doorLoad.url} (the box's app, auth and validation; answers a recorded real answer of ${int(JSON.stringify(answer).length)} bytes, no database work)`,
+  );
   out(`each request: {"qr_code": <a never-used QR>, "terminal": "bench"}; check-in with X-API-Key (vouchers:checkin)`);
   const mem: { phase: string; rss: number; hwm: number; wal: number }[] = [];
   const sample = async (phase: string) => mem.push({ phase, ...(await box.mem()) });
   await sample('start');
 
   // (a) Max throughput, closed loop; the two servers take turns so that other load on the machine hits both.
-  heading(`3. (a) Max throughput: ${CONNECTIONS} connections, pipelining 1, ${ROUNDS} rounds of ~${ROUND_SECONDS} s each, taking turns`);
+  heading(
+    `3. (a) Max throughput: ${CONNECTIONS} connections, pipelining 1, ${ROUNDS} rounds of ~${ROUND_SECONDS} s each, taking turns`,
+  );
   // Warm-up (JIT, caches), then one more second of it to size round 1 at the warm rate.
   const warmUp = async (load: typeof baseLoad) => {
     const first = await runClosedLoop({ ...load, amount: WARMUP_REQUESTS });
@@ -114,8 +159,16 @@ async function run(children: Child[]): Promise<number> {
   const doorRounds: (LoadResult & Measured)[] = [];
   const boxRounds: (LoadResult & Measured)[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
-    baseRounds.push(await measured(pids, baseline.pid, () => runClosedLoop({ ...baseLoad, amount: amountFor(baseRounds.at(-1) ?? baseWarm.last, ROUND_SECONDS) })));
-    doorRounds.push(await measured(pids, door.pid, () => runClosedLoop({ ...doorLoad, amount: amountFor(doorRounds.at(-1) ?? doorWarm.last, ROUND_SECONDS) })));
+    baseRounds.push(
+      await measured(pids, baseline.pid, () =>
+        runClosedLoop({ ...baseLoad, amount: amountFor(baseRounds.at(-1) ?? baseWarm.last, ROUND_SECONDS) }),
+      ),
+    );
+    doorRounds.push(
+      await measured(pids, door.pid, () =>
+        runClosedLoop({ ...doorLoad, amount: amountFor(doorRounds.at(-1) ?? doorWarm.last, ROUND_SECONDS) }),
+      ),
+    );
     // Never more check-ins than there are unused people (the fixed-rate runs need theirs too).
     const unused = fill.people - nextPerson - 3 * FIXED_RATE * FIXED_SECONDS;
     const cap = Math.floor(unused / (ROUNDS - round + 1) / CONNECTIONS) * CONNECTIONS;
@@ -125,7 +178,10 @@ async function run(children: Child[]): Promise<number> {
   }
   const sum = (rs: Measured[], f: (m: Measured) => number) => rs.reduce((n, r) => n + f(r), 0);
   const all = (rs: (LoadResult & Measured)[]) =>
-    Object.assign(combine(rs), { others: sum(rs, (r) => r.others) / rs.length, cpu: { server: sum(rs, (r) => r.cpu.server), generator: sum(rs, (r) => r.cpu.generator) } });
+    Object.assign(combine(rs), {
+      others: sum(rs, (r) => r.others) / rs.length,
+      cpu: { server: sum(rs, (r) => r.cpu.server), generator: sum(rs, (r) => r.cpu.generator) },
+    });
   const baseMax = all(baseRounds);
   const doorMax = all(doorRounds);
   const max = all(boxRounds);
@@ -134,7 +190,11 @@ async function run(children: Child[]): Promise<number> {
     loadRow('baseline warm-up', baseWarm.all),
     loadRow('door warm-up', doorWarm.all),
     loadRow('check-in warm-up', warm.all),
-    ...baseRounds.flatMap((b, i) => [loadRow(`baseline round ${i + 1}`, b), loadRow(`door round ${i + 1}`, doorRounds[i]!), loadRow(`check-in round ${i + 1}`, boxRounds[i]!)]),
+    ...baseRounds.flatMap((b, i) => [
+      loadRow(`baseline round ${i + 1}`, b),
+      loadRow(`door round ${i + 1}`, doorRounds[i]!),
+      loadRow(`check-in round ${i + 1}`, boxRounds[i]!),
+    ]),
     loadRow('BASELINE (rounds)', baseMax),
     loadRow('DOOR (rounds)', doorMax),
     loadRow('CHECK-IN (rounds)', max),
@@ -149,10 +209,14 @@ async function run(children: Child[]): Promise<number> {
 
   // (b) Fixed rate against the check-in route alone.
   heading(`3. (b) Fixed rate: ${int(FIXED_RATE)} req/s for ${FIXED_SECONDS} s against the check-in route`);
-  out(`${FIXED_STREAMS} connections of ${FIXED_RATE / FIXED_STREAMS} req/s each, their seconds offset by ${1000 / FIXED_STREAMS} ms`);
+  out(
+    `${FIXED_STREAMS} connections of ${FIXED_RATE / FIXED_STREAMS} req/s each, their seconds offset by ${1000 / FIXED_STREAMS} ms`,
+  );
   const fixedRun = async () => {
     const [stopServer, stopGenerator] = [await box.observe(), observe()];
-    const r = await measured(pids, box.pid, () => runFixedRate({ ...boxLoad, rate: FIXED_RATE, seconds: FIXED_SECONDS, streams: FIXED_STREAMS }));
+    const r = await measured(pids, box.pid, () =>
+      runFixedRate({ ...boxLoad, rate: FIXED_RATE, seconds: FIXED_SECONDS, streams: FIXED_STREAMS }),
+    );
     return Object.assign(r, { server: await stopServer(), generator: stopGenerator() });
   };
   const attempts: Awaited<ReturnType<typeof fixedRun>>[] = [];
@@ -160,13 +224,20 @@ async function run(children: Child[]): Promise<number> {
   while (attempts.at(-1)!.others > BUSY && attempts.length < 3);
   await sample('fixed rate');
   const fixed = attempts.reduce((a, b) => (b.others < a.others ? b : a)); // the quietest run
-  table([LOAD_HEADER, ...attempts.map((a, i) => loadRow(`fixed rate #${i + 1}${a === fixed && attempts.length > 1 ? ' (used)' : ''}`, a))]);
-  if (attempts.length > 1) out(`run again while other processes used more than ${BUSY}% of a core; the quietest run is used`);
+  table([
+    LOAD_HEADER,
+    ...attempts.map((a, i) => loadRow(`fixed rate #${i + 1}${a === fixed && attempts.length > 1 ? ' (used)' : ''}`, a)),
+  ]);
+  if (attempts.length > 1)
+    out(`run again while other processes used more than ${BUSY}% of a core; the quietest run is used`);
   out(`status codes: ${attempts.map((a) => statusLine(a)).join('; ')}`);
   attempts.forEach((a, i) => {
     const { server: s, generator: g } = a;
-    const gc = (o: Observed) => `GC ${o.gc.count} pauses, ${o.gc.totalMs.toFixed(0)} ms in all, longest ${ms(o.gc.maxMs)}; event-loop delay p99 ${ms(o.loopDelay.p99)}, max ${ms(o.loopDelay.max)}`;
-    out(`#${i + 1} server side (request event → response finished): p50 ${ms(s.server!.p50)}, p99 ${ms(s.server!.p99)}, max ${ms(s.server!.max)}; ${gc(s)}`);
+    const gc = (o: Observed) =>
+      `GC ${o.gc.count} pauses, ${o.gc.totalMs.toFixed(0)} ms in all, longest ${ms(o.gc.maxMs)}; event-loop delay p99 ${ms(o.loopDelay.p99)}, max ${ms(o.loopDelay.max)}`;
+    out(
+      `#${i + 1} server side (request event → response finished): p50 ${ms(s.server!.p50)}, p99 ${ms(s.server!.p99)}, max ${ms(s.server!.max)}; ${gc(s)}`,
+    );
     out(`#${i + 1} load generator (this process): ${gc(g)}`);
   });
 
@@ -190,9 +261,15 @@ async function run(children: Child[]): Promise<number> {
   const allEvents = count('SELECT count(*) AS n FROM events');
   check.close();
   out(`QRs sent ${int(nextPerson)}, responses ${int(sent)}, 2xx ${int(acknowledged)}`);
-  out(`people with checkin_em set: ${int(checkedIn)}; 'ok' check-in events: ${int(okEvents)}; events in all: ${int(allEvents)}`);
+  out(
+    `people with checkin_em set: ${int(checkedIn)}; 'ok' check-in events: ${int(okEvents)}; events in all: ${int(allEvents)}`,
+  );
   const bookkeepingOk = checkedIn === acknowledged && okEvents === acknowledged && nextPerson === sent;
-  out(bookkeepingOk ? 'OK: the database holds exactly the acknowledged check-ins' : 'MISMATCH: the database and the responses disagree');
+  out(
+    bookkeepingOk
+      ? 'OK: the database holds exactly the acknowledged check-ins'
+      : 'MISMATCH: the database and the responses disagree',
+  );
 
   // 5. Summary
   // Other load on the machine only ever lowers a round's throughput: the best round of each is its capacity.
@@ -203,22 +280,50 @@ async function run(children: Child[]): Promise<number> {
   heading('Summary');
   table([
     ['measure', 'value'],
-    ['baseline max throughput', `best round ${int(best(baseRounds).rps)} req/s; all rounds ${int(baseMax.rps)} req/s (p50 ${ms(baseMax.latency.p50)}, p99 ${ms(baseMax.latency.p99)})`],
-    ['check-in max throughput', `best round ${int(best(boxRounds).rps)} req/s; all rounds ${int(max.rps)} req/s (p50 ${ms(max.latency.p50)}, p99 ${ms(max.latency.p99)})`],
-    ['door max throughput', `best round ${int(best(doorRounds).rps)} req/s; all rounds ${int(doorMax.rps)} req/s (p50 ${ms(doorMax.latency.p50)}, p99 ${ms(doorMax.latency.p99)})`],
-    ['ratio check-in / baseline', `${ratio.toFixed(2)} best rounds; ${(max.rps / baseMax.rps).toFixed(2)} all rounds; by round ${boxRounds.map((b, i) => (b.rps / baseRounds[i]!.rps).toFixed(2)).join(', ')}`],
-    ['ratio door / baseline', `${doorRatio.toFixed(2)} best rounds (the HTTP door alone, no database work: the ceiling of the ratio)`],
-    ['CPU per request, server / generator', `baseline ${cpuPerRequest(baseMax)}; door ${cpuPerRequest(doorMax)}; check-in ${cpuPerRequest(max)}`],
-    [`check-in at ${int(FIXED_RATE)} req/s`, `p50 ${ms(fixed.latency.p50)}, p99 ${ms(fixed.latency.p99)}, max ${ms(fixed.latency.max)} (${int(fixed.rps)} req/s achieved)`],
-    ['other processes, CPU', `${Math.round(baseMax.others)}% / ${Math.round(max.others)}% / ${Math.round(fixed.others)}% of one core (baseline / check-in / fixed rate)`],
+    [
+      'baseline max throughput',
+      `best round ${int(best(baseRounds).rps)} req/s; all rounds ${int(baseMax.rps)} req/s (p50 ${ms(baseMax.latency.p50)}, p99 ${ms(baseMax.latency.p99)})`,
+    ],
+    [
+      'check-in max throughput',
+      `best round ${int(best(boxRounds).rps)} req/s; all rounds ${int(max.rps)} req/s (p50 ${ms(max.latency.p50)}, p99 ${ms(max.latency.p99)})`,
+    ],
+    [
+      'door max throughput',
+      `best round ${int(best(doorRounds).rps)} req/s; all rounds ${int(doorMax.rps)} req/s (p50 ${ms(doorMax.latency.p50)}, p99 ${ms(doorMax.latency.p99)})`,
+    ],
+    [
+      'ratio check-in / baseline',
+      `${ratio.toFixed(2)} best rounds; ${(max.rps / baseMax.rps).toFixed(2)} all rounds; by round ${boxRounds.map((b, i) => (b.rps / baseRounds[i]!.rps).toFixed(2)).join(', ')}`,
+    ],
+    [
+      'ratio door / baseline',
+      `${doorRatio.toFixed(2)} best rounds (the HTTP door alone, no database work: the ceiling of the ratio)`,
+    ],
+    [
+      'CPU per request, server / generator',
+      `baseline ${cpuPerRequest(baseMax)}; door ${cpuPerRequest(doorMax)}; check-in ${cpuPerRequest(max)}`,
+    ],
+    [
+      `check-in at ${int(FIXED_RATE)} req/s`,
+      `p50 ${ms(fixed.latency.p50)}, p99 ${ms(fixed.latency.p99)}, max ${ms(fixed.latency.max)} (${int(fixed.rps)} req/s achieved)`,
+    ],
+    [
+      'other processes, CPU',
+      `${Math.round(baseMax.others)}% / ${Math.round(max.others)}% / ${Math.round(fixed.others)}% of one core (baseline / check-in / fixed rate)`,
+    ],
     ['check-in non-2xx / errors', `${int(nonOk)} of ${int(sent)}`],
     ['server child peak RSS', mb(peakRss)],
     ['database', `${int(fill.people)} people, ${mb(fill.bytes)}, filled in ${fill.seconds.toFixed(1)} s`],
   ]);
   out();
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
-  out(`TARGET ratio check-in/baseline (best rounds) >= ${TARGET.ratio}: ${ratio.toFixed(2)} ${verdict(ratio >= TARGET.ratio)}`);
-  out(`TARGET p99 at ${int(FIXED_RATE)} req/s < ${TARGET.p99} ms: ${ms(fixed.latency.p99)} ${verdict(fixed.latency.p99 < TARGET.p99)}`);
+  out(
+    `TARGET ratio check-in/baseline (best rounds) >= ${TARGET.ratio}: ${ratio.toFixed(2)} ${verdict(ratio >= TARGET.ratio)}`,
+  );
+  out(
+    `TARGET p99 at ${int(FIXED_RATE)} req/s < ${TARGET.p99} ms: ${ms(fixed.latency.p99)} ${verdict(fixed.latency.p99 < TARGET.p99)}`,
+  );
   out(`TARGET peak RSS < ${TARGET.rssMb} MB: ${mb(peakRss)} ${verdict(peakRss < TARGET.rssMb * 1024 * 1024)}`);
   out(`CHECK every check-in request succeeded (non-2xx + errors = 0): ${int(nonOk)} ${verdict(nonOk === 0)}`);
   out(`CHECK durable check-ins = 2xx responses: ${int(checkedIn)} = ${int(acknowledged)} ${verdict(bookkeepingOk)}`);

@@ -23,7 +23,8 @@ export interface FillResult {
 
 const DAY_MS = 86_400_000;
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-const daysBefore = (date: string, days: number) => new Date(Date.parse(`${date}T12:00:00Z`) - days * DAY_MS).toISOString().slice(0, 10);
+const daysBefore = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T12:00:00Z`) - days * DAY_MS).toISOString().slice(0, 10);
 
 /**
  * Fills a fresh database with `orders` paid orders of PEOPLE_PER_ORDER people each, all valid today
@@ -53,9 +54,22 @@ export async function fillDatabase(file: string, clock: Clock, orders: number): 
     origem: 'online',
     pagamento: { valores: { total_bruto: 400, valor_estornado: 0 } },
     cliente: {
-      nome: 'Maria', sobrenome: 'Silva', email: 'maria@example.com', cpf: '123.456.789-09', data_nascimento: '1990-05-01',
-      telefone: '(11) 99999-0000', whatsapp: '(11) 99999-0000',
-      endereco: { cep: '01001-000', rua: 'Praça da Sé', numero: '1', complemento: '', bairro: 'Sé', cidade: 'São Paulo', estado: 'SP' },
+      nome: 'Maria',
+      sobrenome: 'Silva',
+      email: 'maria@example.com',
+      cpf: '123.456.789-09',
+      data_nascimento: '1990-05-01',
+      telefone: '(11) 99999-0000',
+      whatsapp: '(11) 99999-0000',
+      endereco: {
+        cep: '01001-000',
+        rua: 'Praça da Sé',
+        numero: '1',
+        complemento: '',
+        bairro: 'Sé',
+        cidade: 'São Paulo',
+        estado: 'SP',
+      },
     },
     lotes: [],
   });

@@ -26,7 +26,17 @@ const TARGET_P99_MS = 15;
 
 const workDir = path.resolve('.bench-gate');
 const granted: Granted = {
-  ok: true, target: 'person', code: '', movement: 'checkin', at: '', orderId: null, numeroPedido: null, people: [], totalPessoas: 1, additional: null, withoutEntry: false,
+  ok: true,
+  target: 'person',
+  code: '',
+  movement: 'checkin',
+  at: '',
+  orderId: null,
+  numeroPedido: null,
+  people: [],
+  totalPessoas: 1,
+  additional: null,
+  withoutEntry: false,
 };
 const noDatabase = {
   checkIn: async () => ({ batch: false, result: granted, view: undefined }),
@@ -34,7 +44,6 @@ const noDatabase = {
   move: async () => granted,
   occupancy: () => [],
 } as unknown as CheckinService;
-
 
 interface Rig {
   scannerPty: PtyPair;
@@ -45,22 +54,41 @@ interface Rig {
 }
 
 /** One lane on its own ptys and its own firmware process, served by `checkin`. */
-async function rig(name: string, checkin: CheckinService, deps: { db: ReturnType<typeof openDatabase>; tenantId: number; clock: ReturnType<typeof createClock> }): Promise<Rig> {
+async function rig(
+  name: string,
+  checkin: CheckinService,
+  deps: { db: ReturnType<typeof openDatabase>; tenantId: number; clock: ReturnType<typeof createClock> },
+): Promise<Rig> {
   const scannerPty = await openPtyPair(`${name}-scanner`);
   const bridgePty = await openPtyPair(`${name}-bridge`);
   const board = await startBridgeBoard(bridgePty.device);
   const config = laneConfigSchema.parse({
-    lanes: [{
-      name, direction: 'entrada', operador: 'bench', debounceMs: 0,
-      scanners: [{ path: scannerPty.box, suffix: 'cr' }],
-      relay: { driver: 'bridge', path: bridgePty.box, pulseMs: 50 },
-    }],
+    lanes: [
+      {
+        name,
+        direction: 'entrada',
+        operador: 'bench',
+        debounceMs: 0,
+        scanners: [{ path: scannerPty.box, suffix: 'cr' }],
+        relay: { driver: 'bridge', path: bridgePty.box, pulseMs: 50 },
+      },
+    ],
   });
-  const lanes = startLanes({ config, db: deps.db, clock: deps.clock, checkin, tenantId: deps.tenantId, log: silentLog });
+  const lanes = startLanes({
+    config,
+    db: deps.db,
+    clock: deps.clock,
+    checkin,
+    tenantId: deps.tenantId,
+    log: silentLog,
+  });
   await board.waitFor('online', 1, { timeoutMs: 10_000 });
   const scanner = await openScannerSim(scannerPty.device);
   return {
-    scannerPty, bridgePty, board, scanner,
+    scannerPty,
+    bridgePty,
+    board,
+    scanner,
     async close() {
       await scanner.close();
       await lanes.gates.close();
@@ -106,7 +134,10 @@ async function main(): Promise<number> {
       for (let i = done; i < Math.min(SCANS, done + BLOCK); i++) times.base.push(await scanOnce(base, `B${i}`));
       for (let i = done; i < Math.min(SCANS, done + BLOCK); i++) times.real.push(await scanOnce(real, qrOf(i)));
     }
-    const checkedIn = db.sqlite.prepare("select count(*) from events where source = 'lane' and result = 'ok'").pluck().get() as number;
+    const checkedIn = db.sqlite
+      .prepare("select count(*) from events where source = 'lane' and result = 'ok'")
+      .pluck()
+      .get() as number;
     const b = summarise(times.base);
     const r = summarise(times.real);
     table([

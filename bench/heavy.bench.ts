@@ -33,7 +33,12 @@ const file = path.join(workDir, 'gate.db');
 const clock = createClock('America/Sao_Paulo');
 const fill = await fillDatabase(file, clock, ORDERS);
 const db = openDatabase(file);
-const reader = createApiKey(db, { tenantId: findTenant(db, TENANT)!.id, name: 'bench-erp', permissions: ['all'], nowIso: clock.nowIso() }).key;
+const reader = createApiKey(db, {
+  tenantId: findTenant(db, TENANT)!.id,
+  name: 'bench-erp',
+  permissions: ['all'],
+  nowIso: clock.nowIso(),
+}).key;
 db.close();
 
 const people = ORDERS * PEOPLE_PER_ORDER;
@@ -54,7 +59,12 @@ async function drain(body: AsyncIterable<unknown>) {
 }
 
 async function post(body: unknown, key: string) {
-  const res = await request(`${base}/api/v1/api-qrcode-checkin`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) });
+  const res = await request(`${base}/api/v1/api-qrcode-checkin`, {
+    method: 'POST',
+    dispatcher: agent,
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify(body),
+  });
   await drain(res.body);
   return res.statusCode;
 }
@@ -69,16 +79,34 @@ async function batches(until: number, counter: { n: number }) {
 
 async function listings(until: number, counter: { n: number }) {
   while (performance.now() < until) {
-    const res = await request(`${base}/api/v1/api-vouchers?limit=1000&marcar_sincronizado=false&offset=${(counter.n * 1000) % ORDERS}`, { dispatcher: agent, headers: { 'x-api-key': reader } });
+    const res = await request(
+      `${base}/api/v1/api-vouchers?limit=1000&marcar_sincronizado=false&offset=${(counter.n * 1000) % ORDERS}`,
+      { dispatcher: agent, headers: { 'x-api-key': reader } },
+    );
     await drain(res.body);
     counter.n++;
   }
 }
 
-
-heading(`Check-in latency alone and behind heavy work (${ORDERS.toLocaleString('en-US')} orders, ${SECONDS} s per phase, ${ROUNDS} rounds)`);
+heading(
+  `Check-in latency alone and behind heavy work (${ORDERS.toLocaleString('en-US')} orders, ${SECONDS} s per phase, ${ROUNDS} rounds)`,
+);
 for (const line of machine()) out(line);
-const rows: (string | number)[][] = [['round', 'phase', 'probes', 'p50', 'p99', 'max', 'batches', 'listings', 'box loop delay p99 / max', 'box GC max', 'CPU box / load / others']];
+const rows: (string | number)[][] = [
+  [
+    'round',
+    'phase',
+    'probes',
+    'p50',
+    'p99',
+    'max',
+    'batches',
+    'listings',
+    'box loop delay p99 / max',
+    'box GC max',
+    'CPU box / load / others',
+  ],
+];
 const heavyP99: number[] = [];
 const heavyMax: number[] = [];
 try {
@@ -86,24 +114,56 @@ try {
     let stop = await box.observe();
     const alone = summarise((await turnstile.during(() => sleep(SECONDS * 1000))).times);
     let seen = await stop();
-    rows.push([round, 'alone (baseline)', alone.n, ms(alone.p50), ms(alone.p99), ms(alone.max), '', '', `${ms(seen.loopDelay.p99)} / ${ms(seen.loopDelay.max)}`, ms(seen.gc.maxMs)]);
+    rows.push([
+      round,
+      'alone (baseline)',
+      alone.n,
+      ms(alone.p50),
+      ms(alone.p99),
+      ms(alone.max),
+      '',
+      '',
+      `${ms(seen.loopDelay.p99)} / ${ms(seen.loopDelay.max)}`,
+      ms(seen.gc.maxMs),
+    ]);
     const until = performance.now() + SECONDS * 1000;
     const done = { n: 0 };
     const listed = { n: 0 };
     stop = await box.observe();
-    const phase = await measured([box.pid], box.pid, () => turnstile.during(() => Promise.all([...(LOAD === 'listings' ? [] : [batches(until, done), batches(until, done)]), ...(LOAD === 'batches' ? [] : [listings(until, listed), listings(until, listed)])])));
+    const phase = await measured([box.pid], box.pid, () =>
+      turnstile.during(() =>
+        Promise.all([
+          ...(LOAD === 'listings' ? [] : [batches(until, done), batches(until, done)]),
+          ...(LOAD === 'batches' ? [] : [listings(until, listed), listings(until, listed)]),
+        ]),
+      ),
+    );
     seen = await stop();
     const heavy = summarise(phase.times);
     const core = (s: number) => `${Math.round((s * 100) / SECONDS)}%`;
     heavyP99.push(heavy.p99);
     heavyMax.push(heavy.max);
-    rows.push([round, 'heavy', heavy.n, ms(heavy.p50), ms(heavy.p99), ms(heavy.max), done.n, listed.n, `${ms(seen.loopDelay.p99)} / ${ms(seen.loopDelay.max)}`, ms(seen.gc.maxMs), `${core(phase.cpu.server)} / ${core(phase.cpu.generator)} / ${Math.round(phase.others)}%`]);
+    rows.push([
+      round,
+      'heavy',
+      heavy.n,
+      ms(heavy.p50),
+      ms(heavy.p99),
+      ms(heavy.max),
+      done.n,
+      listed.n,
+      `${ms(seen.loopDelay.p99)} / ${ms(seen.loopDelay.max)}`,
+      ms(seen.gc.maxMs),
+      `${core(phase.cpu.server)} / ${core(phase.cpu.generator)} / ${Math.round(phase.others)}%`,
+    ]);
   }
   table(rows);
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const p99 = med(heavyP99);
   const max = med(heavyMax);
-  out(`TARGET under heavy load: p99 < 15 ms: ${ms(p99)} ${p99 < 15 ? 'PASS' : 'MISS'}; max < 50 ms: ${ms(max)} ${max < 50 ? 'PASS' : 'MISS'} (medians of ${ROUNDS} rounds)`);
+  out(
+    `TARGET under heavy load: p99 < 15 ms: ${ms(p99)} ${p99 < 15 ? 'PASS' : 'MISS'}; max < 50 ms: ${ms(max)} ${max < 50 ? 'PASS' : 'MISS'} (medians of ${ROUNDS} rounds)`,
+  );
 } finally {
   await turnstile.close();
   await box.stop();

@@ -21,7 +21,10 @@ export interface Child {
 
 /** Forks dist/bench/server-child.js and resolves once it listens on 127.0.0.1. */
 export function startChild(args: string[], execArgv: string[] = []): Promise<Child> {
-  const proc: ChildProcess = fork(path.join(here, 'server-child.js'), args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const proc: ChildProcess = fork(path.join(here, 'server-child.js'), args, {
+    execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   let exited: string | null = null;
   const waiters = new Set<(m: ChildMessage | null) => void>();
   proc.on('message', (m: ChildMessage) => waiters.forEach((w) => w(m)));
@@ -120,7 +123,9 @@ function runInstance(o: LoadOptions, sink: Sink): Promise<autocannon.Result> {
 
 function summarise(results: autocannon.Result[], { latencies, last }: Sink, started: bigint): LoadResult {
   const statusCodes: Record<string, number> = {};
-  for (const r of results) for (const [code, { count }] of Object.entries(r.statusCodeStats)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
+  for (const r of results)
+    for (const [code, { count }] of Object.entries(r.statusCodeStats))
+      statusCodes[code] = (statusCodes[code] ?? 0) + count;
   const sum = (f: (r: autocannon.Result) => number) => results.reduce((n, r) => n + f(r), 0);
   return withLatency({
     ok: sum((r) => r['2xx']),
@@ -138,18 +143,32 @@ function withLatency(r: Omit<LoadResult, 'latency' | 'completed' | 'rps'>): Load
   const at = (q: number) => quantile(sorted, q);
   const completed = sorted.length;
   const mean = sorted.reduce((a, b) => a + b, 0) / (completed || 1);
-  return { ...r, completed, rps: completed / r.seconds, latency: { mean, p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: at(1) } };
+  return {
+    ...r,
+    completed,
+    rps: completed / r.seconds,
+    latency: { mean, p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: at(1) },
+  };
 }
 
 /** Runs taken one after the other as one: requests and seconds add up, percentiles over all responses. */
 export function combine(runs: LoadResult[]): LoadResult {
   const statusCodes: Record<string, number> = {};
-  for (const r of runs) for (const [code, n] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  for (const r of runs)
+    for (const [code, n] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
   const sum = (f: (r: LoadResult) => number) => runs.reduce((n, r) => n + f(r), 0);
   const samples = new Float64Array(sum((r) => r.samples.length));
   let offset = 0;
   for (const r of runs) samples.set(r.samples, (offset += r.samples.length) - r.samples.length);
-  return withLatency({ ok: sum((r) => r.ok), non2xx: sum((r) => r.non2xx), statusCodes, errors: sum((r) => r.errors), timeouts: sum((r) => r.timeouts), seconds: sum((r) => r.seconds), samples });
+  return withLatency({
+    ok: sum((r) => r.ok),
+    non2xx: sum((r) => r.non2xx),
+    statusCodes,
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    seconds: sum((r) => r.seconds),
+    samples,
+  });
 }
 
 /**
@@ -171,7 +190,13 @@ export async function runClosedLoop(o: LoadOptions): Promise<LoadResult> {
  * `streams` single-connection instances (connectionRate = rate/streams, amount = its share), started
  * 1000/streams ms apart: a small burst every few milliseconds, evenly spread over each second.
  */
-export async function runFixedRate(o: Omit<LoadOptions, 'connections' | 'amount' | 'connectionRate'> & { rate: number; seconds: number; streams: number }): Promise<LoadResult> {
+export async function runFixedRate(
+  o: Omit<LoadOptions, 'connections' | 'amount' | 'connectionRate'> & {
+    rate: number;
+    seconds: number;
+    streams: number;
+  },
+): Promise<LoadResult> {
   const perStream = o.rate / o.streams;
   if (!Number.isInteger(perStream)) throw new Error('rate must be a multiple of streams');
   const started = process.hrtime.bigint();

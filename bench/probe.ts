@@ -9,13 +9,22 @@ export interface Probe {
   close(): Promise<void>;
 }
 
-export async function startProbe(url: string, key: string, qrPattern: string, first: number, everyMs = 20): Promise<Probe> {
+export async function startProbe(
+  url: string,
+  key: string,
+  qrPattern: string,
+  first: number,
+  everyMs = 20,
+): Promise<Probe> {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const child = fork(path.join(here, 'probe-child.js'), [url, key, qrPattern, String(first), String(everyMs)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(path.join(here, 'probe-child.js'), [url, key, qrPattern, String(first), String(everyMs)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   // A probe that dies (a refused check-in throws there) ends the run instead of leaving it waiting.
   const message = <T>(type: string) =>
     new Promise<T>((resolve, reject) => {
-      const onExit = (code: number | null) => reject(new Error(`the probe exited with ${code} while waiting for '${type}'`));
+      const onExit = (code: number | null) =>
+        reject(new Error(`the probe exited with ${code} while waiting for '${type}'`));
       child.once('exit', onExit);
       child.on('message', function on(m: { type: string }) {
         if (m.type !== type) return;

@@ -28,24 +28,62 @@ export function heading(title: string) {
 export function table(rows: (string | number)[][]) {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => String(r[c] ?? '').length)));
   rows.forEach((r, i) => {
-    out('  ' + r.map((cell, c) => (c === 0 ? String(cell).padEnd(widths[c]!) : String(cell).padStart(widths[c]!))).join('  '));
+    out(
+      '  ' +
+        r.map((cell, c) => (c === 0 ? String(cell).padEnd(widths[c]!) : String(cell).padStart(widths[c]!))).join('  '),
+    );
     if (i === 0) out('  ' + widths.map((w) => '-'.repeat(w)).join('  '));
   });
 }
 
-export const LOAD_HEADER = ['phase', 'requests', '2xx', 'non-2xx', 'errors', 'seconds', 'req/s', 'mean', 'p50', 'p90', 'p99', 'p99.9', 'max', 'others', 'CPU/req server / generator'];
+export const LOAD_HEADER = [
+  'phase',
+  'requests',
+  '2xx',
+  'non-2xx',
+  'errors',
+  'seconds',
+  'req/s',
+  'mean',
+  'p50',
+  'p90',
+  'p99',
+  'p99.9',
+  'max',
+  'others',
+  'CPU/req server / generator',
+];
 
 export function loadRow(name: string, r: LoadResult & Partial<Measured>): (string | number)[] {
   const l = r.latency;
   const others = r.others === undefined ? '' : `${Math.round(r.others)}%`;
   const cpu = r.cpu === undefined ? '' : cpuPerRequest(r as LoadResult & Measured);
-  return [name, int(r.completed), int(r.ok), int(r.non2xx), int(r.errors + r.timeouts), r.seconds.toFixed(2), int(r.rps), ms(l.mean), ms(l.p50), ms(l.p90), ms(l.p99), ms(l.p999), ms(l.max), others, cpu];
+  return [
+    name,
+    int(r.completed),
+    int(r.ok),
+    int(r.non2xx),
+    int(r.errors + r.timeouts),
+    r.seconds.toFixed(2),
+    int(r.rps),
+    ms(l.mean),
+    ms(l.p50),
+    ms(l.p90),
+    ms(l.p99),
+    ms(l.p999),
+    ms(l.max),
+    others,
+    cpu,
+  ];
 }
 
 /** CPU time (s) used so far by one process, all its threads. */
 function processCpu(pid: number): number {
   try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    const fields = fs
+      .readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /, '')
+      .split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in USER_HZ ticks
   } catch {
     return 0; // gone
@@ -70,9 +108,18 @@ export interface Measured {
  * Runs `phase` with CPU accounting: the server it loads (`server`, one of `pids`), this process, and
  * everything else on the machine. Other work on a 2-core machine skews every number here.
  */
-export async function measured<T extends object>(pids: number[], server: number, phase: () => Promise<T>): Promise<T & Measured> {
+export async function measured<T extends object>(
+  pids: number[],
+  server: number,
+  phase: () => Promise<T>,
+): Promise<T & Measured> {
   const ours = () => [process.pid, ...pids].reduce((n, pid) => n + processCpu(pid), 0);
-  const before = { machine: machineCpu(), ours: ours(), server: processCpu(server), generator: processCpu(process.pid) };
+  const before = {
+    machine: machineCpu(),
+    ours: ours(),
+    server: processCpu(server),
+    generator: processCpu(process.pid),
+  };
   const started = process.hrtime.bigint();
   const result = await phase();
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -86,7 +133,11 @@ export const cpuPerRequest = (r: LoadResult & Measured) =>
   `${int((r.cpu.server * 1e6) / r.completed)} / ${int((r.cpu.generator * 1e6) / r.completed)} µs`;
 
 export function statusLine(r: LoadResult): string {
-  return Object.entries(r.statusCodes).map(([code, n]) => `${code}×${int(n)}`).join(', ') || 'none';
+  return (
+    Object.entries(r.statusCodes)
+      .map(([code, n]) => `${code}×${int(n)}`)
+      .join(', ') || 'none'
+  );
 }
 
 /** fsync latency of the disk under `dir` (4 KiB write + fsync, 200 times): context for commit latency. */
@@ -115,6 +166,9 @@ export function machine(): string[] {
   return [
     `cpus: ${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown'}`,
     `node ${process.version} (${process.platform} ${os.release()} ${process.arch}), memory ${mb(os.totalmem())}`,
-    `load average ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')} (1/5/15 min; other work on the machine skews results)`,
+    `load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' / ')} (1/5/15 min; other work on the machine skews results)`,
   ];
 }

@@ -28,18 +28,22 @@ const TARGET_MS = 100;
 const IMPORT_PAGE = 1000;
 const IMPORT_ROUNDS = 7;
 
-const FIRST = ('Maria José Ana João Antônio Francisca Carlos Paulo Pedro Lucas Luiz Marcos Luís Gabriel Rafael Francisco Daniel Marcelo Bruno ' +
+const FIRST = (
+  'Maria José Ana João Antônio Francisca Carlos Paulo Pedro Lucas Luiz Marcos Luís Gabriel Rafael Francisco Daniel Marcelo Bruno ' +
   'Eduardo Felipe Raimundo Rodrigo Manoel Mateus André Fernando Fábio Leonardo Gustavo Guilherme Leandro Tiago Anderson Ricardo Márcio ' +
   'Jorge Sebastião Alexandre Roberto Adriana Juliana Márcia Fernanda Patrícia Aline Sandra Camila Amanda Bruna Jéssica Letícia Júlia ' +
   'Luciana Vanessa Mariana Gabriela Vera Vitória Larissa Cláudia Beatriz Luana Rita Sônia Renata Eliane Josefa Simone Natália Cristina ' +
   'Débora Conceição Irene Inês Ângela Lúcia Tânia Cecília Heloísa Valéria Rosângela Benedito Otávio Caio Ênio Ítalo Úrsula Iara Moisés ' +
-  'Estêvão Joaquim Matheus Enzo Davi Heitor Arthur Bernardo Lorena Alícia').split(' ');
-const LAST = ('Silva Santos Oliveira Souza Rodrigues Ferreira Alves Pereira Lima Gomes Costa Ribeiro Martins Carvalho Almeida Lopes Soares ' +
+  'Estêvão Joaquim Matheus Enzo Davi Heitor Arthur Bernardo Lorena Alícia'
+).split(' ');
+const LAST = (
+  'Silva Santos Oliveira Souza Rodrigues Ferreira Alves Pereira Lima Gomes Costa Ribeiro Martins Carvalho Almeida Lopes Soares ' +
   'Fernandes Vieira Barbosa Rocha Dias Nascimento Andrade Moreira Nunes Marques Machado Mendes Freitas Cardoso Ramos Gonçalves Santana ' +
   'Teixeira Araújo Conceição Simões Brandão Magalhães Guimarães Assunção Falcão Romão Leão Sebastião Damião Adão Camões Peixoto Sá ' +
   'Tavares Xavier Azevedo Campos Pinto Monteiro Moura Correia Cavalcanti Dantas Borges Batista Medeiros Jesus Farias Siqueira Sales ' +
   'Queiroz Coelho Aragão Bezerra Nogueira Macedo Brito Fonseca Miranda Reis Duarte Pires Castro Melo Bastos Prado Matos Sampaio Viana ' +
-  'Leite Paiva Porto Mota Neves Frota Amaral Lacerda Toledo Vasconcelos Rezende Quintão Müller').split(' ');
+  'Leite Paiva Porto Mota Neves Frota Amaral Lacerda Toledo Vasconcelos Rezende Quintão Müller'
+).split(' ');
 // A fixed seed: every run draws the same names.
 const random = prng(12);
 // Skewed as real names are: the first of each list (Maria, Silva) is drawn about 1 time in 10.
@@ -48,16 +52,27 @@ const ascii = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCa
 const cpfOf = (n: number) => String(10_000_000_000 + n * 7);
 const punctuated = (cpf: string) => `${cpf.slice(0, 3)}.${cpf.slice(3, 6)}.${cpf.slice(6, 9)}-${cpf.slice(9)}`;
 const DAY_MS = 86_400_000;
-const numeroOf = (i: number) => `${new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 10_000) * DAY_MS).toISOString().slice(0, 10).replace(/-/g, '')}-${String(i % 10_000).padStart(4, '0')}`;
+const numeroOf = (i: number) =>
+  `${new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 10_000) * DAY_MS).toISOString().slice(0, 10).replace(/-/g, '')}-${String(i % 10_000).padStart(4, '0')}`;
 
 function buyer(i: number) {
   const nome = pick(FIRST);
   const sobrenome = `${pick(LAST)} ${pick(LAST)}`;
-  return { nome, sobrenome, email: `${ascii(nome)}.${ascii(sobrenome.split(' ')[0]!)}.${i}@example.com`, cpf: cpfOf(3 * i), telefone: '11999990000' };
+  return {
+    nome,
+    sobrenome,
+    email: `${ascii(nome)}.${ascii(sobrenome.split(' ')[0]!)}.${i}@example.com`,
+    cpf: cpfOf(3 * i),
+    telefone: '11999990000',
+  };
 }
 function person(i: number, j: number) {
   const nome = `${pick(FIRST)} ${pick(LAST)} ${pick(LAST)}`;
-  return { Nome: nome, CPF: punctuated(cpfOf(3 * i + 1 + j)), Email: `${ascii(nome.split(' ')[0]!)}${PEOPLE * i + j}@mail.example` };
+  return {
+    Nome: nome,
+    CPF: punctuated(cpfOf(3 * i + 1 + j)),
+    Email: `${ascii(nome.split(' ')[0]!)}${PEOPLE * i + j}@mail.example`,
+  };
 }
 
 function fill(sqlite: Sqlite, tenantId: number) {
@@ -69,7 +84,9 @@ function fill(sqlite: Sqlite, tenantId: number) {
     `INSERT INTO lots (id, order_id, position, ingresso_id, lote_mestre_id, categoria, nome_ingresso, nome_lote, tipo_ingresso, data_uso, valor_unitario)
      VALUES (?, ?, 0, 'ing-1', 'lote-1', 'adulto', 'Passaporte Dia', 'Adulto', 'dayuse', ?, 10000)`,
   );
-  const insertPerson = sqlite.prepare(`INSERT INTO people (id, tenant_id, order_id, lot_id, position, qr_code, nome, dados) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insertPerson = sqlite.prepare(
+    `INSERT INTO people (id, tenant_id, order_id, lot_id, position, qr_code, nome, dados) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
   const page = sqlite.transaction((from: number, to: number) => {
     for (let i = from; i < to; i++) {
       const id = i + 1;
@@ -78,7 +95,16 @@ function fill(sqlite: Sqlite, tenantId: number) {
       insertLot.run(id, id, at.slice(0, 10));
       for (let j = 0; j < PEOPLE; j++) {
         const dados = person(i, j);
-        insertPerson.run(PEOPLE * i + j + 1, tenantId, id, id, j, crypto.randomUUID(), dados.Nome, JSON.stringify(dados));
+        insertPerson.run(
+          PEOPLE * i + j + 1,
+          tenantId,
+          id,
+          id,
+          j,
+          crypto.randomUUID(),
+          dados.Nome,
+          JSON.stringify(dados),
+        );
       }
     }
   });
@@ -87,7 +113,9 @@ function fill(sqlite: Sqlite, tenantId: number) {
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-bench-search-'));
 try {
-  out(`Search over ${int(ORDERS * PEOPLE)} people in ${int(ORDERS)} orders (issue 12): target p99 < ${TARGET_MS} ms per search`);
+  out(
+    `Search over ${int(ORDERS * PEOPLE)} people in ${int(ORDERS)} orders (issue 12): target p99 < ${TARGET_MS} ms per search`,
+  );
   for (const line of machine()) out(line);
 
   // --- Filling, through the triggers -------------------------------------------------------------
@@ -101,25 +129,35 @@ try {
   fill(filling.sqlite, tenantId);
   const fillSeconds = (performance.now() - started) / 1000;
   filling.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-  const sizes = filling.sqlite.prepare(`SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name`).all() as { name: string; bytes: number }[];
+  const sizes = filling.sqlite.prepare(`SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name`).all() as {
+    name: string;
+    bytes: number;
+  }[];
   const waiting = filling.sqlite.prepare(`SELECT count(*) FROM search_pending`).pluck().get() as number;
   filling.close();
   const size = (test: (name: string) => boolean) => sizes.filter((s) => test(s.name)).reduce((n, s) => n + s.bytes, 0);
   heading('Index on disk');
-  out(`filled in ${fillSeconds.toFixed(1)} s (${int((ORDERS * PEOPLE) / fillSeconds)} people/s with the triggers, synchronous=OFF); ${int(waiting)} documents left pending (searched too)`);
+  out(
+    `filled in ${fillSeconds.toFixed(1)} s (${int((ORDERS * PEOPLE) / fillSeconds)} people/s with the triggers, synchronous=OFF); ${int(waiting)} documents left pending (searched too)`,
+  );
   table([
     ['part', 'size'],
     ['search_names (FTS5: data, docsize, idx, config)', mb(size((n) => n.startsWith('search_names')))],
     ['search_keys (FTS5: CPF, e-mail)', mb(size((n) => n.startsWith('search_keys')))],
     ['index total', mb(size((n) => n.startsWith('search_')))],
-    ['orders + people + lots (tables and their indexes)', mb(size((n) => /^(orders|people|lots|sqlite_autoindex_(orders|people|lots))/.test(n)))],
+    [
+      'orders + people + lots (tables and their indexes)',
+      mb(size((n) => /^(orders|people|lots|sqlite_autoindex_(orders|people|lots))/.test(n))),
+    ],
     ['database file', mb(fs.statSync(file).size)],
   ]);
 
   // --- Searches ----------------------------------------------------------------------------------
   const db = openDatabase(file);
   const s = db.sqlite;
-  const personRow = s.prepare(`SELECT p.qr_code, p.dados, o.numero_pedido, o.cliente FROM people p JOIN orders o ON o.id = p.order_id WHERE p.id = ?`);
+  const personRow = s.prepare(
+    `SELECT p.qr_code, p.dados, o.numero_pedido, o.cliente FROM people p JOIN orders o ON o.id = p.order_id WHERE p.id = ?`,
+  );
   const pkLookup = s.prepare(`SELECT * FROM orders WHERE id = ?`);
   type Target = { qr_code: string; dados: string; numero_pedido: string; cliente: string };
   const someone = () => personRow.get(1 + Math.floor(random() * ORDERS * PEOPLE)) as Target;
@@ -178,7 +216,9 @@ try {
   }
   const searchSeconds = (performance.now() - started) / 1000;
   const base = summarise(samples['baseline: order by primary key']!);
-  heading(`Searches (${ROUNDS} rounds × ${PER_ROUND} per kind, kinds interleaved; searchOrders on the box's connection settings)`);
+  heading(
+    `Searches (${ROUNDS} rounds × ${PER_ROUND} per kind, kinds interleaved; searchOrders on the box's connection settings)`,
+  );
   let worst = 0;
   table([
     ['kind', 'n', 'p50', 'p99', 'max', 'p50 / baseline', 'orders found (mean)', 'target order missed'],
@@ -186,10 +226,21 @@ try {
       const r = summarise(samples[kind]!);
       if (kind in kinds) worst = Math.max(worst, r.p99);
       const found = kind in kinds ? (hits[kind]! / r.n).toFixed(1) : '';
-      return [kind, r.n, ms(r.p50), ms(r.p99), ms(r.max), kind in kinds ? `${int(r.p50 / base.p50)}×` : '1×', found, kind in kinds ? String(misses[kind]) : ''];
+      return [
+        kind,
+        r.n,
+        ms(r.p50),
+        ms(r.p99),
+        ms(r.max),
+        kind in kinds ? `${int(r.p50 / base.p50)}×` : '1×',
+        found,
+        kind in kinds ? String(misses[kind]) : '',
+      ];
     }),
   ]);
-  out(`searches took ${searchSeconds.toFixed(1)} s; worst p99 ${ms(worst)}: ${worst < TARGET_MS ? 'within' : 'OVER'} the ${TARGET_MS} ms target`);
+  out(
+    `searches took ${searchSeconds.toFixed(1)} s; worst p99 ${ms(worst)}: ${worst < TARGET_MS ? 'within' : 'OVER'} the ${TARGET_MS} ms target`,
+  );
 
   // --- What the triggers cost the import, on this database -----------------------------------------
   // Pages of new orders through upsertOrder, as the sync stores them, alternately with the search
@@ -198,10 +249,25 @@ try {
     Array.from({ length: IMPORT_PAGE }, (_, k) => {
       const i = ORDERS + from + k;
       return pedidoSchema.parse({
-        numero_pedido: numeroOf(i), status: 'pago', pago_em: '2026-01-01T15:00:00.000Z', origem: 'online',
-        pagamento: { valores: { total_bruto: 200, valor_estornado: 0 } }, cliente: buyer(i),
-        lotes: [{ ingresso_id: 'ing-1', lote_mestre_id: 'lote-1', categoria: 'adulto', nome_ingresso: 'Passaporte Dia', nome_lote: 'Adulto', tipo_ingresso: 'dayuse',
-          data_uso: '2026-01-02', valor_unitario: 100, dados: [0, 1].map((j) => ({ qr_code: crypto.randomUUID(), ...person(i, j) })) }],
+        numero_pedido: numeroOf(i),
+        status: 'pago',
+        pago_em: '2026-01-01T15:00:00.000Z',
+        origem: 'online',
+        pagamento: { valores: { total_bruto: 200, valor_estornado: 0 } },
+        cliente: buyer(i),
+        lotes: [
+          {
+            ingresso_id: 'ing-1',
+            lote_mestre_id: 'lote-1',
+            categoria: 'adulto',
+            nome_ingresso: 'Passaporte Dia',
+            nome_lote: 'Adulto',
+            tipo_ingresso: 'dayuse',
+            data_uso: '2026-01-02',
+            valor_unitario: 100,
+            dados: [0, 1].map((j) => ({ qr_code: crypto.randomUUID(), ...person(i, j) })),
+          },
+        ],
       });
     });
   s.pragma('synchronous = NORMAL'); // as the write queue commits (it fsyncs the WAL itself, off the loop)
@@ -223,13 +289,27 @@ try {
   db.close();
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const [withIndex, without] = [median(perOrder.with), median(perOrder.without)];
-  heading(`Import cost of the index (upsertOrder on this database, ${IMPORT_ROUNDS} pages of ${int(IMPORT_PAGE)} new orders of 2 people each way; median)`);
+  heading(
+    `Import cost of the index (upsertOrder on this database, ${IMPORT_ROUNDS} pages of ${int(IMPORT_PAGE)} new orders of 2 people each way; median)`,
+  );
   table([
     ['', 'µs per order', 'orders/s', 'pages'],
-    ['without the search triggers', without.toFixed(1), int(1e6 / without), perOrder.without.map((x) => x.toFixed(0)).join(' ')],
-    ['with the search triggers', withIndex.toFixed(1), int(1e6 / withIndex), perOrder.with.map((x) => x.toFixed(0)).join(' ')],
+    [
+      'without the search triggers',
+      without.toFixed(1),
+      int(1e6 / without),
+      perOrder.without.map((x) => x.toFixed(0)).join(' '),
+    ],
+    [
+      'with the search triggers',
+      withIndex.toFixed(1),
+      int(1e6 / withIndex),
+      perOrder.with.map((x) => x.toFixed(0)).join(' '),
+    ],
   ]);
-  out(`the index adds ${(withIndex - without).toFixed(1)} µs per order (+${((withIndex / without - 1) * 100).toFixed(0)}%)`);
+  out(
+    `the index adds ${(withIndex - without).toFixed(1)} µs per order (+${((withIndex / without - 1) * 100).toFixed(0)}%)`,
+  );
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
 }

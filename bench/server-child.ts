@@ -41,7 +41,14 @@ function memory(): { rss: number; hwm: number; wal: number } {
 type Listening = { port: number; server: import('node:http').Server; close: () => Promise<void> };
 
 /** Listens on 127.0.0.1, any free port; closing stops the app, then its database. */
-async function listen(app: { listen(o: { host: string; port: number }): Promise<string>; close(): PromiseLike<unknown>; server: import('node:http').Server }, db?: Db): Promise<Listening> {
+async function listen(
+  app: {
+    listen(o: { host: string; port: number }): Promise<string>;
+    close(): PromiseLike<unknown>;
+    server: import('node:http').Server;
+  },
+  db?: Db,
+): Promise<Listening> {
   await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     port: (app.server.address() as { port: number }).port,
@@ -69,7 +76,10 @@ async function start(): Promise<Listening> {
     // box's view does); the result only says "granted".
     const reply = async () => ({ batch: false, result: { ok: true }, view: asJson(data) });
     const checkin = { checkIn: reply, reverse: reply } as unknown as CheckinService;
-    return listen(await buildApp({ logger: false, v1: [checkinRoutes({ auth, checkin, slots: createByteSlots() })] }), db);
+    return listen(
+      await buildApp({ logger: false, v1: [checkinRoutes({ auth, checkin, slots: createByteSlots() })] }),
+      db,
+    );
   }
   if (mode === 'baseline') {
     const app = Fastify({ logger: false });

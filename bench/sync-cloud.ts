@@ -18,14 +18,23 @@ async function main() {
   for (let i = 0; i < ORDERS; i += chunk) {
     const n = Math.min(chunk, ORDERS - i);
     // Order numbers are YYYYMMDD-NNNN: the day part varies so 100,000 of them stay unique.
-    cloud.addOrders(Array.from({ length: n }, (_, j) => makeOrder({ numero: numero(i + j), prefix: `B${i + j}`, people: PEOPLE, dataUso: today })));
+    cloud.addOrders(
+      Array.from({ length: n }, (_, j) =>
+        makeOrder({ numero: numero(i + j), prefix: `B${i + j}`, people: PEOPLE, dataUso: today }),
+      ),
+    );
   }
   const seedSeconds = (performance.now() - started) / 1000;
   process.send!({ type: 'ready', url: cloud.url, keys: cloud.keys, today, seedSeconds });
   process.on('message', async (m: { cmd: string }) => {
     if (m.cmd === 'applied') {
       const counts = cloud.appliedCounts();
-      process.send!({ type: 'applied', distinct: counts.size, total: [...counts.values()].reduce((a, b) => a + b, 0), max: Math.max(0, ...counts.values()) });
+      process.send!({
+        type: 'applied',
+        distinct: counts.size,
+        total: [...counts.values()].reduce((a, b) => a + b, 0),
+        max: Math.max(0, ...counts.values()),
+      });
     }
     if (m.cmd === 'close') {
       await cloud.close();

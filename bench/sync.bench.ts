@@ -51,23 +51,30 @@ async function main(): Promise<number> {
   fs.rmSync(workDir, { recursive: true, force: true });
   const here = path.dirname(fileURLToPath(import.meta.url));
   out('Gate appliance sync benchmark');
-  out(`${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; work dir ${workDir} (deleted at the end)`);
-  const child = fork(path.join(here, 'sync-cloud.js'), [String(ORDERS), String(PEOPLE)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const next = <T>(type: string) => new Promise<T>((resolve, reject) => {
-    const onMessage = (m: { type: string }) => {
-      if (m.type !== type) return;
-      child.off('message', onMessage);
-      resolve(m as T);
-    };
-    child.on('message', onMessage);
-    child.once('exit', (code) => reject(new Error(`fake cloud exited with ${code}`)));
+  out(
+    `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; work dir ${workDir} (deleted at the end)`,
+  );
+  const child = fork(path.join(here, 'sync-cloud.js'), [String(ORDERS), String(PEOPLE)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  const next = <T>(type: string) =>
+    new Promise<T>((resolve, reject) => {
+      const onMessage = (m: { type: string }) => {
+        if (m.type !== type) return;
+        child.off('message', onMessage);
+        resolve(m as T);
+      };
+      child.on('message', onMessage);
+      child.once('exit', (code) => reject(new Error(`fake cloud exited with ${code}`)));
+    });
   try {
     const cloud = await next<Ready>('ready');
     // The cloud is not on the box: its process runs at the lowest CPU priority, so that it takes only
     // what the box leaves of the two cores (BENCH_CLOUD_NICE=0 to have them share them evenly).
     os.setPriority(child.pid!, CLOUD_NICE);
-    out(`fake cloud: pid ${child.pid} (nice ${CLOUD_NICE}), ${cloud.url}; seeded ${int(ORDERS)} paid orders × ${PEOPLE} people for ${cloud.today} in ${cloud.seedSeconds.toFixed(1)} s`);
+    out(
+      `fake cloud: pid ${child.pid} (nice ${CLOUD_NICE}), ${cloud.url}; seeded ${int(ORDERS)} paid orders × ${PEOPLE} people for ${cloud.today} in ${cloud.seedSeconds.toFixed(1)} s`,
+    );
 
     const clock = createClock(TZ);
     const db = openDatabase(path.join(workDir, 'gate.db'));
@@ -77,14 +84,36 @@ async function main(): Promise<number> {
     // The probe's own people, imported before the run (the cloud does not know them).
     db.sqlite.transaction(() => {
       for (let i = 0; i < PROBE_PEOPLE; i++)
-        upsertOrder(db, tenantId, pedidoSchema.parse(makeOrder({ numero: `${20250101 + Math.floor(i / 10_000)}-${String(i % 10_000).padStart(4, "0")}`, prefix: `P${i}`, people: 1, dataUso: cloud.today })), clock.nowIso());
+        upsertOrder(
+          db,
+          tenantId,
+          pedidoSchema.parse(
+            makeOrder({
+              numero: `${20250101 + Math.floor(i / 10_000)}-${String(i % 10_000).padStart(4, '0')}`,
+              prefix: `P${i}`,
+              people: 1,
+              dataUso: cloud.today,
+            }),
+          ),
+          clock.nowIso(),
+        );
     })();
-    const turnstileKey = createApiKey(db, { tenantId, name: 'catraca', permissions: ['checkin'], nowIso: clock.nowIso() }).key;
+    const turnstileKey = createApiKey(db, {
+      tenantId,
+      name: 'catraca',
+      permissions: ['checkin'],
+      nowIso: clock.nowIso(),
+    }).key;
     const { app, checkin } = await assembleBox({ db, clock, logger: false });
     const boxUrl = await app.listen({ host: '127.0.0.1', port: 0 });
     const probe = await startProbe(boxUrl, turnstileKey, 'P#-1', 0);
     const state = createSyncState(db, tenantId, clock);
-    const client = createCloudClient({ url: cloud.url, apiKey: cloud.keys.box, integrationKey: cloud.keys.integration, timeoutMs: 30_000 });
+    const client = createCloudClient({
+      url: cloud.url,
+      apiKey: cloud.keys.box,
+      integrationKey: cloud.keys.integration,
+      timeoutMs: 30_000,
+    });
     const signal = new AbortController().signal;
     const deps = { db, clock, log, client, tenantId, state };
 
@@ -102,7 +131,9 @@ async function main(): Promise<number> {
     const ordersPerSecond = stored / ingestSeconds;
     out();
     out(`1. ingest (GET api-vouchers sincronizado=false, pages of ${DEFAULT_PULL.pageSize})`);
-    out(`   ${int(stored)} orders (${int(stored * PEOPLE)} people) in ${ingestSeconds.toFixed(2)} s: ${int(ordersPerSecond)} orders/s (target ≥ ${int(TARGET.ordersPerSecond)})`);
+    out(
+      `   ${int(stored)} orders (${int(stored * PEOPLE)} people) in ${ingestSeconds.toFixed(2)} s: ${int(ordersPerSecond)} orders/s (target ≥ ${int(TARGET.ordersPerSecond)})`,
+    );
     out(`   turnstile meanwhile: ${ingest.text}`);
 
     // 2. Queue check-ins through the box's check-in service (the cloud is not called meanwhile).
@@ -110,9 +141,14 @@ async function main(): Promise<number> {
     t = performance.now();
     const qrs = Array.from({ length: ORDERS }, (_, i) => `B${i}-1`);
     for (let i = 0; i < qrs.length; i += 500)
-      await checkin.checkIn({ qr_code: qrs.slice(i, i + 500).join(','), terminal: `catraca-${(i / 500) % 4}`, operador: 'bench' }, caller);
+      await checkin.checkIn(
+        { qr_code: qrs.slice(i, i + 500).join(','), terminal: `catraca-${(i / 500) % 4}`, operador: 'bench' },
+        caller,
+      );
     out();
-    out(`2. queued ${int(qrs.length)} check-ins at the gate in ${((performance.now() - t) / 1000).toFixed(1)} s (4 terminals)`);
+    out(
+      `2. queued ${int(qrs.length)} check-ins at the gate in ${((performance.now() - t) / 1000).toFixed(1)} s (4 terminals)`,
+    );
 
     // 3. Drain
     const pusher = createPusher({ ...deps, tuning: DEFAULT_PUSH });
@@ -129,21 +165,40 @@ async function main(): Promise<number> {
     const settled = drain.value;
     const drainSeconds = (performance.now() - t) / 1000;
     const eventsPerSecond = settled / drainSeconds;
-    out(`3. drain (POST api-qrcode-checkin, batches of ${DEFAULT_PUSH.batchSize}, ${DEFAULT_PUSH.concurrency} in flight)`);
-    out(`   ${int(settled)} events in ${drainSeconds.toFixed(2)} s: ${int(eventsPerSecond)} events/s (target ≥ ${int(TARGET.eventsPerSecond)})`);
+    out(
+      `3. drain (POST api-qrcode-checkin, batches of ${DEFAULT_PUSH.batchSize}, ${DEFAULT_PUSH.concurrency} in flight)`,
+    );
+    out(
+      `   ${int(settled)} events in ${drainSeconds.toFixed(2)} s: ${int(eventsPerSecond)} events/s (target ≥ ${int(TARGET.eventsPerSecond)})`,
+    );
     out(`   turnstile meanwhile: ${drain.text}`);
 
     child.send({ cmd: 'applied' });
     const applied = await next<{ distinct: number; total: number; max: number }>('applied');
-    const accepted = (db.sqlite.prepare(`select count(*) as n from sync_push where resultado = 'aceito'`).get() as { n: number }).n;
-    out(`   cloud applied ${int(applied.total)} check-ins for ${int(applied.distinct)} QRs (at most ${applied.max} per QR); box: ${int(accepted)} accepted`);
+    const accepted = (
+      db.sqlite.prepare(`select count(*) as n from sync_push where resultado = 'aceito'`).get() as { n: number }
+    ).n;
+    out(
+      `   cloud applied ${int(applied.total)} check-ins for ${int(applied.distinct)} QRs (at most ${applied.max} per QR); box: ${int(accepted)} accepted`,
+    );
     // The probe's own check-ins are pushed too; the cloud knows nothing of those people and refuses them.
-    const valid = stored === ORDERS && applied.total === ORDERS && applied.distinct === ORDERS && applied.max === 1 && accepted === ORDERS;
+    const valid =
+      stored === ORDERS &&
+      applied.total === ORDERS &&
+      applied.distinct === ORDERS &&
+      applied.max === 1 &&
+      accepted === ORDERS;
     out();
-    out(valid ? 'OK: every order ingested; every check-in applied exactly once' : 'INVALID RUN: the counts above disagree');
+    out(
+      valid
+        ? 'OK: every order ingested; every check-in applied exactly once'
+        : 'INVALID RUN: the counts above disagree',
+    );
     const met = (ok: boolean) => (ok ? 'met' : 'MISSED');
     const gate = (p: Probed<unknown>) => met(p.p99 < TARGET.probeP99 && p.max < TARGET.probeMax);
-    out(`targets: ingest ${met(ordersPerSecond >= TARGET.ordersPerSecond)}, drain ${met(eventsPerSecond >= TARGET.eventsPerSecond)}; turnstile p99 < ${TARGET.probeP99} ms and max < ${TARGET.probeMax} ms: during ingest ${gate(ingest)}, during drain ${gate(drain)}`);
+    out(
+      `targets: ingest ${met(ordersPerSecond >= TARGET.ordersPerSecond)}, drain ${met(eventsPerSecond >= TARGET.eventsPerSecond)}; turnstile p99 < ${TARGET.probeP99} ms and max < ${TARGET.probeMax} ms: during ingest ${gate(ingest)}, during drain ${gate(drain)}`,
+    );
 
     await probe.close();
     await app.close();

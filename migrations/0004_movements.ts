@@ -10,7 +10,8 @@ import { execDdl } from './ddl.js';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await execDdl(db, DDL);
   const broken = await sql.raw('PRAGMA foreign_key_check').execute(db);
-  if (broken.rows.length > 0) throw new Error(`0004_movements: foreign keys broken by the rebuild: ${JSON.stringify(broken.rows.slice(0, 5))}`);
+  if (broken.rows.length > 0)
+    throw new Error(`0004_movements: foreign keys broken by the rebuild: ${JSON.stringify(broken.rows.slice(0, 5))}`);
 }
 
 const DDL = `

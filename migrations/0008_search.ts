@@ -80,8 +80,13 @@ const VIEWS = [
      WHERE nome <> ''`,
   `CREATE VIEW search_pending_keys (tenant_id, key, doc) AS
      ${[
-       ...buyerKeys('o').map((k) => `SELECT o.tenant_id, ${k.key}, p.doc FROM ${pendingOrders} WHERE p.doc & 1 = 0 AND ${k.when}`),
-       ...personKeys.map((k) => `SELECT x.tenant_id, ${k.key}, p.doc FROM ${pendingPeople} WHERE p.doc & 1 = 1 AND j.type = 'text' AND ${k.when}`),
+       ...buyerKeys('o').map(
+         (k) => `SELECT o.tenant_id, ${k.key}, p.doc FROM ${pendingOrders} WHERE p.doc & 1 = 0 AND ${k.when}`,
+       ),
+       ...personKeys.map(
+         (k) =>
+           `SELECT x.tenant_id, ${k.key}, p.doc FROM ${pendingPeople} WHERE p.doc & 1 = 1 AND j.type = 'text' AND ${k.when}`,
+       ),
      ].join(' UNION ALL ')}`,
 ];
 

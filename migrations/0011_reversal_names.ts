@@ -15,5 +15,8 @@ const RENAMES = [
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await execDdl(db, RENAMES.map(([from, to]) => `ALTER TABLE additional_redemptions RENAME COLUMN ${from} TO ${to}`));
+  await execDdl(
+    db,
+    RENAMES.map(([from, to]) => `ALTER TABLE additional_redemptions RENAME COLUMN ${from} TO ${to}`),
+  );
 }

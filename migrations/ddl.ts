@@ -13,5 +13,8 @@ export async function execDdl(db: Kysely<unknown>, ddl: string | readonly string
 }
 
 export function splitStatements(ddl: string): string[] {
-  return ddl.split(/;[ \t]*\n/).map((s) => s.trim()).filter((s) => s.replace(/--.*$/gm, '').trim() !== '');
+  return ddl
+    .split(/;[ \t]*\n/)
+    .map((s) => s.trim())
+    .filter((s) => s.replace(/--.*$/gm, '').trim() !== '');
 }

@@ -1,4 +1,10 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+} from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import {
@@ -48,7 +54,10 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     exposeHeadRoutes: false,
     // Errors raised while routing, before any hook: a malformed or overlong URL, in the envelope.
     frameworkErrors: (error: FastifyError, _request: unknown, reply: FastifyReply) => {
-      const e = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? new AppError('URI_TOO_LONG') : new AppError('VALIDATION_ERROR', undefined, 'URL inválida: caracteres codificados incorretamente.');
+      const e =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new AppError('URI_TOO_LONG')
+          : new AppError('VALIDATION_ERROR', undefined, 'URL inválida: caracteres codificados incorretamente.');
       reply.status(e.status).send(errorEnvelope(e.toBody()));
     },
     bodyLimit: 1024 * 1024,
@@ -86,7 +95,11 @@ export async function buildApp(opts: AppOptions): Promise<App> {
         campo: `${error.validationContext ?? ''}${v.instancePath.replace(/\//g, '.')}`.replace(/\.$/, ''),
         mensagem: v.message ?? 'inválido',
       }));
-      const e = new AppError('VALIDATION_ERROR', { campos }, `Parâmetros inválidos: ${campos.map((c) => `${c.campo}: ${c.mensagem}`).join('; ')}`);
+      const e = new AppError(
+        'VALIDATION_ERROR',
+        { campos },
+        `Parâmetros inválidos: ${campos.map((c) => `${c.campo}: ${c.mensagem}`).join('; ')}`,
+      );
       return reply.status(400).send(errorEnvelope(e.toBody()));
     }
     const mapped = mapFastifyError(error);
@@ -95,7 +108,9 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     return reply.status(500).send(errorEnvelope(new AppError('INTERNAL_ERROR').toBody()));
   });
 
-  app.setNotFoundHandler((_request, reply) => reply.status(404).send(errorEnvelope(new AppError('NOT_FOUND').toBody())));
+  app.setNotFoundHandler((_request, reply) =>
+    reply.status(404).send(errorEnvelope(new AppError('NOT_FOUND').toBody())),
+  );
 
   await app.register(swagger, openapiOptions({ version: VERSION, routeDocs: opts.routeDocs }));
   await app.register(swaggerUi, { routePrefix: '/docs' });
@@ -103,12 +118,23 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   // Each route set at the spec's prefix and at its alias without `api`: the alias is served the same
   // but left out of /docs, so every operation is documented once (the description says the alias exists).
   const mount = async (routes: RouteRegistrar[] | undefined, prefix: string, alias: boolean) =>
-    app.register(async (scoped) => {
-      if (alias) scoped.addHook('onRoute', (route) => void (route.schema = { ...route.schema, hide: true }));
-      routes?.forEach((r) => r(scoped as App));
-    }, { prefix });
-  for (const [prefix, alias] of [['/api/v1', false], ['/v1', true]] as const) await mount(opts.v1, prefix, alias);
-  for (const [prefix, alias] of [['/api/integration', false], ['/v1/integration', true]] as const) await mount(opts.integration, prefix, alias);
+    app.register(
+      async (scoped) => {
+        if (alias) scoped.addHook('onRoute', (route) => void (route.schema = { ...route.schema, hide: true }));
+        routes?.forEach((r) => r(scoped as App));
+      },
+      { prefix },
+    );
+  for (const [prefix, alias] of [
+    ['/api/v1', false],
+    ['/v1', true],
+  ] as const)
+    await mount(opts.v1, prefix, alias);
+  for (const [prefix, alias] of [
+    ['/api/integration', false],
+    ['/v1/integration', true],
+  ] as const)
+    await mount(opts.integration, prefix, alias);
   await app.register(async (scoped) => opts.local?.forEach((r) => r(scoped as App)));
   return app;
 }

@@ -87,14 +87,33 @@ export function createBox(config: Config, { logger, out, env }: BoxRunDeps): Box
     const tenantId = boxTenant(db, config.tenant, lanesFile !== undefined);
     // Only when the cloud is configured (GATE_TENANT is then required: config.ts); it runs beside the
     // check-in service, which never waits on it.
-    const sync = config.cloud ? createCloudSync({ db, clock, log: logger, cloud: config.cloud, tenantId: tenantId! }) : undefined;
+    const sync = config.cloud
+      ? createCloudSync({ db, clock, log: logger, cloud: config.cloud, tenantId: tenantId! })
+      : undefined;
     if (sync) closers.push('nuvem', () => sync.stop());
-    const lanes = lanesFile && ((services: LaneServices) => {
-      const started = startLanes({ config: lanesFile.config, db, clock, ...services, tenantId: tenantId!, log: logger.child({ modulo: 'pistas' }) });
-      closers.push('pistas', () => started.gates.close());
-      return started;
+    const lanes =
+      lanesFile &&
+      ((services: LaneServices) => {
+        const started = startLanes({
+          config: lanesFile.config,
+          db,
+          clock,
+          ...services,
+          tenantId: tenantId!,
+          log: logger.child({ modulo: 'pistas' }),
+        });
+        closers.push('pistas', () => started.gates.close());
+        return started;
+      });
+    const { app, clockCheck } = await assembleBox({
+      db,
+      clock,
+      logger,
+      sync: sync?.worker,
+      lanes,
+      https,
+      consoleIdleMinutes: config.consoleIdleMinutes,
     });
-    const { app, clockCheck } = await assembleBox({ db, clock, logger, sync: sync?.worker, lanes, https, consoleIdleMinutes: config.consoleIdleMinutes });
     closers.push('http', async () => {
       // In-flight requests get a grace period; sockets that never sent a request must not hold the stop.
       const force = setTimeout(() => app.server.closeAllConnections(), 2000);
@@ -129,16 +148,30 @@ export function createBox(config: Config, { logger, out, env }: BoxRunDeps): Box
     logger.info(startLine, 'gate appliance listening');
     const leftoverDemo = demoWarning(db);
     if (leftoverDemo) logger.warn(leftoverDemo);
-    if (relogio.suspeito) logger.warn({ relogio }, `RELÓGIO SUSPEITO: ${describeClock(relogio)}; a caixa segue funcionando e marca os eventos (docs/operations.md, "Clock")`);
+    if (relogio.suspeito)
+      logger.warn(
+        { relogio },
+        `RELÓGIO SUSPEITO: ${describeClock(relogio)}; a caixa segue funcionando e marca os eventos (docs/operations.md, "Clock")`,
+      );
     if (sync) {
       closers.push('sincronizador', () => sync.worker.stop());
       sync.worker.start();
     }
     // Straight to stdout, not the logger: no log line ever carries a key.
     if (demo) printDemoBanner(out, { url, ...demo });
-    await systemd.ready(`atendendo em ${url}`, databaseWriteProbe(db, () => clock.nowIso()));
+    await systemd.ready(
+      `atendendo em ${url}`,
+      databaseWriteProbe(db, () => clock.nowIso()),
+    );
     announceStop = (reason) => {
-      logger.info({ motivo: reason, segundosNoAr: Math.round((Date.now() - startedAt) / 1000), eventos: eventsSoFar() - eventsAtStart }, 'gate appliance stopping');
+      logger.info(
+        {
+          motivo: reason,
+          segundosNoAr: Math.round((Date.now() - startedAt) / 1000),
+          eventos: eventsSoFar() - eventsAtStart,
+        },
+        'gate appliance stopping',
+      );
       return systemd.stopping(reason);
     };
     return { url };
@@ -146,7 +179,8 @@ export function createBox(config: Config, { logger, out, env }: BoxRunDeps): Box
 
   return {
     start() {
-      if (starting || closing) return Promise.reject(new Error(starting ? 'a caixa já foi iniciada' : 'a caixa já foi encerrada'));
+      if (starting || closing)
+        return Promise.reject(new Error(starting ? 'a caixa já foi iniciada' : 'a caixa já foi encerrada'));
       starting = open().catch(async (error: unknown) => {
         await closers.close().catch(() => undefined); // each failure already logged by onError
         if (demo) {

@@ -59,7 +59,17 @@ export interface BoxDeps {
 }
 
 /** Services and HTTP app wired together: shared by the box (box-lifecycle.ts) and the tests, so both run the same wiring. */
-export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, https, consoleIdleMinutes = 720, consolePingMs }: BoxDeps): Promise<{ app: App; checkin: CheckinService; gates: GatesInfo | undefined; clockCheck: ClockCheck }> {
+export async function assembleBox({
+  db,
+  clock,
+  logger,
+  sync,
+  lanes,
+  httpLimits,
+  https,
+  consoleIdleMinutes = 720,
+  consolePingMs,
+}: BoxDeps): Promise<{ app: App; checkin: CheckinService; gates: GatesInfo | undefined; clockCheck: ClockCheck }> {
   const base = { db, clock };
   // Before any scan: the newest recorded event is read once, then everything is in memory.
   const clockCheck = createClockCheck(base);
@@ -79,7 +89,14 @@ export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, 
     metrics.observe(notice);
     publish(notice);
   };
-  const checkin = createCheckinService({ db, clock, storage, onResult, clockCheck, ...(logger ? { log: logger } : {}) });
+  const checkin = createCheckinService({
+    db,
+    clock,
+    storage,
+    onResult,
+    clockCheck,
+    ...(logger ? { log: logger } : {}),
+  });
   const gates = lanes?.({ checkin, storage, onGrant: metrics.observeGrant });
   const sessions = createConsoleSessions({ sqlite: db.sqlite, clock, idleMinutes: consoleIdleMinutes });
   const guard = consoleGuard(sessions);
@@ -87,8 +104,11 @@ export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, 
   const monitor = startMonitor({
     feed,
     panels,
-    tenants: () => [...new Set([gates?.tenantId, sync?.tenantId, ...sessions.tenants()].filter((t): t is number => t !== undefined))],
-    onError: (err) => (logger ? logger.warn({ err }, 'console monitor: a sample failed; skipped until one works') : undefined),
+    tenants: () => [
+      ...new Set([gates?.tenantId, sync?.tenantId, ...sessions.tenants()].filter((t): t is number => t !== undefined)),
+    ],
+    onError: (err) =>
+      logger ? logger.warn({ err }, 'console monitor: a sample failed; skipped until one works') : undefined,
   });
   // Room for the large answers being sent (batches, listing pages): see lib/byte-slots.ts.
   const slots = createByteSlots();
@@ -107,7 +127,11 @@ export async function assembleBox({ db, clock, logger, sync, lanes, httpLimits, 
         metricsRoutes({ metrics, auth }),
         syncRoutes({ ...listing, sync }),
         gatesRoutes({ auth, gates, checkin }),
-        movementRoutes({ auth, checkin, settingsOf: (tenantId) => (gates?.tenantId === tenantId ? gates.settings : DEFAULT_MOVEMENT_SETTINGS) }),
+        movementRoutes({
+          auth,
+          checkin,
+          settingsOf: (tenantId) => (gates?.tenantId === tenantId ? gates.settings : DEFAULT_MOVEMENT_SETTINGS),
+        }),
         consoleRoutes({ db, clock, checkin, sessions, guard, view }),
         supervisorRoutes({ db, clock, guard, panels, feed }),
         liveRoutes({ feed, guard, sessions, pingMs: consolePingMs }),

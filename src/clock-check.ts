@@ -54,15 +54,30 @@ export function newestEventAt(db: Db): number | null {
   const k = db.kysely;
   const perTenant = all(
     db,
-    k.selectFrom('tenants as t').select((eb) => eb.selectFrom('events as e').select((e) => e.fn.max('e.occurred_at').as('m')).whereRef('e.tenant_id', '=', 't.id').as('m')),
+    k.selectFrom('tenants as t').select((eb) =>
+      eb
+        .selectFrom('events as e')
+        .select((e) => e.fn.max('e.occurred_at').as('m'))
+        .whereRef('e.tenant_id', '=', 't.id')
+        .as('m'),
+    ),
   ).map((r) => r.m);
   // Lanes' events are appended in time order: the last row is the newest.
   const lane = first(db, k.selectFrom('lane_events').select('occurred_at').orderBy('id', 'desc').limit(1))?.occurred_at;
-  const ms = [...perTenant, lane].filter((t): t is string => typeof t === 'string').map((t) => Date.parse(t)).filter((t) => !Number.isNaN(t));
+  const ms = [...perTenant, lane]
+    .filter((t): t is string => typeof t === 'string')
+    .map((t) => Date.parse(t))
+    .filter((t) => !Number.isNaN(t));
   return ms.length === 0 ? null : Math.max(...ms);
 }
 
-export function createClockCheck({ db, clock, monotonic = () => performance.now(), toleranceMs = BACKWARDS_TOLERANCE_MS, skewLimitMs = CLOUD_SKEW_LIMIT_MS }: ClockCheckOptions): ClockCheck {
+export function createClockCheck({
+  db,
+  clock,
+  monotonic = () => performance.now(),
+  toleranceMs = BACKWARDS_TOLERANCE_MS,
+  skewLimitMs = CLOUD_SKEW_LIMIT_MS,
+}: ClockCheckOptions): ClockCheck {
   let newest = newestEventAt(db);
   // At monotonic time m the cloud's clock reads within [m + base, m + base + width].
   let cloud: { base: number; width: number; at: string } | null = null;
@@ -76,7 +91,11 @@ export function createClockCheck({ db, clock, monotonic = () => performance.now(
   };
   const behind = (nowMs: number) => newest !== null && nowMs < newest - toleranceMs;
   const reason = (nowMs: number, skew = skewMs(nowMs)): ClockReason | null =>
-    skew !== null && Math.abs(skew) > skewLimitMs ? 'diferenca_da_nuvem' : behind(nowMs) ? 'atrasado_em_relacao_ao_ultimo_evento' : null;
+    skew !== null && Math.abs(skew) > skewLimitMs
+      ? 'diferenca_da_nuvem'
+      : behind(nowMs)
+        ? 'atrasado_em_relacao_ao_ultimo_evento'
+        : null;
 
   return {
     eventMark(at) {

@@ -6,19 +6,40 @@ import { z } from 'zod';
 import { describeIssues } from './lib/zod-issues.js';
 
 const timeZone = z.string().refine(isTimeZone, { message: 'fuso horário IANA desconhecido (ex.: America/Sao_Paulo)' });
-const cronExpression = z.string().refine((s) => cron.validate(s), { message: 'expressão cron inválida (ex.: */15 * * * *)' });
-const seconds = (fallback: number) => z.coerce.number().positive('deve ser maior que zero').max(86_400).default(fallback);
+const cronExpression = z
+  .string()
+  .refine((s) => cron.validate(s), { message: 'expressão cron inválida (ex.: */15 * * * *)' });
+const seconds = (fallback: number) =>
+  z.coerce.number().positive('deve ser maior que zero').max(86_400).default(fallback);
 
 const configSchema = z
   .object({
     GATE_DATA_DIR: z.string().min(1).refine(isDirectoryOrAbsent, 'existe e não é um diretório').default('./data'),
-    GATE_HOST: z.string().trim().refine(isHost, 'use um endereço IP ou um nome de máquina (ex.: 0.0.0.0)').default('0.0.0.0'),
-    GATE_PORT: z.string().trim().regex(/^\d{1,5}$/, 'use um número de porta de 0 a 65535').transform(Number).refine((n) => n <= 65535, 'use um número de porta de 0 a 65535').default(8080),
+    GATE_HOST: z
+      .string()
+      .trim()
+      .refine(isHost, 'use um endereço IP ou um nome de máquina (ex.: 0.0.0.0)')
+      .default('0.0.0.0'),
+    GATE_PORT: z
+      .string()
+      .trim()
+      .regex(/^\d{1,5}$/, 'use um número de porta de 0 a 65535')
+      .transform(Number)
+      .refine((n) => n <= 65535, 'use um número de porta de 0 a 65535')
+      .default(8080),
     GATE_TIMEZONE: timeZone.default('America/Sao_Paulo'),
-    GATE_TENANT: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'use letras minúsculas, dígitos e hífens').optional(),
+    GATE_TENANT: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]*$/, 'use letras minúsculas, dígitos e hífens')
+      .optional(),
     // The gate lanes file (docs/lanes.md); without it the box serves the API only.
     GATE_CONFIG: z.string().trim().min(1).optional(),
-    GATE_CONSOLE_IDLE_MIN: z.coerce.number().int('deve ser um número inteiro de minutos').min(1, 'no mínimo 1 minuto').max(7 * 24 * 60, 'no máximo 7 dias').default(720),
+    GATE_CONSOLE_IDLE_MIN: z.coerce
+      .number()
+      .int('deve ser um número inteiro de minutos')
+      .min(1, 'no mínimo 1 minuto')
+      .max(7 * 24 * 60, 'no máximo 7 dias')
+      .default(720),
     // HTTPS served by the box itself (PEM files): keys and PINs do not cross the LAN in clear.
     GATE_TLS_CERT: z.string().trim().min(1).optional(),
     GATE_TLS_KEY: z.string().trim().min(1).optional(),
@@ -36,16 +57,22 @@ const configSchema = z
   })
   .superRefine((c, ctx) => {
     const missing = (name: string, why: string) => ctx.addIssue({ code: 'custom', path: [name], message: why });
-    if (c.GATE_TLS_CERT !== undefined && c.GATE_TLS_KEY === undefined) missing('GATE_TLS_KEY', 'obrigatória com GATE_TLS_CERT: o arquivo PEM da chave privada do certificado');
-    if (c.GATE_TLS_KEY !== undefined && c.GATE_TLS_CERT === undefined) missing('GATE_TLS_CERT', 'obrigatório com GATE_TLS_KEY: o arquivo PEM do certificado');
+    if (c.GATE_TLS_CERT !== undefined && c.GATE_TLS_KEY === undefined)
+      missing('GATE_TLS_KEY', 'obrigatória com GATE_TLS_CERT: o arquivo PEM da chave privada do certificado');
+    if (c.GATE_TLS_KEY !== undefined && c.GATE_TLS_CERT === undefined)
+      missing('GATE_TLS_CERT', 'obrigatório com GATE_TLS_KEY: o arquivo PEM do certificado');
     if (c.GATE_CLOUD_URL === undefined) {
       for (const name of ['GATE_CLOUD_API_KEY', 'GATE_CLOUD_INTEGRATION_KEY'] as const)
-        if (c[name] !== undefined) missing(name, 'definida sem GATE_CLOUD_URL: informe a URL da nuvem ou remova a chave');
+        if (c[name] !== undefined)
+          missing(name, 'definida sem GATE_CLOUD_URL: informe a URL da nuvem ou remova a chave');
       return;
     }
-    if (c.GATE_CLOUD_API_KEY === undefined) missing('GATE_CLOUD_API_KEY', 'obrigatória com GATE_CLOUD_URL (chave X-API-Key da nuvem)');
-    if (c.GATE_CLOUD_INTEGRATION_KEY === undefined) missing('GATE_CLOUD_INTEGRATION_KEY', 'obrigatória com GATE_CLOUD_URL (chave X-Integration-Key da nuvem)');
-    if (c.GATE_TENANT === undefined) missing('GATE_TENANT', 'obrigatório com GATE_CLOUD_URL: os dados da nuvem são gravados neste tenant');
+    if (c.GATE_CLOUD_API_KEY === undefined)
+      missing('GATE_CLOUD_API_KEY', 'obrigatória com GATE_CLOUD_URL (chave X-API-Key da nuvem)');
+    if (c.GATE_CLOUD_INTEGRATION_KEY === undefined)
+      missing('GATE_CLOUD_INTEGRATION_KEY', 'obrigatória com GATE_CLOUD_URL (chave X-Integration-Key da nuvem)');
+    if (c.GATE_TENANT === undefined)
+      missing('GATE_TENANT', 'obrigatório com GATE_CLOUD_URL: os dados da nuvem são gravados neste tenant');
   });
 
 /** How the box talks to the cloud tenant; present only when GATE_CLOUD_URL is set. */
@@ -120,7 +147,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cloud,
     laneConfigFile: c.GATE_CONFIG === undefined ? undefined : path.resolve(c.GATE_CONFIG),
     consoleIdleMinutes: c.GATE_CONSOLE_IDLE_MIN,
-    tls: c.GATE_TLS_CERT === undefined ? undefined : Object.freeze({ certFile: path.resolve(c.GATE_TLS_CERT), keyFile: path.resolve(c.GATE_TLS_KEY!) }),
+    tls:
+      c.GATE_TLS_CERT === undefined
+        ? undefined
+        : Object.freeze({ certFile: path.resolve(c.GATE_TLS_CERT), keyFile: path.resolve(c.GATE_TLS_KEY!) }),
   });
 }
 
@@ -135,7 +165,10 @@ function isDirectoryOrAbsent(dir: string): boolean {
 /** An IP address, or a host name (letters, digits, hyphens, dots; not a malformed dotted quad). */
 function isHost(host: string): boolean {
   if (net.isIP(host) !== 0) return true;
-  return !/^[\d.]+$/.test(host) && /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i.test(host);
+  return (
+    !/^[\d.]+$/.test(host) &&
+    /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i.test(host)
+  );
 }
 
 function isTimeZone(tz: string): boolean {

@@ -16,7 +16,9 @@ export interface RunningBox {
 export async function main(config: Config = loadConfig(), out: Writable = process.stdout): Promise<RunningBox> {
   const logger = pino({
     level: config.logLevel,
-    ...(process.stdout.isTTY ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:standard' } } } : {}),
+    ...(process.stdout.isTTY
+      ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:standard' } } }
+      : {}),
   });
   const box = createBox(config, { logger, out, env: process.env });
   const { url } = await box.start();

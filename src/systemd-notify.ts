@@ -29,7 +29,15 @@ export interface Notifier {
 /** A hung systemd-notify is killed after this (its own wait for the manager gives up after 5 s). */
 const SEND_TIMEOUT_MS = 10_000;
 
-export function createNotifier({ env, log, command = 'systemd-notify' }: { env: NodeJS.ProcessEnv; log: Log; command?: string }): Notifier {
+export function createNotifier({
+  env,
+  log,
+  command = 'systemd-notify',
+}: {
+  env: NodeJS.ProcessEnv;
+  log: Log;
+  command?: string;
+}): Notifier {
   const socket = env.NOTIFY_SOCKET;
   // Only what systemd-notify needs: the box's environment holds the cloud's keys.
   const childEnv = { NOTIFY_SOCKET: socket, PATH: env.PATH ?? '/usr/local/bin:/usr/bin:/bin' };
@@ -42,20 +50,31 @@ export function createNotifier({ env, log, command = 'systemd-notify' }: { env: 
     new Promise<boolean>((resolve) => {
       // One assignment per argument; a value never spans lines (the message is newline-separated).
       const args = Object.entries(fields).map(([k, v]) => `${k}=${String(v).replace(/[\r\n]+/g, ' ')}`);
-      execFile(command, args, { env: childEnv, timeout: SEND_TIMEOUT_MS, killSignal: 'SIGKILL' }, (error, _stdout, stderr) => {
-        if (!error) {
-          failing = false;
-          return resolve(true);
-        }
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-          missing = true;
-          log.warn({ comando: command }, 'systemd-notify not found: systemd hears nothing from the box (READY, WATCHDOG); install the systemd package');
-        } else if (!failing) {
-          failing = true;
-          log.warn({ erro: String(stderr).trim() || error.message }, 'systemd-notify failed; said once until it works again');
-        }
-        resolve(false);
-      });
+      execFile(
+        command,
+        args,
+        { env: childEnv, timeout: SEND_TIMEOUT_MS, killSignal: 'SIGKILL' },
+        (error, _stdout, stderr) => {
+          if (!error) {
+            failing = false;
+            return resolve(true);
+          }
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+            missing = true;
+            log.warn(
+              { comando: command },
+              'systemd-notify not found: systemd hears nothing from the box (READY, WATCHDOG); install the systemd package',
+            );
+          } else if (!failing) {
+            failing = true;
+            log.warn(
+              { erro: String(stderr).trim() || error.message },
+              'systemd-notify failed; said once until it works again',
+            );
+          }
+          resolve(false);
+        },
+      );
     });
 
   const send = (fields: Fields) => {
@@ -129,7 +148,19 @@ export interface Watchdog {
  * systemd restarts the box when no ping comes for the whole WatchdogSec. A probe that never ends
  * (a hung disk) withholds every later ping.
  */
-export function startWatchdog({ notifier, everyMs, probe, log, status }: { notifier: Notifier; everyMs: number; probe: Probe; log: Log; status: string }): Watchdog {
+export function startWatchdog({
+  notifier,
+  everyMs,
+  probe,
+  log,
+  status,
+}: {
+  notifier: Notifier;
+  everyMs: number;
+  probe: Probe;
+  log: Log;
+  status: string;
+}): Watchdog {
   const lagLimitMs = Math.max(1000, everyMs / 2);
   const delay = monitorEventLoopDelay({ resolution: 20 });
   delay.enable();
@@ -187,17 +218,29 @@ export interface SystemdLink {
 }
 
 /** The box's side of Type=notify; does nothing when the box was not started by systemd (no NOTIFY_SOCKET). */
-export function linkToSystemd({ env, log, pid = process.pid }: { env: NodeJS.ProcessEnv; log: Log; pid?: number }): SystemdLink {
+export function linkToSystemd({
+  env,
+  log,
+  pid = process.pid,
+}: {
+  env: NodeJS.ProcessEnv;
+  log: Log;
+  pid?: number;
+}): SystemdLink {
   const notifier = createNotifier({ env, log });
   const everyMs = watchdogEveryMs(env, pid);
   let watchdog: Watchdog | undefined;
   const sent = async (fields: Fields) => void (await notifier.send(fields));
   return {
     watchdogSeconds: everyMs === undefined ? null : Number(env.WATCHDOG_USEC) / 1_000_000,
-    migrating: (pending) => (pending > 0 ? sent({ STATUS: `aplicando ${pending} migração(ões) do banco`, EXTEND_TIMEOUT_USEC: MIGRATION_ALLOWANCE_USEC }) : Promise.resolve()),
+    migrating: (pending) =>
+      pending > 0
+        ? sent({ STATUS: `aplicando ${pending} migração(ões) do banco`, EXTEND_TIMEOUT_USEC: MIGRATION_ALLOWANCE_USEC })
+        : Promise.resolve(),
     async ready(status, probe) {
       await sent({ READY: 1, STATUS: status });
-      if (everyMs !== undefined && notifier.enabled) watchdog = startWatchdog({ notifier, everyMs, probe, log, status });
+      if (everyMs !== undefined && notifier.enabled)
+        watchdog = startWatchdog({ notifier, everyMs, probe, log, status });
     },
     stopping(reason) {
       watchdog?.stop();

@@ -31,7 +31,8 @@ const dbHandles = (dir: string) => fds().filter((link) => link.startsWith(path.j
 const sockets = () => fds().filter((link) => link.startsWith('socket:')).length;
 /** None of them: the WAL's descriptor for fsync is closed on libuv's pool (src/db/wal.ts), so give it a moment. */
 async function expectNoDbHandles(dir: string) {
-  for (const until = Date.now() + 2000; dbHandles(dir).length > 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 10));
+  for (const until = Date.now() + 2000; dbHandles(dir).length > 0 && Date.now() < until;)
+    await new Promise((r) => setTimeout(r, 10));
   expect(dbHandles(dir)).toEqual([]);
 }
 
@@ -52,14 +53,33 @@ function boxOf(config: Config) {
   let log = '';
   let out = '';
   const logger = pino({ level: 'debug' }, new Writable({ write: (c, _e, done) => ((log += c.toString()), done()) }));
-  const box = createBox(config, { logger, out: new Writable({ write: (c, _e, done) => ((out += c.toString()), done()) }), env: {} });
-  const lines = () => log.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { msg: string; recurso?: string; motivo?: string });
-  return { box, lines, out: () => out, closed: () => lines().filter((l) => l.msg === 'closed').map((l) => l.recurso) };
+  const box = createBox(config, {
+    logger,
+    out: new Writable({ write: (c, _e, done) => ((out += c.toString()), done()) }),
+    env: {},
+  });
+  const lines = () =>
+    log
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { msg: string; recurso?: string; motivo?: string });
+  return {
+    box,
+    lines,
+    out: () => out,
+    closed: () =>
+      lines()
+        .filter((l) => l.msg === 'closed')
+        .map((l) => l.recurso),
+  };
 }
 
 const laneFile = (dir: string) => {
   const file = path.join(dir, 'lanes.yaml');
-  fs.writeFileSync(file, 'lanes:\n  - name: a\n    direction: entrada\n    operador: o\n    scanners: [{ path: /tmp/gate-none-a }]\n    relay: { driver: lcus, path: /tmp/gate-none-b }\n');
+  fs.writeFileSync(
+    file,
+    'lanes:\n  - name: a\n    direction: entrada\n    operador: o\n    scanners: [{ path: /tmp/gate-none-a }]\n    relay: { driver: lcus, path: /tmp/gate-none-b }\n',
+  );
   return file;
 };
 
@@ -118,7 +138,10 @@ describe('a failed start leaves nothing open', () => {
 
   it('a data file that is not a database', async () => {
     const dir = tempDir('gate-lifecycle-');
-    fs.writeFileSync(path.join(dir, 'gate.db'), 'isto não é um banco SQLite, só um texto comprido o bastante para o cabeçalho.\n'.repeat(4));
+    fs.writeFileSync(
+      path.join(dir, 'gate.db'),
+      'isto não é um banco SQLite, só um texto comprido o bastante para o cabeçalho.\n'.repeat(4),
+    );
     await failsCleanly(dir, configOf(dir), 'file is not a database');
   });
 
@@ -133,12 +156,20 @@ describe('a failed start leaves nothing open', () => {
 
   it('an unknown GATE_TENANT, with the message the operator sees', async () => {
     const dir = await dataDir(['parque-norte']);
-    await failsCleanly(dir, configOf(dir, { GATE_TENANT: 'parque-nrte' }), 'GATE_TENANT: tenant "parque-nrte" não existe; conhecidos: parque-norte. Crie com: gate tenants create parque-nrte');
+    await failsCleanly(
+      dir,
+      configOf(dir, { GATE_TENANT: 'parque-nrte' }),
+      'GATE_TENANT: tenant "parque-nrte" não existe; conhecidos: parque-norte. Crie com: gate tenants create parque-nrte',
+    );
   });
 
   it('lanes on a box of several tenants without GATE_TENANT', async () => {
     const dir = await dataDir(['parque', 'outro']);
-    await failsCleanly(dir, configOf(dir, { GATE_CONFIG: laneFile(dir) }), 'GATE_CONFIG: há mais de um tenant neste banco; defina GATE_TENANT com o tenant das pistas.');
+    await failsCleanly(
+      dir,
+      configOf(dir, { GATE_CONFIG: laneFile(dir) }),
+      'GATE_CONFIG: há mais de um tenant neste banco; defina GATE_TENANT com o tenant das pistas.',
+    );
   });
 
   it('a port already in use, with lanes running: the demo keys are shown anyway', async () => {
@@ -158,11 +189,20 @@ describe('a failed start leaves nothing open', () => {
 
   it('the sync worker failing to start after the box listens', async () => {
     const dir = await dataDir(['parque']);
-    const config = configOf(dir, { GATE_TENANT: 'parque', GATE_CLOUD_URL: 'http://127.0.0.1:9', GATE_CLOUD_API_KEY: 'k', GATE_CLOUD_INTEGRATION_KEY: 'i' });
+    const config = configOf(dir, {
+      GATE_TENANT: 'parque',
+      GATE_CLOUD_URL: 'http://127.0.0.1:9',
+      GATE_CLOUD_API_KEY: 'k',
+      GATE_CLOUD_INTEGRATION_KEY: 'i',
+    });
     // Not reachable through the environment (config.ts validates it): a schedule node-cron refuses.
     const lines = await failsCleanly(dir, { ...config, cloud: { ...config.cloud!, refreshCron: 'nunca' } }, /fields/);
     expect(lines().map((l) => l.msg)).toContain('gate appliance listening');
-    expect(lines().filter((l) => l.msg === 'closed').map((l) => l.recurso)).toEqual(['sincronizador', 'http', 'nuvem', 'banco']);
+    expect(
+      lines()
+        .filter((l) => l.msg === 'closed')
+        .map((l) => l.recurso),
+    ).toEqual(['sincronizador', 'http', 'nuvem', 'banco']);
   });
 });
 
@@ -171,7 +211,13 @@ describe('close', () => {
     const dir = await dataDir(['parque']);
     const before = sockets();
     const { box, lines, closed } = boxOf(
-      configOf(dir, { GATE_TENANT: 'parque', GATE_CONFIG: laneFile(dir), GATE_CLOUD_URL: 'http://127.0.0.1:9', GATE_CLOUD_API_KEY: 'k', GATE_CLOUD_INTEGRATION_KEY: 'i' }),
+      configOf(dir, {
+        GATE_TENANT: 'parque',
+        GATE_CONFIG: laneFile(dir),
+        GATE_CLOUD_URL: 'http://127.0.0.1:9',
+        GATE_CLOUD_API_KEY: 'k',
+        GATE_CLOUD_INTEGRATION_KEY: 'i',
+      }),
     );
     const { url } = await box.start();
     expect((await fetch(`${url}/health/live`, { headers: { connection: 'close' } })).status).toBe(200);

@@ -32,7 +32,12 @@ async function restartAt(at: string) {
   const started = await assembleBox({ db: box.db, clock, logger: false });
   restarted = started.app;
   const ask = async (method: 'GET' | 'POST', url: string, key: string, payload?: object) => {
-    const res = await started.app.inject({ method, url, headers: { 'x-api-key': key }, ...(payload ? { payload } : {}) });
+    const res = await started.app.inject({
+      method,
+      url,
+      headers: { 'x-api-key': key },
+      ...(payload ? { payload } : {}),
+    });
     return { status: res.statusCode, body: res.json() };
   };
   return { clock, clockCheck: started.clockCheck, ask };
@@ -43,12 +48,20 @@ const marks = () => box.db.sqlite.prepare('select code, result, relogio_suspeito
 describe('the clock against the newest recorded event', () => {
   it('a box that starts before its newest event is flagged, keeps checking in, and marks what it writes until the clock passes that event', async () => {
     box = await createTestBox({ now: T });
-    box.importOrders([makeOrder({ prefix: 'OPEN', tipo: 'dayuse_sem_data', people: 3 }), makeOrder({ prefix: 'DAY', dataUso: '2026-11-21' })]);
+    box.importOrders([
+      makeOrder({ prefix: 'OPEN', tipo: 'dayuse_sem_data', people: 3 }),
+      makeOrder({ prefix: 'DAY', dataUso: '2026-11-21' }),
+    ]);
     expect((await checkin(box, { qr_code: 'OPEN-1' })).status).toBe(200);
 
     // The power came back without network: the board's clock says the day before.
     const { clock, clockCheck, ask } = await restartAt('2026-11-20T13:00:00.000Z');
-    expect(clockCheck.state()).toMatchObject({ suspeito: true, motivo: 'atrasado_em_relacao_ao_ultimo_evento', agora: '2026-11-20T13:00:00.000Z', ultimo_evento_em: T });
+    expect(clockCheck.state()).toMatchObject({
+      suspeito: true,
+      motivo: 'atrasado_em_relacao_ao_ultimo_evento',
+      agora: '2026-11-20T13:00:00.000Z',
+      ultimo_evento_em: T,
+    });
     const ready = await ask('GET', '/health/ready', box.keys.all);
     expect(ready.status).toBe(200);
     expect(ready.body.data.partes.relogio).toEqual({
@@ -62,9 +75,16 @@ describe('the clock against the newest recorded event', () => {
 
     // Scans go on; what the wrong "today" decides is recorded with the mark.
     expect((await ask('POST', '/api/v1/api-qrcode-checkin', box.keys.checkin, { qr_code: 'OPEN-2' })).status).toBe(200);
-    expect((await ask('POST', '/api/v1/api-qrcode-checkin', box.keys.checkin, { qr_code: 'DAY-1' })).body.error.code).toBe('TICKET_NOT_VALID_YET');
+    expect(
+      (await ask('POST', '/api/v1/api-qrcode-checkin', box.keys.checkin, { qr_code: 'DAY-1' })).body.error.code,
+    ).toBe('TICKET_NOT_VALID_YET');
     const listed = await ask('GET', '/api/local/eventos?marcar_sincronizado=false', box.keys.all);
-    expect(listed.body.data.eventos.map((e: { codigo: string; relogio_suspeito: string | null }) => [e.codigo, e.relogio_suspeito])).toEqual([
+    expect(
+      listed.body.data.eventos.map((e: { codigo: string; relogio_suspeito: string | null }) => [
+        e.codigo,
+        e.relogio_suspeito,
+      ]),
+    ).toEqual([
       ['OPEN-1', null],
       ['OPEN-2', 'atrasado_em_relacao_ao_ultimo_evento'],
       ['DAY-1', 'atrasado_em_relacao_ao_ultimo_evento'],
@@ -91,7 +111,14 @@ describe('the clock against the newest recorded event', () => {
     expect(slightly.clockCheck.state().suspeito).toBe(false);
     await restarted!.close();
     const { clockCheck, ask } = await restartAt('2026-11-22T09:00:00.000Z');
-    expect(clockCheck.state()).toEqual({ suspeito: false, motivo: null, agora: '2026-11-22T09:00:00.000Z', ultimo_evento_em: null, diferenca_nuvem_segundos: null, nuvem_lida_em: null });
+    expect(clockCheck.state()).toEqual({
+      suspeito: false,
+      motivo: null,
+      agora: '2026-11-22T09:00:00.000Z',
+      ultimo_evento_em: null,
+      diferenca_nuvem_segundos: null,
+      nuvem_lida_em: null,
+    });
     expect((await ask('GET', '/health/ready', box.keys.all)).body.data.partes.relogio).toEqual({ ok: true });
     expect((await ask('POST', '/api/v1/api-qrcode-checkin', box.keys.checkin, { qr_code: 'OK-2' })).status).toBe(200);
     expect(marks().map((m) => (m as { relogio_suspeito: string | null }).relogio_suspeito)).toEqual([null, null]);
@@ -99,7 +126,11 @@ describe('the clock against the newest recorded event', () => {
 
   it('a lane event newer than every check-in counts too', async () => {
     box = await createTestBox({ now: T });
-    box.db.sqlite.prepare("insert into lane_events (tenant_id, occurred_at, lane, kind) values (?, '2026-11-21T15:00:00.000Z', 'entrada-1', 'carona')").run(box.tenantId);
+    box.db.sqlite
+      .prepare(
+        "insert into lane_events (tenant_id, occurred_at, lane, kind) values (?, '2026-11-21T15:00:00.000Z', 'entrada-1', 'carona')",
+      )
+      .run(box.tenantId);
     const { clockCheck } = await restartAt('2026-11-21T14:00:00.000Z');
     expect(clockCheck.state()).toMatchObject({ suspeito: true, ultimo_evento_em: '2026-11-21T15:00:00.000Z' });
   });
@@ -117,7 +148,12 @@ describe("the clock against the cloud's Date header", () => {
     const { clockCheck } = await check();
     // The cloud says 13:10:00 while the box says 13:00: the box is ten minutes behind.
     clockCheck.cloudDate('Sat, 21 Nov 2026 13:10:00 GMT', 40);
-    expect(clockCheck.state()).toMatchObject({ suspeito: true, motivo: 'diferenca_da_nuvem', diferenca_nuvem_segundos: -600, nuvem_lida_em: T });
+    expect(clockCheck.state()).toMatchObject({
+      suspeito: true,
+      motivo: 'diferenca_da_nuvem',
+      diferenca_nuvem_segundos: -600,
+      nuvem_lida_em: T,
+    });
     expect(clockCheck.eventMark(box.clock.now())).toBe('diferenca_da_nuvem');
     // Ahead by three minutes: the header has whole seconds, so the box is at least 179 s ahead.
     clockCheck.cloudDate('Sat, 21 Nov 2026 12:57:00 GMT', 0);
@@ -151,17 +187,29 @@ describe("the clock against the cloud's Date header", () => {
     expect(clockCheck.state()).toMatchObject({ suspeito: false, diferenca_nuvem_segundos: 0 });
     // The wall clock jumps an hour ahead while the cloud is out of reach.
     box.clock.advance(3_600_000);
-    expect(clockCheck.state()).toMatchObject({ suspeito: true, motivo: 'diferenca_da_nuvem', diferenca_nuvem_segundos: 3598 });
+    expect(clockCheck.state()).toMatchObject({
+      suspeito: true,
+      motivo: 'diferenca_da_nuvem',
+      diferenca_nuvem_segundos: 3598,
+    });
     box.clock.advance(-3_600_000);
     expect(clockCheck.state().suspeito).toBe(false);
   });
 
   it('a good reading vouches for the clock: events stamped by a clock that ran ahead no longer make it suspect', async () => {
     box = await createTestBox({ now: T });
-    box.db.sqlite.prepare("insert into events (tenant_id, occurred_at, action, mode, code, result, source) values (?, '2027-03-01T00:00:00.000Z', 'checkin', 'qr', 'FUT', 'ok', 'api')").run(box.tenantId);
+    box.db.sqlite
+      .prepare(
+        "insert into events (tenant_id, occurred_at, action, mode, code, result, source) values (?, '2027-03-01T00:00:00.000Z', 'checkin', 'qr', 'FUT', 'ok', 'api')",
+      )
+      .run(box.tenantId);
     let mono = 0;
     const clockCheck = createClockCheck({ db: box.db, clock: box.clock, monotonic: () => mono });
-    expect(clockCheck.state()).toMatchObject({ suspeito: true, motivo: 'atrasado_em_relacao_ao_ultimo_evento', ultimo_evento_em: '2027-03-01T00:00:00.000Z' });
+    expect(clockCheck.state()).toMatchObject({
+      suspeito: true,
+      motivo: 'atrasado_em_relacao_ao_ultimo_evento',
+      ultimo_evento_em: '2027-03-01T00:00:00.000Z',
+    });
     clockCheck.cloudDate(new Date(T).toUTCString(), 5);
     expect(clockCheck.state()).toMatchObject({ suspeito: false, motivo: null, ultimo_evento_em: null });
     mono += 5 * 60_000;
@@ -178,15 +226,46 @@ describe('the start line', () => {
     await migrateToLatest(db);
     const tenantId = ensureTenant(db, 'parque', new Date().toISOString());
     const ahead = new Date(Date.now() + 86_400_000).toISOString();
-    db.sqlite.prepare("insert into events (tenant_id, occurred_at, action, mode, code, result, source) values (?, ?, 'checkin', 'qr', 'Q-1', 'ok', 'api')").run(tenantId, ahead);
+    db.sqlite
+      .prepare(
+        "insert into events (tenant_id, occurred_at, action, mode, code, result, source) values (?, ?, 'checkin', 'qr', 'Q-1', 'ok', 'api')",
+      )
+      .run(tenantId, ahead);
     db.close();
     const children: ChildProcess[] = [];
     try {
-      const served = await serveGate({ PATH: process.env.PATH, GATE_DATA_DIR: dir, GATE_HOST: '127.0.0.1', GATE_PORT: '0', GATE_TENANT: 'parque', GATE_TIMEZONE: TZ }, dir, children);
-      for (let i = 0; i < 100 && !served.output().includes('RELÓGIO SUSPEITO'); i++) await new Promise((r) => setTimeout(r, 20));
-      const lines = served.output().trim().split('\n').map((l) => JSON.parse(l) as { level: number; msg: string; relogio?: { suspeito: boolean; motivo: string; ultimo_evento_em: string } });
+      const served = await serveGate(
+        {
+          PATH: process.env.PATH,
+          GATE_DATA_DIR: dir,
+          GATE_HOST: '127.0.0.1',
+          GATE_PORT: '0',
+          GATE_TENANT: 'parque',
+          GATE_TIMEZONE: TZ,
+        },
+        dir,
+        children,
+      );
+      for (let i = 0; i < 100 && !served.output().includes('RELÓGIO SUSPEITO'); i++)
+        await new Promise((r) => setTimeout(r, 20));
+      const lines = served
+        .output()
+        .trim()
+        .split('\n')
+        .map(
+          (l) =>
+            JSON.parse(l) as {
+              level: number;
+              msg: string;
+              relogio?: { suspeito: boolean; motivo: string; ultimo_evento_em: string };
+            },
+        );
       const start = lines.find((l) => l.msg === 'gate appliance listening')!;
-      expect(start.relogio).toMatchObject({ suspeito: true, motivo: 'atrasado_em_relacao_ao_ultimo_evento', ultimo_evento_em: ahead });
+      expect(start.relogio).toMatchObject({
+        suspeito: true,
+        motivo: 'atrasado_em_relacao_ao_ultimo_evento',
+        ultimo_evento_em: ahead,
+      });
       const warning = lines.find((l) => l.msg.startsWith('RELÓGIO SUSPEITO'))!;
       expect(warning.level).toBe(40);
       expect(warning.msg).toContain(`está antes do último evento registrado (${ahead})`);

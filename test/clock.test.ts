@@ -5,9 +5,23 @@ import { addDays, createClock } from '../src/clock.js';
 // including those whose DST starts at midnight (the day then begins at 01:00).
 
 const ZONES = [
-  'America/Sao_Paulo', 'America/Manaus', 'America/Noronha', 'America/Santiago', 'America/Havana', 'America/Asuncion',
-  'America/Mexico_City', 'America/New_York', 'America/St_Johns', 'Europe/Lisbon', 'Africa/Luanda', 'Asia/Kolkata',
-  'Asia/Tehran', 'Australia/Lord_Howe', 'Pacific/Chatham', 'Pacific/Kiritimati', 'Pacific/Pago_Pago',
+  'America/Sao_Paulo',
+  'America/Manaus',
+  'America/Noronha',
+  'America/Santiago',
+  'America/Havana',
+  'America/Asuncion',
+  'America/Mexico_City',
+  'America/New_York',
+  'America/St_Johns',
+  'Europe/Lisbon',
+  'Africa/Luanda',
+  'Asia/Kolkata',
+  'Asia/Tehran',
+  'Australia/Lord_Howe',
+  'Pacific/Chatham',
+  'Pacific/Kiritimati',
+  'Pacific/Pago_Pago',
 ];
 const MINUTE = 60_000;
 
@@ -27,7 +41,11 @@ describe('clock', () => {
       const clock = createClock(zone);
       for (let date = '2026-01-01'; date < '2027-01-01'; date = addDays(date, 1)) {
         const start = clock.startOfLocalDate(date).getTime();
-        if (clock.localDate(new Date(start)) !== date || clock.localDate(new Date(start - MINUTE)) !== addDays(date, -1)) wrong.push(`${zone} ${date}`);
+        if (
+          clock.localDate(new Date(start)) !== date ||
+          clock.localDate(new Date(start - MINUTE)) !== addDays(date, -1)
+        )
+          wrong.push(`${zone} ${date}`);
       }
     }
     expect(wrong).toEqual([]);

@@ -9,6 +9,8 @@ it('npm test stops at once, with one line naming what is missing and how to inst
   });
   expect(run.status).toBe(1);
   const lines = `${run.stdout}${run.stderr}`.split('\n').filter((l) => l.includes('chromium'));
-  expect(lines).toEqual(['npm test precisa de chromium: sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium']);
+  expect(lines).toEqual([
+    'npm test precisa de chromium: sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium',
+  ]);
   expect(run.stdout).not.toMatch(/✓|passed/);
 });

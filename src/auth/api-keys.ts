@@ -4,7 +4,15 @@ import type { Db } from '../db/open.js';
 import { defineQuery, run } from '../db/query.js';
 import { demoRetiredSql } from '../tenants/tenants.repo.js';
 
-export const PERMISSIONS = ['vouchers:checkin', 'checkin', 'vouchers:read', 'clientes:read', 'integration:combos:read', 'local:read', 'all'] as const;
+export const PERMISSIONS = [
+  'vouchers:checkin',
+  'checkin',
+  'vouchers:read',
+  'clientes:read',
+  'integration:combos:read',
+  'local:read',
+  'all',
+] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 /** Who is calling: the key's tenant and name (for the event log) and its permissions. */
@@ -33,7 +41,8 @@ export function createApiKey(
   input: { tenantId: number; name: string; permissions: readonly string[]; nowIso: string; expiresAt?: string | null },
 ): { id: number; key: string; keyId: string } {
   const unknown = input.permissions.filter((p) => !(PERMISSIONS as readonly string[]).includes(p));
-  if (unknown.length > 0) throw new Error(`Permissões desconhecidas: ${unknown.join(', ')}. Use: ${PERMISSIONS.join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`Permissões desconhecidas: ${unknown.join(', ')}. Use: ${PERMISSIONS.join(', ')}`);
   if (input.permissions.length === 0) throw new Error('Informe ao menos uma permissão.');
   const { key, keyId, keyHash } = generateKey();
   const res = run(
@@ -53,8 +62,19 @@ export function createApiKey(
 }
 
 const keyLookup = defineQuery((k, p: { keyId: string }) =>
-  k.selectFrom('api_keys').innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
-    .select(['api_keys.id', 'api_keys.name', 'api_keys.key_hash', 'api_keys.permissions', 'api_keys.expires_at', 'api_keys.revoked_at', 'api_keys.tenant_id', 'tenants.slug'])
+  k
+    .selectFrom('api_keys')
+    .innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
+    .select([
+      'api_keys.id',
+      'api_keys.name',
+      'api_keys.key_hash',
+      'api_keys.permissions',
+      'api_keys.expires_at',
+      'api_keys.revoked_at',
+      'api_keys.tenant_id',
+      'tenants.slug',
+    ])
     // A demo key beside a real park is refused: its QRs are predictable and it would let a
     // misconfigured handheld "grant" entries that no park sold (docs/cli.md, "demo").
     .select(sql.raw<number>(demoRetiredSql('tenants.slug')).as('demo_retired'))
@@ -94,8 +114,21 @@ export function createKeyVerifier(db: Db): (presented: string, nowIso: string) =
     }
     // Compare even when nothing matched, so a miss costs the same as a wrong secret.
     const equal = crypto.timingSafeEqual(hash(presented), row ? row.key_hash : DUMMY_HASH);
-    if (!row || !equal || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= nowIso) || row.demo_retired) return null;
-    return { apiKeyId: row.id, keyName: row.name, tenantId: row.tenant_id, tenantSlug: row.slug, permissions: JSON.parse(row.permissions) as string[] };
+    if (
+      !row ||
+      !equal ||
+      row.revoked_at !== null ||
+      (row.expires_at !== null && row.expires_at <= nowIso) ||
+      row.demo_retired
+    )
+      return null;
+    return {
+      apiKeyId: row.id,
+      keyName: row.name,
+      tenantId: row.tenant_id,
+      tenantSlug: row.slug,
+      permissions: JSON.parse(row.permissions) as string[],
+    };
   };
 }
 

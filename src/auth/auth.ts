@@ -25,7 +25,8 @@ export function createAuth({ db, clock }: { db: Db; clock: Clock }): Auth {
       if (!key) throw new AppError('MISSING_API_KEY');
       const caller = verifyApiKey(key, clock.nowIso());
       if (!caller) throw new AppError('INVALID_API_KEY');
-      if (!hasAnyPermission(caller, permissions)) throw new AppError('PERMISSION_DENIED', { permissoes_necessarias: permissions });
+      if (!hasAnyPermission(caller, permissions))
+        throw new AppError('PERMISSION_DENIED', { permissoes_necessarias: permissions });
       return caller;
     },
     integrationKey(request, permission) {

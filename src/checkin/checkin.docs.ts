@@ -22,25 +22,77 @@ import { batchMessage, MAX_BATCH_CODES } from './checkin.rules.js';
 // are those of checkin.payload.ts.
 
 const count = z.number().int().min(0);
-const adicionalUnidades = z.object({ nome: z.string(), quantidade: z.number().int().min(1), unidades_utilizadas: count, unidades_restantes: count });
+const adicionalUnidades = z.object({
+  nome: z.string(),
+  quantidade: z.number().int().min(1),
+  unidades_utilizadas: count,
+  unidades_restantes: count,
+});
 
-const personData = z.object({ message: z.string(), qr_code: z.string(), checkin_em: z.string(), pedido: checkinPedidoSchema }).describe('QR de pessoa');
+const personData = z
+  .object({ message: z.string(), qr_code: z.string(), checkin_em: z.string(), pedido: checkinPedidoSchema })
+  .describe('QR de pessoa');
 const comboData = z
-  .object({ message: z.string(), combo_qr_code: z.string(), total_checkins: count.describe('Pessoas que entraram agora'), total_pessoas: count, pedido: comboPedidoSchema })
+  .object({
+    message: z.string(),
+    combo_qr_code: z.string(),
+    total_checkins: count.describe('Pessoas que entraram agora'),
+    total_pessoas: count,
+    pedido: comboPedidoSchema,
+  })
   .describe('QR de combo (grupo)');
-const orderData = z.object({ message: z.string(), numero_pedido: z.string(), total_checkins: count, total_pessoas: count, pedido: orderModePedidoSchema }).describe('Pedido (numero_pedido)');
-const additionalData = z.object({ message: z.string(), qr_code: z.string(), checkin_em: z.string(), adicional: adicionalUnidades, pedido: checkinPedidoSchema }).describe('QR de adicional');
+const orderData = z
+  .object({
+    message: z.string(),
+    numero_pedido: z.string(),
+    total_checkins: count,
+    total_pessoas: count,
+    pedido: orderModePedidoSchema,
+  })
+  .describe('Pedido (numero_pedido)');
+const additionalData = z
+  .object({
+    message: z.string(),
+    qr_code: z.string(),
+    checkin_em: z.string(),
+    adicional: adicionalUnidades,
+    pedido: checkinPedidoSchema,
+  })
+  .describe('QR de adicional');
 
-const reversalPerson = z.object({ message: z.string(), pedido: z.object({ numero_pedido: z.string(), pessoa: reversedPersonSchema }) }).describe('QR de pessoa');
+const reversalPerson = z
+  .object({ message: z.string(), pedido: z.object({ numero_pedido: z.string(), pessoa: reversedPersonSchema }) })
+  .describe('QR de pessoa');
 const reversalGroup = z.object({ numero_pedido: z.string(), pessoas: z.array(reversedPersonSchema) });
-const reversalCombo = z.object({ message: z.string(), combo_qr_code: z.string(), total_estornados: count, total_pessoas: count, pedido: reversalGroup }).describe('QR de combo (grupo)');
-const reversalOrder = z.object({ message: z.string(), numero_pedido: z.string(), total_estornados: count, total_pessoas: count, pedido: reversalGroup }).describe('Pedido (numero_pedido)');
+const reversalCombo = z
+  .object({
+    message: z.string(),
+    combo_qr_code: z.string(),
+    total_estornados: count,
+    total_pessoas: count,
+    pedido: reversalGroup,
+  })
+  .describe('QR de combo (grupo)');
+const reversalOrder = z
+  .object({
+    message: z.string(),
+    numero_pedido: z.string(),
+    total_estornados: count,
+    total_pessoas: count,
+    pedido: reversalGroup,
+  })
+  .describe('Pedido (numero_pedido)');
 const reversalAdditional = z
   .object({
     message: z.string(),
     qr_code: z.string(),
     adicional: adicionalUnidades,
-    pedido: z.object({ numero_pedido: z.string(), estornado_em: z.string(), estorno_dispositivo: z.string().nullable(), estorno_operador: z.string().nullable() }),
+    pedido: z.object({
+      numero_pedido: z.string(),
+      estornado_em: z.string(),
+      estorno_dispositivo: z.string().nullable(),
+      estorno_operador: z.string().nullable(),
+    }),
   })
   .describe('QR de adicional');
 
@@ -56,7 +108,12 @@ const batchOf = (singles: z.ZodObject[]) =>
       resultados: z.array(
         z.union([
           ...singles.map((s) => s.extend({ qr_code: z.string(), ...itemDone })),
-          z.object({ qr_code: z.string(), success: z.literal(false), status: z.number().int().describe('O status HTTP do erro'), error: errorEnvelopeSchema.shape.error }),
+          z.object({
+            qr_code: z.string(),
+            success: z.literal(false),
+            status: z.number().int().describe('O status HTTP do erro'),
+            error: errorEnvelopeSchema.shape.error,
+          }),
         ]),
       ),
     })
@@ -65,52 +122,121 @@ const batchOf = (singles: z.ZodObject[]) =>
 const ok = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
 
 /** The 200 of POST /api-qrcode-checkin: one of the five shapes. */
-export const checkinAnswerSchema = ok(z.union([personData, comboData, orderData, additionalData, batchOf([personData, comboData, additionalData])]));
+export const checkinAnswerSchema = ok(
+  z.union([personData, comboData, orderData, additionalData, batchOf([personData, comboData, additionalData])]),
+);
 /** The 200 of PATCH /api-qrcode-checkin. */
-export const reversalAnswerSchema = ok(z.union([reversalPerson, reversalCombo, reversalOrder, reversalAdditional, batchOf([reversalPerson, reversalCombo, reversalAdditional])]));
+export const reversalAnswerSchema = ok(
+  z.union([
+    reversalPerson,
+    reversalCombo,
+    reversalOrder,
+    reversalAdditional,
+    batchOf([reversalPerson, reversalCombo, reversalAdditional]),
+  ]),
+);
 
 const answer = (summary: string, data: unknown) => ({ summary, value: { success: true, data } });
-const personAnswer = { message: 'Check-in realizado com sucesso.', qr_code: EXAMPLE_QRS[0], checkin_em: EXAMPLE_CHECKIN_AT, pedido: exampleCheckinPedido(1) };
-const reversedAnswer = { message: 'Check-in estornado com sucesso.', pedido: { numero_pedido: EXAMPLE_NUMERO, pessoa: exampleReversed(0) } };
-const expired = { success: false, status: errorCatalogue.TICKET_EXPIRED.status, error: { code: 'TICKET_EXPIRED', message: errorCatalogue.TICKET_EXPIRED.message, details: { ...DETAILS.TICKET_EXPIRED![0]!.details, qr_code: 'QR-DE-ONTEM' } } };
-const notFound = { success: false, status: errorCatalogue.TICKET_NOT_FOUND.status, error: { code: 'TICKET_NOT_FOUND', message: errorCatalogue.TICKET_NOT_FOUND.message, details: { qr_code: 'QR-DESCONHECIDO' } } };
+const personAnswer = {
+  message: 'Check-in realizado com sucesso.',
+  qr_code: EXAMPLE_QRS[0],
+  checkin_em: EXAMPLE_CHECKIN_AT,
+  pedido: exampleCheckinPedido(1),
+};
+const reversedAnswer = {
+  message: 'Check-in estornado com sucesso.',
+  pedido: { numero_pedido: EXAMPLE_NUMERO, pessoa: exampleReversed(0) },
+};
+const expired = {
+  success: false,
+  status: errorCatalogue.TICKET_EXPIRED.status,
+  error: {
+    code: 'TICKET_EXPIRED',
+    message: errorCatalogue.TICKET_EXPIRED.message,
+    details: { ...DETAILS.TICKET_EXPIRED![0]!.details, qr_code: 'QR-DE-ONTEM' },
+  },
+};
+const notFound = {
+  success: false,
+  status: errorCatalogue.TICKET_NOT_FOUND.status,
+  error: {
+    code: 'TICKET_NOT_FOUND',
+    message: errorCatalogue.TICKET_NOT_FOUND.message,
+    details: { qr_code: 'QR-DESCONHECIDO' },
+  },
+};
 
 export const checkinExamples = {
   pessoa: answer('QR de pessoa', personAnswer),
   combo: answer('QR de combo (grupo)', {
-    message: 'Check-in do combo realizado: 2 de 2 pessoa(s).', combo_qr_code: EXAMPLE_NUMERO, total_checkins: 2, total_pessoas: 2, pedido: exampleComboPedido(),
+    message: 'Check-in do combo realizado: 2 de 2 pessoa(s).',
+    combo_qr_code: EXAMPLE_NUMERO,
+    total_checkins: 2,
+    total_pessoas: 2,
+    pedido: exampleComboPedido(),
   }),
   pedido: answer('Pedido (numero_pedido)', {
-    message: 'Check-in do pedido realizado: 2 de 2 pessoa(s).', numero_pedido: EXAMPLE_NUMERO, total_checkins: 2, total_pessoas: 2, pedido: exampleOrderModePedido(),
+    message: 'Check-in do pedido realizado: 2 de 2 pessoa(s).',
+    numero_pedido: EXAMPLE_NUMERO,
+    total_checkins: 2,
+    total_pessoas: 2,
+    pedido: exampleOrderModePedido(),
   }),
   adicional: answer('QR de adicional', {
-    message: 'Adicional utilizado: unidade 1 de 2.', qr_code: EXAMPLE_ADDITIONAL_QR, checkin_em: EXAMPLE_CHECKIN_AT,
-    adicional: { nome: 'Refrigerante lata', quantidade: 2, unidades_utilizadas: 1, unidades_restantes: 1 }, pedido: exampleCheckinPedido(0),
+    message: 'Adicional utilizado: unidade 1 de 2.',
+    qr_code: EXAMPLE_ADDITIONAL_QR,
+    checkin_em: EXAMPLE_CHECKIN_AT,
+    adicional: { nome: 'Refrigerante lata', quantidade: 2, unidades_utilizadas: 1, unidades_restantes: 1 },
+    pedido: exampleCheckinPedido(0),
   }),
   lote: answer('Lote de códigos', {
-    message: batchMessage(1, 1, 'check-in(s)'), total_enviados: 2, total_sucesso: 1, total_falha: 1,
-    resultados: [{ ...personAnswer, success: true, status: 200 }, { qr_code: 'QR-DE-ONTEM', ...expired }],
+    message: batchMessage(1, 1, 'check-in(s)'),
+    total_enviados: 2,
+    total_sucesso: 1,
+    total_falha: 1,
+    resultados: [
+      { ...personAnswer, success: true, status: 200 },
+      { qr_code: 'QR-DE-ONTEM', ...expired },
+    ],
   }),
 };
 
 export const reversalExamples = {
   pessoa: answer('QR de pessoa', reversedAnswer),
   combo: answer('QR de combo (grupo)', {
-    message: 'Estorno do combo realizado: 2 pessoa(s).', combo_qr_code: EXAMPLE_NUMERO, total_estornados: 2, total_pessoas: 2,
+    message: 'Estorno do combo realizado: 2 pessoa(s).',
+    combo_qr_code: EXAMPLE_NUMERO,
+    total_estornados: 2,
+    total_pessoas: 2,
     pedido: { numero_pedido: EXAMPLE_NUMERO, pessoas: [exampleReversed(0), exampleReversed(1)] },
   }),
   pedido: answer('Pedido (numero_pedido)', {
-    message: 'Estorno do pedido realizado: 2 pessoa(s).', numero_pedido: EXAMPLE_NUMERO, total_estornados: 2, total_pessoas: 2,
+    message: 'Estorno do pedido realizado: 2 pessoa(s).',
+    numero_pedido: EXAMPLE_NUMERO,
+    total_estornados: 2,
+    total_pessoas: 2,
     pedido: { numero_pedido: EXAMPLE_NUMERO, pessoas: [exampleReversed(0), exampleReversed(1)] },
   }),
   adicional: answer('QR de adicional', {
-    message: 'Unidade do adicional estornada com sucesso.', qr_code: EXAMPLE_ADDITIONAL_QR,
+    message: 'Unidade do adicional estornada com sucesso.',
+    qr_code: EXAMPLE_ADDITIONAL_QR,
     adicional: { nome: 'Refrigerante lata', quantidade: 2, unidades_utilizadas: 0, unidades_restantes: 2 },
-    pedido: { numero_pedido: EXAMPLE_NUMERO, estornado_em: '2026-11-21T12:45:00.000Z', estorno_dispositivo: 'catraca-1', estorno_operador: 'Joana' },
+    pedido: {
+      numero_pedido: EXAMPLE_NUMERO,
+      estornado_em: '2026-11-21T12:45:00.000Z',
+      estorno_dispositivo: 'catraca-1',
+      estorno_operador: 'Joana',
+    },
   }),
   lote: answer('Lote de códigos', {
-    message: batchMessage(1, 1, 'estorno(s)'), total_enviados: 2, total_sucesso: 1, total_falha: 1,
-    resultados: [{ ...reversedAnswer, qr_code: EXAMPLE_QRS[0], success: true, status: 200 }, { qr_code: 'QR-DESCONHECIDO', ...notFound }],
+    message: batchMessage(1, 1, 'estorno(s)'),
+    total_enviados: 2,
+    total_sucesso: 1,
+    total_falha: 1,
+    resultados: [
+      { ...reversedAnswer, qr_code: EXAMPLE_QRS[0], success: true, status: 200 },
+      { qr_code: 'QR-DESCONHECIDO', ...notFound },
+    ],
   }),
 };
 
@@ -134,11 +260,33 @@ Um ingresso vale só na sua data de uso, no fuso do parque: antes dela TICKET_NO
     schema: checkinAnswerSchema,
     examples: checkinExamples,
   },
-  errors: ['TICKET_NOT_FOUND', 'TICKET_ALREADY_USED', 'TICKET_EXPIRED', 'TICKET_NOT_VALID_YET', 'TICKET_CANCELLED', 'ORDER_NOT_FOUND', 'ORDER_NOT_PAID', 'NO_PEOPLE', 'AMBIGUOUS_INPUT', 'MISSING_FIELD'],
+  errors: [
+    'TICKET_NOT_FOUND',
+    'TICKET_ALREADY_USED',
+    'TICKET_EXPIRED',
+    'TICKET_NOT_VALID_YET',
+    'TICKET_CANCELLED',
+    'ORDER_NOT_FOUND',
+    'ORDER_NOT_PAID',
+    'NO_PEOPLE',
+    'AMBIGUOUS_INPUT',
+    'MISSING_FIELD',
+  ],
   details: {
     SERVICE_UNAVAILABLE: WRITE_REFUSED,
-    NO_PEOPLE: [{ details: { numero_pedido: EXAMPLE_NUMERO } }, { label: 'combo', details: { combo_qr_code: EXAMPLE_NUMERO } }],
-    VALIDATION_ERROR: [{ details: { campos: [{ campo: 'body.qr_code', mensagem: `no máximo ${MAX_BATCH_CODES} códigos por requisição (recebidos 1200)` }] } }],
+    NO_PEOPLE: [
+      { details: { numero_pedido: EXAMPLE_NUMERO } },
+      { label: 'combo', details: { combo_qr_code: EXAMPLE_NUMERO } },
+    ],
+    VALIDATION_ERROR: [
+      {
+        details: {
+          campos: [
+            { campo: 'body.qr_code', mensagem: `no máximo ${MAX_BATCH_CODES} códigos por requisição (recebidos 1200)` },
+          ],
+        },
+      },
+    ],
   },
 };
 
@@ -159,6 +307,15 @@ Sem nenhum check-in: SEM_CHECKIN. Todos já estornados: JA_ESTORNADO (o único c
     schema: reversalAnswerSchema,
     examples: reversalExamples,
   },
-  errors: ['ESTORNO_NAO_PERMITIDO', 'SEM_CHECKIN', 'JA_ESTORNADO', 'TICKET_NOT_FOUND', 'ORDER_NOT_FOUND', 'AMBIGUOUS_INPUT', 'MISSING_FIELD', 'TENANT_MISMATCH'],
+  errors: [
+    'ESTORNO_NAO_PERMITIDO',
+    'SEM_CHECKIN',
+    'JA_ESTORNADO',
+    'TICKET_NOT_FOUND',
+    'ORDER_NOT_FOUND',
+    'AMBIGUOUS_INPUT',
+    'MISSING_FIELD',
+    'TENANT_MISMATCH',
+  ],
   details: { SERVICE_UNAVAILABLE: WRITE_REFUSED },
 };

@@ -1,7 +1,13 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { AppError } from '../http/errors.js';
 import { slotWriter, type ByteSlots, type Bytes } from '../lib/byte-slots.js';
-import { comboPedido, orderModePedido, reversedPerson, voucherPedido, type OrderRecord } from '../orders/order.payload.js';
+import {
+  comboPedido,
+  orderModePedido,
+  reversedPerson,
+  voucherPedido,
+  type OrderRecord,
+} from '../orders/order.payload.js';
 import { batchMessage } from './checkin.rules.js';
 import type { CheckinResult, Granted, Reversed, ReversalResult } from './result.js';
 
@@ -14,16 +20,27 @@ export function checkinData(g: Granted, order: OrderReader): Record<string, unkn
   const pedido = () => order(g.orderId!);
   switch (g.target) {
     case 'person':
-      return { message: 'Check-in realizado com sucesso.', qr_code: g.people[0]!.qrCode, checkin_em: g.at, pedido: voucherPedido(pedido(), true) };
+      return {
+        message: 'Check-in realizado com sucesso.',
+        qr_code: g.people[0]!.qrCode,
+        checkin_em: g.at,
+        pedido: voucherPedido(pedido(), true),
+      };
     case 'group':
       return {
         message: `Check-in do combo realizado: ${g.people.length} de ${g.totalPessoas} pessoa(s).`,
-        combo_qr_code: g.code, total_checkins: g.people.length, total_pessoas: g.totalPessoas, pedido: comboPedido(pedido()),
+        combo_qr_code: g.code,
+        total_checkins: g.people.length,
+        total_pessoas: g.totalPessoas,
+        pedido: comboPedido(pedido()),
       };
     case 'order':
       return {
         message: `Check-in do pedido realizado: ${g.people.length} de ${g.totalPessoas} pessoa(s).`,
-        numero_pedido: g.code, total_checkins: g.people.length, total_pessoas: g.totalPessoas, pedido: orderModePedido(pedido()),
+        numero_pedido: g.code,
+        total_checkins: g.people.length,
+        total_pessoas: g.totalPessoas,
+        pedido: orderModePedido(pedido()),
       };
     default: {
       const a = g.additional!;
@@ -31,7 +48,12 @@ export function checkinData(g: Granted, order: OrderReader): Record<string, unkn
         message: `Adicional utilizado: unidade ${a.used} de ${a.quantidade}.`,
         qr_code: g.code,
         checkin_em: g.at,
-        adicional: { nome: a.nome, quantidade: a.quantidade, unidades_utilizadas: a.used, unidades_restantes: a.quantidade - a.used },
+        adicional: {
+          nome: a.nome,
+          quantidade: a.quantidade,
+          unidades_utilizadas: a.used,
+          unidades_restantes: a.quantidade - a.used,
+        },
         pedido: voucherPedido(pedido(), true),
       };
     }
@@ -39,22 +61,53 @@ export function checkinData(g: Granted, order: OrderReader): Record<string, unkn
 }
 
 export function reversalData(r: Reversed): Record<string, unknown> {
-  const pessoas = r.people.map((p) => reversedPerson({ qr_code: p.qrCode, nome: p.nome, estornado_em: r.at, estorno_dispositivo: r.terminal, estorno_operador: r.operador }));
+  const pessoas = r.people.map((p) =>
+    reversedPerson({
+      qr_code: p.qrCode,
+      nome: p.nome,
+      estornado_em: r.at,
+      estorno_dispositivo: r.terminal,
+      estorno_operador: r.operador,
+    }),
+  );
   const totals = { total_estornados: pessoas.length, total_pessoas: r.totalPessoas };
   switch (r.target) {
     case 'person':
-      return { message: 'Check-in estornado com sucesso.', pedido: { numero_pedido: r.numeroPedido, pessoa: pessoas[0] } };
+      return {
+        message: 'Check-in estornado com sucesso.',
+        pedido: { numero_pedido: r.numeroPedido, pessoa: pessoas[0] },
+      };
     case 'group':
-      return { message: `Estorno do combo realizado: ${pessoas.length} pessoa(s).`, combo_qr_code: r.code, ...totals, pedido: { numero_pedido: r.numeroPedido, pessoas } };
+      return {
+        message: `Estorno do combo realizado: ${pessoas.length} pessoa(s).`,
+        combo_qr_code: r.code,
+        ...totals,
+        pedido: { numero_pedido: r.numeroPedido, pessoas },
+      };
     case 'order':
-      return { message: `Estorno do pedido realizado: ${pessoas.length} pessoa(s).`, numero_pedido: r.code, ...totals, pedido: { numero_pedido: r.numeroPedido, pessoas } };
+      return {
+        message: `Estorno do pedido realizado: ${pessoas.length} pessoa(s).`,
+        numero_pedido: r.code,
+        ...totals,
+        pedido: { numero_pedido: r.numeroPedido, pessoas },
+      };
     default: {
       const a = r.additional!;
       return {
         message: 'Unidade do adicional estornada com sucesso.',
         qr_code: r.code,
-        adicional: { nome: a.nome, quantidade: a.quantidade, unidades_utilizadas: a.used, unidades_restantes: a.quantidade - a.used },
-        pedido: { numero_pedido: r.numeroPedido, estornado_em: r.at, estorno_dispositivo: r.terminal, estorno_operador: r.operador },
+        adicional: {
+          nome: a.nome,
+          quantidade: a.quantidade,
+          unidades_utilizadas: a.used,
+          unidades_restantes: a.quantidade - a.used,
+        },
+        pedido: {
+          numero_pedido: r.numeroPedido,
+          estornado_em: r.at,
+          estorno_dispositivo: r.terminal,
+          estorno_operador: r.operador,
+        },
       };
     }
   }
@@ -71,7 +124,10 @@ export interface DataJson {
   qrCode: unknown;
 }
 
-export const asJson = (data: Record<string, unknown>): DataJson => ({ json: JSON.stringify(data), qrCode: data.qr_code });
+export const asJson = (data: Record<string, unknown>): DataJson => ({
+  json: JSON.stringify(data),
+  qrCode: data.qr_code,
+});
 
 /** One code's answer: the spec's `{ success, data }` as JSON text, or the refusal as the AppError the error handler words. */
 export function singleJson(result: CheckinResult | ReversalResult, data: DataJson | undefined): string {
@@ -105,12 +161,23 @@ const SERIALISE_SLICE = 50;
  */
 export async function batchAnswer(items: BatchItem[], verb: string, slots: ByteSlots): Promise<Bytes> {
   const ok = items.filter((i) => i.result.ok).length;
-  const head = JSON.stringify({ message: batchMessage(ok, items.length - ok, verb), total_enviados: items.length, total_sucesso: ok, total_falha: items.length - ok }).slice(0, -1);
+  const head = JSON.stringify({
+    message: batchMessage(ok, items.length - ok, verb),
+    total_enviados: items.length,
+    total_sucesso: ok,
+    total_falha: items.length - ok,
+  }).slice(0, -1);
   const out = slotWriter(slots);
   out.write(`{"success":true,"data":${head},"resultados":[`);
   for (let from = 0; from < items.length; from += SERIALISE_SLICE) {
     if (from > 0) await yieldToLoop();
-    out.write((from > 0 ? ',' : '') + items.slice(from, from + SERIALISE_SLICE).map(batchItem).join(','));
+    out.write(
+      (from > 0 ? ',' : '') +
+        items
+          .slice(from, from + SERIALISE_SLICE)
+          .map(batchItem)
+          .join(','),
+    );
   }
   out.write(']}}');
   return out.finish();

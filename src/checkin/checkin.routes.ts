@@ -11,26 +11,72 @@ import type { CheckinService } from './checkin.service.js';
 
 // A POST with no body arrives as null: it is an empty request (MISSING_FIELD), not a malformed one.
 // qr_code is long enough for a batch of MAX_BATCH_CODES codes; the rules count them.
-const bodySchema = z.preprocess((b) => b ?? {}, z.object({
-    qr_code: z.string().max(100_000).nullish().describe(`QR de pessoa, QR de combo (YYYYMMDD-NNNN), QR de adicional (14 caracteres) ou até ${MAX_BATCH_CODES} separados por vírgula`),
+const bodySchema = z.preprocess(
+  (b) => b ?? {},
+  z.object({
+    qr_code: z
+      .string()
+      .max(100_000)
+      .nullish()
+      .describe(
+        `QR de pessoa, QR de combo (YYYYMMDD-NNNN), QR de adicional (14 caracteres) ou até ${MAX_BATCH_CODES} separados por vírgula`,
+      ),
     numero_pedido: z.string().max(2000).nullish().describe('Número do pedido (exclusivo com qr_code)'),
     terminal: z.string().max(200).nullish().describe('Identificador do dispositivo/catraca'),
     operador: z.string().max(200).nullish().describe('Nome do operador'),
-}));
+  }),
+);
 
-export const checkinRoutes = ({ auth, checkin, slots }: { auth: Auth; checkin: CheckinService; slots: ByteSlots }): RouteRegistrar => (app) => {
-  const { onRequest, callerOf } = guard((request) => auth.apiKey(request, CHECKIN_PERMISSIONS));
-  const callerInfo = (c: ReturnType<typeof callerOf>) => ({ tenantId: c.tenantId, apiKeyId: c.apiKeyId, keyName: c.keyName, source: 'api' });
+export const checkinRoutes =
+  ({ auth, checkin, slots }: { auth: Auth; checkin: CheckinService; slots: ByteSlots }): RouteRegistrar =>
+  (app) => {
+    const { onRequest, callerOf } = guard((request) => auth.apiKey(request, CHECKIN_PERMISSIONS));
+    const callerInfo = (c: ReturnType<typeof callerOf>) => ({
+      tenantId: c.tenantId,
+      apiKeyId: c.apiKeyId,
+      keyName: c.keyName,
+      source: 'api',
+    });
 
-  app.post('/api-qrcode-checkin', { onRequest, schema: { body: bodySchema, tags: ['check-in'], summary: 'Check-in por QR code, combo, lote de códigos ou pedido', security: [{ apiKey: [] }], docs: checkinDocs } }, async (request, res) => {
-    const reply = await checkin.checkIn(request.body, callerInfo(callerOf(request)), { view: (g, order) => asJson(checkinData(g, order)) });
-    if (reply.batch) return sendJsonBytes(res, await batchAnswer(reply.items, 'check-in(s)', slots));
-    return res.type(JSON_TYPE).send(singleJson(reply.result, reply.view));
-  });
+    app.post(
+      '/api-qrcode-checkin',
+      {
+        onRequest,
+        schema: {
+          body: bodySchema,
+          tags: ['check-in'],
+          summary: 'Check-in por QR code, combo, lote de códigos ou pedido',
+          security: [{ apiKey: [] }],
+          docs: checkinDocs,
+        },
+      },
+      async (request, res) => {
+        const reply = await checkin.checkIn(request.body, callerInfo(callerOf(request)), {
+          view: (g, order) => asJson(checkinData(g, order)),
+        });
+        if (reply.batch) return sendJsonBytes(res, await batchAnswer(reply.items, 'check-in(s)', slots));
+        return res.type(JSON_TYPE).send(singleJson(reply.result, reply.view));
+      },
+    );
 
-  app.patch('/api-qrcode-checkin', { onRequest, schema: { body: bodySchema, tags: ['check-in'], summary: 'Estorno de check-in no mesmo dia', security: [{ apiKey: [] }], docs: reversalDocs } }, async (request, res) => {
-    const reply = await checkin.reverse(request.body, callerInfo(callerOf(request)), { view: (r) => asJson(reversalData(r)) });
-    if (reply.batch) return sendJsonBytes(res, await batchAnswer(reply.items, 'estorno(s)', slots));
-    return res.type(JSON_TYPE).send(singleJson(reply.result, reply.view));
-  });
-};
+    app.patch(
+      '/api-qrcode-checkin',
+      {
+        onRequest,
+        schema: {
+          body: bodySchema,
+          tags: ['check-in'],
+          summary: 'Estorno de check-in no mesmo dia',
+          security: [{ apiKey: [] }],
+          docs: reversalDocs,
+        },
+      },
+      async (request, res) => {
+        const reply = await checkin.reverse(request.body, callerInfo(callerOf(request)), {
+          view: (r) => asJson(reversalData(r)),
+        });
+        if (reply.batch) return sendJsonBytes(res, await batchAnswer(reply.items, 'estorno(s)', slots));
+        return res.type(JSON_TYPE).send(singleJson(reply.result, reply.view));
+      },
+    );
+  };

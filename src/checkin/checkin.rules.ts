@@ -16,24 +16,46 @@ export const MAX_CODE_LENGTH = 256;
 
 /** Comma-separated codes, trimmed, empties dropped, duplicates processed once in first-seen order. */
 export function splitCodes(raw: string): string[] {
-  return [...new Set(raw.split(',').map((c) => c.trim()).filter((c) => c !== ''))];
+  return [
+    ...new Set(
+      raw
+        .split(',')
+        .map((c) => c.trim())
+        .filter((c) => c !== ''),
+    ),
+  ];
 }
 
 /**
  * Date validity of a ticket on `today` (tenant-local): dayuse, evento and dia_unico are valid only on
  * their data_uso; dayuse_sem_data is an open-dated ticket and is not gated by date.
  */
-export function dateRefusal(ticket: { tipo_ingresso: string; data_uso: string }, today: string, qrCode: string): Refusal | null {
+export function dateRefusal(
+  ticket: { tipo_ingresso: string; data_uso: string },
+  today: string,
+  qrCode: string,
+): Refusal | null {
   if (ticket.tipo_ingresso === 'dayuse_sem_data') return null;
-  if (ticket.data_uso < today) return { code: 'TICKET_EXPIRED', details: { data_ingresso: ticket.data_uso, data_atual: today, qr_code: qrCode } };
-  if (ticket.data_uso > today) return { code: 'TICKET_NOT_VALID_YET', details: { data_ingresso: ticket.data_uso, qr_code: qrCode } };
+  if (ticket.data_uso < today)
+    return { code: 'TICKET_EXPIRED', details: { data_ingresso: ticket.data_uso, data_atual: today, qr_code: qrCode } };
+  if (ticket.data_uso > today)
+    return { code: 'TICKET_NOT_VALID_YET', details: { data_ingresso: ticket.data_uso, qr_code: qrCode } };
   return null;
 }
 
 /** Reversal is allowed only on the tenant-local calendar day of the check-in. */
-export function sameDayRefusal(checkinLocalDate: string, today: string, code: string, checkinEm: string, codeKey: 'qr_code' | 'numero_pedido' = 'qr_code'): Refusal | null {
+export function sameDayRefusal(
+  checkinLocalDate: string,
+  today: string,
+  code: string,
+  checkinEm: string,
+  codeKey: 'qr_code' | 'numero_pedido' = 'qr_code',
+): Refusal | null {
   if (checkinLocalDate === today) return null;
-  return { code: 'ESTORNO_NAO_PERMITIDO', details: { [codeKey]: code, checkin_em: checkinEm, data_checkin: checkinLocalDate, data_atual: today } };
+  return {
+    code: 'ESTORNO_NAO_PERMITIDO',
+    details: { [codeKey]: code, checkin_em: checkinEm, data_checkin: checkinLocalDate, data_atual: today },
+  };
 }
 
 export interface RequestFields {
@@ -45,7 +67,10 @@ export interface RequestFields {
  * Exactly one of qr_code or numero_pedido (blank counts as absent). With `batch` false the qr_code is
  * one code even if it holds a comma (a scanner read is never a batch).
  */
-export function requestTarget(req: RequestFields, batch = true): { kind: 'codes'; codes: string[] } | { kind: 'order'; numero: string } {
+export function requestTarget(
+  req: RequestFields,
+  batch = true,
+): { kind: 'codes'; codes: string[] } | { kind: 'order'; numero: string } {
   const qr = req.qr_code?.trim() ?? '';
   const numero = req.numero_pedido?.trim() ?? '';
   if (qr && numero) throw new AppError('AMBIGUOUS_INPUT');
@@ -53,9 +78,14 @@ export function requestTarget(req: RequestFields, batch = true): { kind: 'codes'
   if (numero) return { kind: 'order', numero };
   const codes = batch ? splitCodes(qr) : qr ? [qr] : [];
   if (codes.length === 0) throw new AppError('MISSING_FIELD');
-  if (codes.length > MAX_BATCH_CODES) throw invalid('body.qr_code', `no máximo ${MAX_BATCH_CODES} códigos por requisição (recebidos ${codes.length})`);
+  if (codes.length > MAX_BATCH_CODES)
+    throw invalid('body.qr_code', `no máximo ${MAX_BATCH_CODES} códigos por requisição (recebidos ${codes.length})`);
   const long = codes.findIndex((c) => c.length > MAX_CODE_LENGTH);
-  if (long >= 0) throw invalid('body.qr_code', `cada código tem no máximo ${MAX_CODE_LENGTH} caracteres (o ${long + 1}º tem ${codes[long]!.length})`);
+  if (long >= 0)
+    throw invalid(
+      'body.qr_code',
+      `cada código tem no máximo ${MAX_CODE_LENGTH} caracteres (o ${long + 1}º tem ${codes[long]!.length})`,
+    );
   return { kind: 'codes', codes };
 }
 

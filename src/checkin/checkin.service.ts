@@ -48,9 +48,17 @@ export type Reply<R, V> =
 
 export interface CheckinService {
   /** Check-in (4.1): a typed result per code; refusals are results, input mistakes throw AppError. */
-  checkIn<V = undefined>(input: CheckinInput, caller: CheckinCaller, options?: CheckinOptions<CheckinResult, V>): Promise<Reply<CheckinResult, V>>;
+  checkIn<V = undefined>(
+    input: CheckinInput,
+    caller: CheckinCaller,
+    options?: CheckinOptions<CheckinResult, V>,
+  ): Promise<Reply<CheckinResult, V>>;
   /** Reversal (4.2), same contract. */
-  reverse<V = undefined>(input: CheckinInput, caller: CheckinCaller, options?: CheckinOptions<ReversalResult, V>): Promise<Reply<ReversalResult, V>>;
+  reverse<V = undefined>(
+    input: CheckinInput,
+    caller: CheckinCaller,
+    options?: CheckinOptions<ReversalResult, V>,
+  ): Promise<Reply<ReversalResult, V>>;
   /** An entry or exit scan at one of the box's own doors (movement.flows.ts): one code, never a batch. */
   move(input: CheckinInput, caller: CheckinCaller, policy: MovePolicy): Promise<CheckinResult>;
   /** People inside each area now (today, tenant-local); areas nobody is in are absent. */
@@ -76,7 +84,21 @@ export interface ScanNotice {
 const BATCH_SLICE = 10;
 
 /** The one rule set for every door: HTTP routes, serial lanes and the console all call this. */
-export function createCheckinService({ db, clock, log, storage, onResult, clockCheck }: { db: Db; clock: Clock; log?: Log; storage?: StorageHealth; onResult?: (notice: ScanNotice) => void; clockCheck?: Pick<ClockCheck, 'eventMark'> }): CheckinService {
+export function createCheckinService({
+  db,
+  clock,
+  log,
+  storage,
+  onResult,
+  clockCheck,
+}: {
+  db: Db;
+  clock: Clock;
+  log?: Log;
+  storage?: StorageHealth;
+  onResult?: (notice: ScanNotice) => void;
+  clockCheck?: Pick<ClockCheck, 'eventMark'>;
+}): CheckinService {
   const repo = createCheckinRepo(db);
   const queue = db.writes;
 
@@ -106,7 +128,11 @@ export function createCheckinService({ db, clock, log, storage, onResult, clockC
       today: clock.localDate(now),
       relogio: clockCheck?.eventMark(now) ?? null,
       area,
-      actor: Object.assign({}, caller, { terminal: input.terminal?.trim() || null, operador: input.operador?.trim() || null, motivo: input.motivo?.trim() || null }),
+      actor: Object.assign({}, caller, {
+        terminal: input.terminal?.trim() || null,
+        operador: input.operador?.trim() || null,
+        motivo: input.motivo?.trim() || null,
+      }),
     };
   };
 
@@ -129,16 +155,30 @@ export function createCheckinService({ db, clock, log, storage, onResult, clockC
     if (order) return reverseMany(f, 'combo', code, order);
     const additional = code.length === ADDITIONAL_QR_LENGTH ? repo.additionalByQr(tenant, code) : undefined;
     if (additional) return reverseAdditional(f, code, additional);
-    return refuse(f, { action: 'estorno', mode: 'qr', code, qrCode: code }, repo.existsElsewhere(tenant, code) ? 'TENANT_MISMATCH' : 'TICKET_NOT_FOUND', { qr_code: code });
+    return refuse(
+      f,
+      { action: 'estorno', mode: 'qr', code, qrCode: code },
+      repo.existsElsewhere(tenant, code) ? 'TENANT_MISMATCH' : 'TICKET_NOT_FOUND',
+      { qr_code: code },
+    );
   }
 
   function reverseOrder(f: Flow, numero: string): ReversalResult {
     const order = repo.orderByNumero(f.actor.tenantId, numero);
-    if (!order) return refuse(f, { action: 'estorno', mode: 'pedido', code: numero, numeroPedido: numero }, 'ORDER_NOT_FOUND', { numero_pedido: numero });
+    if (!order)
+      return refuse(f, { action: 'estorno', mode: 'pedido', code: numero, numeroPedido: numero }, 'ORDER_NOT_FOUND', {
+        numero_pedido: numero,
+      });
     return reverseMany(f, 'pedido', numero, order);
   }
 
-  const notify = (action: ScanNotice['action'], input: CheckinInput, caller: CheckinCaller, results: (CheckinResult | ReversalResult)[], started: number) => {
+  const notify = (
+    action: ScanNotice['action'],
+    input: CheckinInput,
+    caller: CheckinCaller,
+    results: (CheckinResult | ReversalResult)[],
+    started: number,
+  ) => {
     if (!onResult) return;
     const terminal = input.terminal?.trim() || null;
     const operador = input.operador?.trim() || null;
@@ -160,9 +200,13 @@ export function createCheckinService({ db, clock, log, storage, onResult, clockC
     options: CheckinOptions<R, V>,
   ): Promise<Reply<R, V>> {
     const started = performance.now();
-    const target = requestTarget({ qr_code: input.qr_code ?? undefined, numero_pedido: input.numero_pedido ?? undefined }, options.batch ?? true);
+    const target = requestTarget(
+      { qr_code: input.qr_code ?? undefined, numero_pedido: input.numero_pedido ?? undefined },
+      options.batch ?? true,
+    );
     const order: OrderReader = (orderId) => loadOrders(db, [orderId], caller.apiKeyId)[0]!;
-    const viewOf = (result: R) => (result.ok && options.view ? options.view(result as Extract<R, { ok: true }>, order) : undefined);
+    const viewOf = (result: R) =>
+      result.ok && options.view ? options.view(result as Extract<R, { ok: true }>, order) : undefined;
     if (target.kind === 'order' || target.codes.length === 1) {
       const reply = await write((): Reply<R, V> => {
         const f = flowFor(input, caller);
@@ -178,26 +222,35 @@ export function createCheckinService({ db, clock, log, storage, onResult, clockC
     for (let from = 0; from < target.codes.length; from += BATCH_SLICE) {
       const slice = target.codes.slice(from, from + BATCH_SLICE);
       // A batch of more than one slice is bulk work (an ERP, a back office): single scans go first.
-      items.push(...(await write(() => {
-        const f = flowFor(input, caller);
-        return slice.map((code) => {
-          try {
-            return inSavepoint(() => {
-              const result = flows.code(f, code);
-              return { code, result, view: viewOf(result) };
-            });
-          } catch (err) {
-            // Nothing more can be written: the whole request fails with it (SERVICE_UNAVAILABLE).
-            if (storageFailure(err)) throw err;
-            log?.error({ err }, 'batch item failed');
-            return { code, result: { ok: false, code: 'INTERNAL_ERROR' } as R, view: undefined };
-          }
-        });
-      }, target.codes.length > BATCH_SLICE)));
+      items.push(
+        ...(await write(() => {
+          const f = flowFor(input, caller);
+          return slice.map((code) => {
+            try {
+              return inSavepoint(() => {
+                const result = flows.code(f, code);
+                return { code, result, view: viewOf(result) };
+              });
+            } catch (err) {
+              // Nothing more can be written: the whole request fails with it (SERVICE_UNAVAILABLE).
+              if (storageFailure(err)) throw err;
+              log?.error({ err }, 'batch item failed');
+              return { code, result: { ok: false, code: 'INTERNAL_ERROR' } as R, view: undefined };
+            }
+          });
+        }, target.codes.length > BATCH_SLICE)),
+      );
     }
     // A bulk batch (an ERP, a back office) is not streamed code by code: wording each result for the
     // consoles would hold the event loop as long as the batch itself.
-    if (items.length <= BATCH_SLICE) notify(action, input, caller, items.map((i) => i.result), started);
+    if (items.length <= BATCH_SLICE)
+      notify(
+        action,
+        input,
+        caller,
+        items.map((i) => i.result),
+        started,
+      );
     return { batch: true, items };
   }
 
@@ -215,11 +268,16 @@ export function createCheckinService({ db, clock, log, storage, onResult, clockC
   }
 
   return {
-    checkIn: (input, caller, options = {}) => execute('checkin', input, caller, { code: checkInCode, order: checkInOrder }, options),
-    reverse: (input, caller, options = {}) => execute('estorno', input, caller, { code: reverseCode, order: reverseOrder }, options),
+    checkIn: (input, caller, options = {}) =>
+      execute('checkin', input, caller, { code: checkInCode, order: checkInOrder }, options),
+    reverse: (input, caller, options = {}) =>
+      execute('estorno', input, caller, { code: reverseCode, order: reverseOrder }, options),
     async move(input, caller, policy) {
       const started = performance.now();
-      const target = requestTarget({ qr_code: input.qr_code ?? undefined, numero_pedido: input.numero_pedido ?? undefined }, false);
+      const target = requestTarget(
+        { qr_code: input.qr_code ?? undefined, numero_pedido: input.numero_pedido ?? undefined },
+        false,
+      );
       const code = target.kind === 'order' ? target.numero : target.codes[0]!;
       const result = await write(() => moveCode(flowFor(input, caller, policy.area), code, policy));
       notify('movimento', input, caller, [result], started);

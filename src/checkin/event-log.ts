@@ -68,7 +68,11 @@ export function appendEvent(db: Db, actor: Actor, at: string, e: EventInput, rel
     terminal: actor.terminal,
     operador: actor.operador,
     source: actor.source,
-    details: actor.motivo ? JSON.stringify(Object.assign({}, e.details, { motivo: actor.motivo })) : e.details ? JSON.stringify(e.details) : null,
+    details: actor.motivo
+      ? JSON.stringify(Object.assign({}, e.details, { motivo: actor.motivo }))
+      : e.details
+        ? JSON.stringify(e.details)
+        : null,
     relogio_suspeito: relogio,
   });
 }

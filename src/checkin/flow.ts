@@ -25,7 +25,12 @@ export const PARK_AREA = 'parque';
 export const record = (f: Flow, e: EventInput) => appendEvent(f.db, f.actor, f.now, e, f.relogio);
 
 /** A refusal is recorded in the event log too, then returned. */
-export function refuse(f: Flow, e: Omit<EventInput, 'result' | 'details'>, code: ErrorCode, details?: Record<string, unknown>): Refused {
+export function refuse(
+  f: Flow,
+  e: Omit<EventInput, 'result' | 'details'>,
+  code: ErrorCode,
+  details?: Record<string, unknown>,
+): Refused {
   record(f, { ...e, result: code, ...(details ? { details } : {}) });
   return details ? { ok: false, code, details } : { ok: false, code };
 }

@@ -14,7 +14,9 @@ export const exitAnswerSchema = z.object({
     area: z.string(),
     em: z.string().describe('Hora da saída, ISO 8601'),
     numero_pedido: z.string().nullable(),
-    pessoas: z.array(z.object({ qr_code: z.string(), nome: z.string() })).describe('Quem saiu; vazio numa saída sem entrada'),
+    pessoas: z
+      .array(z.object({ qr_code: z.string(), nome: z.string() }))
+      .describe('Quem saiu; vazio numa saída sem entrada'),
   }),
 });
 
@@ -41,11 +43,33 @@ export const exitDocs: OperationDocs = {
     examples: {
       saida: {
         summary: 'Uma pessoa saiu',
-        value: { success: true, data: { message: 'Saída registrada: 1 pessoa(s).', movimento: 'saida', sem_entrada: false, area: 'parque', em: '2026-11-21T17:02:00.000Z', numero_pedido: EXAMPLE_NUMERO, pessoas: [{ qr_code: EXAMPLE_QRS[0], nome: 'Maria Silva' }] } },
+        value: {
+          success: true,
+          data: {
+            message: 'Saída registrada: 1 pessoa(s).',
+            movimento: 'saida',
+            sem_entrada: false,
+            area: 'parque',
+            em: '2026-11-21T17:02:00.000Z',
+            numero_pedido: EXAMPLE_NUMERO,
+            pessoas: [{ qr_code: EXAMPLE_QRS[0], nome: 'Maria Silva' }],
+          },
+        },
       },
       sem_entrada: {
         summary: 'Saída sem entrada, liberada pela política',
-        value: { success: true, data: { message: 'Saída liberada sem entrada registrada hoje.', movimento: 'saida', sem_entrada: true, area: 'parque', em: '2026-11-21T17:02:00.000Z', numero_pedido: null, pessoas: [] } },
+        value: {
+          success: true,
+          data: {
+            message: 'Saída liberada sem entrada registrada hoje.',
+            movimento: 'saida',
+            sem_entrada: true,
+            area: 'parque',
+            em: '2026-11-21T17:02:00.000Z',
+            numero_pedido: null,
+            pessoas: [],
+          },
+        },
       },
     },
   },
@@ -54,7 +78,8 @@ export const exitDocs: OperationDocs = {
 };
 
 export const occupancyDocs: OperationDocs = {
-  description: 'Quantas pessoas estão dentro de cada área agora, com a capacidade e as vagas livres. O parque e toda área do arquivo de pistas aparecem sempre, mesmo vazios.',
+  description:
+    'Quantas pessoas estão dentro de cada área agora, com a capacidade e as vagas livres. O parque e toda área do arquivo de pistas aparecem sempre, mesmo vazios.',
   permissions: ['local:read'],
   ok: {
     description: 'As áreas.',
@@ -62,7 +87,15 @@ export const occupancyDocs: OperationDocs = {
     examples: {
       areas: {
         summary: 'Parque e uma área com capacidade',
-        value: { success: true, data: { areas: [{ area: 'parque', dentro: 312, capacidade: null, livres: null }, { area: 'piscina', dentro: 80, capacidade: 120, livres: 40 }] } },
+        value: {
+          success: true,
+          data: {
+            areas: [
+              { area: 'parque', dentro: 312, capacidade: null, livres: null },
+              { area: 'piscina', dentro: 80, capacidade: 120, livres: 40 },
+            ],
+          },
+        },
       },
     },
   },

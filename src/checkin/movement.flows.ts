@@ -25,7 +25,8 @@ export interface MovePolicy {
 type Standing = 'inside' | 'left' | 'never';
 
 const moved = (p: PersonState): MovedPerson => ({ id: p.id, qrCode: p.qr_code, nome: p.nome });
-const checkedInToday = (f: Flow, p: PersonState) => p.checkin_em !== null && f.clock.localDate(p.checkin_em) === f.today;
+const checkedInToday = (f: Flow, p: PersonState) =>
+  p.checkin_em !== null && f.clock.localDate(p.checkin_em) === f.today;
 
 function standing(f: Flow, p: PersonState): Standing {
   const row = f.repo.presence(f.actor.tenantId, f.area, p.id);
@@ -34,11 +35,27 @@ function standing(f: Flow, p: PersonState): Standing {
   return f.area === PARK_AREA && checkedInToday(f, p) ? 'inside' : 'never';
 }
 
-function granted(f: Flow, movement: Movement, fields: Pick<Granted, 'target' | 'code' | 'orderId' | 'numeroPedido' | 'people'> & Partial<Granted>): Granted {
-  return { ok: true, movement, at: f.now, totalPessoas: fields.people.length, additional: null, withoutEntry: false, ...fields };
+function granted(
+  f: Flow,
+  movement: Movement,
+  fields: Pick<Granted, 'target' | 'code' | 'orderId' | 'numeroPedido' | 'people'> & Partial<Granted>,
+): Granted {
+  return {
+    ok: true,
+    movement,
+    at: f.now,
+    totalPessoas: fields.people.length,
+    additional: null,
+    withoutEntry: false,
+    ...fields,
+  };
 }
 
-function full(f: Flow, policy: MovePolicy, entering: number): { area: string; capacidade: number; ocupacao: number } | null {
+function full(
+  f: Flow,
+  policy: MovePolicy,
+  entering: number,
+): { area: string; capacidade: number; ocupacao: number } | null {
   if (policy.capacity === null || entering === 0) return null;
   const ocupacao = f.repo.insideArea(f.actor.tenantId, f.area, f.today);
   return ocupacao + entering > policy.capacity ? { area: f.area, capacidade: policy.capacity, ocupacao } : null;
@@ -47,27 +64,55 @@ function full(f: Flow, policy: MovePolicy, entering: number): { area: string; ca
 function enterAgain(f: Flow, p: PersonState, mode: 'qr' | 'combo', code: string, kind: Standing): Movement {
   const movement = kind === 'left' ? 'reentrada' : 'entrada';
   f.repo.enter(f.actor.tenantId, f.area, p.id, f.today, f.now);
-  record(f, { action: movement, mode, code, qrCode: p.qr_code, numeroPedido: p.numero_pedido, personId: p.id, result: 'ok', details: { area: f.area } });
+  record(f, {
+    action: movement,
+    mode,
+    code,
+    qrCode: p.qr_code,
+    numeroPedido: p.numero_pedido,
+    personId: p.id,
+    result: 'ok',
+    details: { area: f.area },
+  });
   return movement;
 }
 
 export function enterPerson(f: Flow, code: string, p: PersonState, policy: MovePolicy): CheckinResult {
-  const ev = { action: 'checkin' as const, mode: 'qr' as const, code, qrCode: p.qr_code, numeroPedido: p.numero_pedido, personId: p.id };
+  const ev = {
+    action: 'checkin' as const,
+    mode: 'qr' as const,
+    code,
+    qrCode: p.qr_code,
+    numeroPedido: p.numero_pedido,
+    personId: p.id,
+  };
   if (!checkedInToday(f, p)) {
     const over = full(f, policy, p.checkin_em === null ? 1 : 0);
     return over ? refuse(f, ev, 'CAPACITY_REACHED', over) : checkInPerson(f, code, p);
   }
   if (p.status !== 'pago') return refuse(f, ev, 'TICKET_CANCELLED', { qr_code: code, status: p.status });
   const where = standing(f, p);
-  if (where === 'inside' || (where === 'left' && policy.reentrada === 'nao')) return refuse(f, ev, 'TICKET_ALREADY_USED', { qr_code: code, checkin_em: p.checkin_em });
+  if (where === 'inside' || (where === 'left' && policy.reentrada === 'nao'))
+    return refuse(f, ev, 'TICKET_ALREADY_USED', { qr_code: code, checkin_em: p.checkin_em });
   const over = full(f, policy, 1);
   if (over) return refuse(f, ev, 'CAPACITY_REACHED', over);
   const movement = enterAgain(f, p, 'qr', code, where);
-  return granted(f, movement, { target: 'person', code, orderId: p.order_id, numeroPedido: p.numero_pedido, people: [moved(p)] });
+  return granted(f, movement, {
+    target: 'person',
+    code,
+    orderId: p.order_id,
+    numeroPedido: p.numero_pedido,
+    people: [moved(p)],
+  });
 }
 
 /** A group QR moves its whole group: those coming back, and those not checked in yet. */
-export function enterGroup(f: Flow, code: string, order: { id: number; numero_pedido: string; status: string }, policy: MovePolicy): CheckinResult {
+export function enterGroup(
+  f: Flow,
+  code: string,
+  order: { id: number; numero_pedido: string; status: string },
+  policy: MovePolicy,
+): CheckinResult {
   const people = f.repo.peopleOfOrder(order.id);
   const returning = people.filter((p) => {
     if (!checkedInToday(f, p)) return false;
@@ -76,13 +121,24 @@ export function enterGroup(f: Flow, code: string, order: { id: number; numero_pe
   });
   const pending = people.filter((p) => p.checkin_em === null);
   const over = full(f, policy, returning.length + pending.length);
-  if (over) return refuse(f, { action: 'checkin', mode: 'combo', code, numeroPedido: order.numero_pedido }, 'CAPACITY_REACHED', over);
+  if (over)
+    return refuse(
+      f,
+      { action: 'checkin', mode: 'combo', code, numeroPedido: order.numero_pedido },
+      'CAPACITY_REACHED',
+      over,
+    );
   if (returning.length === 0 || order.status !== 'pago') return checkInGroup(f, code, order);
   const kinds = returning.map((p) => enterAgain(f, p, 'combo', code, standing(f, p)));
   const checked = checkInMany(f, pending, 'combo', code);
   const all = [...returning, ...(Array.isArray(checked) ? checked : [])];
   return granted(f, kinds.includes('reentrada') ? 'reentrada' : 'entrada', {
-    target: 'group', code, orderId: order.id, numeroPedido: order.numero_pedido, people: all.map(moved), totalPessoas: people.length,
+    target: 'group',
+    code,
+    orderId: order.id,
+    numeroPedido: order.numero_pedido,
+    people: all.map(moved),
+    totalPessoas: people.length,
   });
 }
 
@@ -93,13 +149,34 @@ function leave(f: Flow, p: PersonState, mode: 'qr' | 'combo', code: string): boo
     f.repo.enter(f.actor.tenantId, f.area, p.id, f.today, f.now);
     f.repo.leave(f.actor.tenantId, f.area, p.id, f.today, f.now);
   }
-  record(f, { action: 'saida', mode, code, qrCode: p.qr_code, numeroPedido: p.numero_pedido, personId: p.id, result: 'ok', details: { area: f.area } });
+  record(f, {
+    action: 'saida',
+    mode,
+    code,
+    qrCode: p.qr_code,
+    numeroPedido: p.numero_pedido,
+    personId: p.id,
+    result: 'ok',
+    details: { area: f.area },
+  });
   return true;
 }
 
 /** Nobody of this code is inside: let out by policy (recorded as an exit without entry) or refused. */
-function withoutEntry(f: Flow, code: string, policy: MovePolicy, who: Pick<Granted, 'target' | 'orderId' | 'numeroPedido'> & { personId?: number; qrCode?: string }): CheckinResult {
-  const ev = { action: 'saida' as const, mode: who.target === 'group' ? ('combo' as const) : ('qr' as const), code, qrCode: who.qrCode ?? null, numeroPedido: who.numeroPedido, personId: who.personId ?? null };
+function withoutEntry(
+  f: Flow,
+  code: string,
+  policy: MovePolicy,
+  who: Pick<Granted, 'target' | 'orderId' | 'numeroPedido'> & { personId?: number; qrCode?: string },
+): CheckinResult {
+  const ev = {
+    action: 'saida' as const,
+    mode: who.target === 'group' ? ('combo' as const) : ('qr' as const),
+    code,
+    qrCode: who.qrCode ?? null,
+    numeroPedido: who.numeroPedido,
+    personId: who.personId ?? null,
+  };
   if (policy.saidaSemEntrada === 'negar') return refuse(f, ev, 'SEM_ENTRADA', { qr_code: code, area: f.area });
   record(f, { ...ev, result: 'ok', details: { area: f.area, sem_entrada: true } });
   return granted(f, 'saida', { ...who, code, people: [], withoutEntry: true });
@@ -107,17 +184,43 @@ function withoutEntry(f: Flow, code: string, policy: MovePolicy, who: Pick<Grant
 
 export function exitPerson(f: Flow, code: string, p: PersonState, policy: MovePolicy): CheckinResult {
   if (standing(f, p) === 'inside' && leave(f, p, 'qr', code)) {
-    return granted(f, 'saida', { target: 'person', code, orderId: p.order_id, numeroPedido: p.numero_pedido, people: [moved(p)] });
+    return granted(f, 'saida', {
+      target: 'person',
+      code,
+      orderId: p.order_id,
+      numeroPedido: p.numero_pedido,
+      people: [moved(p)],
+    });
   }
-  return withoutEntry(f, code, policy, { target: 'person', orderId: p.order_id, numeroPedido: p.numero_pedido, personId: p.id, qrCode: p.qr_code });
+  return withoutEntry(f, code, policy, {
+    target: 'person',
+    orderId: p.order_id,
+    numeroPedido: p.numero_pedido,
+    personId: p.id,
+    qrCode: p.qr_code,
+  });
 }
 
-export function exitGroup(f: Flow, code: string, order: { id: number; numero_pedido: string }, policy: MovePolicy): CheckinResult {
+export function exitGroup(
+  f: Flow,
+  code: string,
+  order: { id: number; numero_pedido: string },
+  policy: MovePolicy,
+): CheckinResult {
   const people = f.repo.peopleOfOrder(order.id);
   const out = people.filter((p) => standing(f, p) === 'inside' && leave(f, p, 'combo', code));
-  if (out.length === 0) return withoutEntry(f, code, policy, { target: 'group', orderId: order.id, numeroPedido: order.numero_pedido });
-  return granted(f, 'saida', { target: 'group', code, orderId: order.id, numeroPedido: order.numero_pedido, people: out.map(moved), totalPessoas: people.length });
+  if (out.length === 0)
+    return withoutEntry(f, code, policy, { target: 'group', orderId: order.id, numeroPedido: order.numero_pedido });
+  return granted(f, 'saida', {
+    target: 'group',
+    code,
+    orderId: order.id,
+    numeroPedido: order.numero_pedido,
+    people: out.map(moved),
+    totalPessoas: people.length,
+  });
 }
 
 /** An exit scan of an additional's QR or of nothing known: no one to move, only the policy. */
-export const exitUnknown = (f: Flow, code: string, policy: MovePolicy) => withoutEntry(f, code, policy, { target: 'unknown', orderId: null, numeroPedido: null });
+export const exitUnknown = (f: Flow, code: string, policy: MovePolicy) =>
+  withoutEntry(f, code, policy, { target: 'unknown', orderId: null, numeroPedido: null });

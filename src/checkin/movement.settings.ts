@@ -12,4 +12,7 @@ export interface MovementSettings {
 export const DEFAULT_MOVEMENT_SETTINGS: MovementSettings = { reentrada: 'nao', saidaSemEntrada: 'liberar', areas: {} };
 
 /** An area's name, in the lanes file and on the wire. */
-export const areaName = z.string().trim().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'nome de área: letras minúsculas, dígitos, - e _ (até 40)');
+export const areaName = z
+  .string()
+  .trim()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'nome de área: letras minúsculas, dígitos, - e _ (até 40)');

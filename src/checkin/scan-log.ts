@@ -9,14 +9,20 @@ import type { ScanNotice } from './checkin.service.js';
 export function scanLogger(log: Log) {
   return (n: ScanNotice) => {
     const r = n.result;
-    const code = r.ok ? r.code : String(r.details?.qr_code ?? r.details?.combo_qr_code ?? r.details?.numero_pedido ?? '');
+    const code = r.ok
+      ? r.code
+      : String(r.details?.qr_code ?? r.details?.combo_qr_code ?? r.details?.numero_pedido ?? '');
     log.info(
       {
         porta: n.source,
         terminal: n.terminal,
         acao: n.action,
         resultado: r.ok ? 'ok' : r.code,
-        numero_pedido: r.ok ? r.numeroPedido : typeof r.details?.numero_pedido === 'string' ? r.details.numero_pedido : null,
+        numero_pedido: r.ok
+          ? r.numeroPedido
+          : typeof r.details?.numero_pedido === 'string'
+            ? r.details.numero_pedido
+            : null,
         pessoas: r.ok ? r.people.length : 0,
         codigo_hash: code ? codeHash(code) : null,
         ms: n.ms,

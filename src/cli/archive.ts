@@ -20,11 +20,19 @@ const wholeDays = (value: string, from: string): number => {
  * "Retention"). Runs beside the box.
  */
 export async function archiveCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, help } = parse(args, { days: { type: 'string' }, to: { type: 'string' }, 'dry-run': { type: 'boolean' } }, { min: 0, max: 0, names: '' });
+  const { values, help } = parse(
+    args,
+    { days: { type: 'string' }, to: { type: 'string' }, 'dry-run': { type: 'boolean' } },
+    { min: 0, max: 0, names: '' },
+  );
   if (help) return printHelp(io, 'archive');
   const fromEnv = io.env.GATE_ARCHIVE_DAYS;
   const days =
-    values.days !== undefined ? wholeDays(values.days, '--days') : fromEnv !== undefined && fromEnv !== '' ? wholeDays(fromEnv, 'GATE_ARCHIVE_DAYS') : DEFAULT_ARCHIVE_DAYS;
+    values.days !== undefined
+      ? wholeDays(values.days, '--days')
+      : fromEnv !== undefined && fromEnv !== ''
+        ? wholeDays(fromEnv, 'GATE_ARCHIVE_DAYS')
+        : DEFAULT_ARCHIVE_DAYS;
   const config = configOf(io);
   const dir = path.resolve(values.to ?? path.join(config.dataDir, 'archive'));
   return withDb(config, async ({ db, clock }) => {
@@ -53,10 +61,16 @@ export async function archiveCommand(args: string[], io: CliIo): Promise<number>
     }
     for (const run of result.runs) {
       say(io.stdout, `${run.resumed ? 'retomado e concluído' : 'arquivado'}: ${run.file}`);
-      say(io.stdout, `  movidos: ${both(run.events, run.laneEvents)} anteriores a ${run.cutoffDate}; maior transação no banco: ${run.longestMs.toFixed(1)} ms`);
+      say(
+        io.stdout,
+        `  movidos: ${both(run.events, run.laneEvents)} anteriores a ${run.cutoffDate}; maior transação no banco: ${run.longestMs.toFixed(1)} ms`,
+      );
     }
     if (result.waiting > 0)
-      say(io.stdout, `mantidos: ${eventos(result.waiting)} ${before} à espera da nuvem (sem resposta definitiva, ou respondidos há menos de ${days} dias)`);
+      say(
+        io.stdout,
+        `mantidos: ${eventos(result.waiting)} ${before} à espera da nuvem (sem resposta definitiva, ou respondidos há menos de ${days} dias)`,
+      );
     return EXIT.ok;
   });
 }

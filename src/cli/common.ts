@@ -24,10 +24,19 @@ export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** util.parseArgs with its errors turned into UsageErrors in Portuguese. */
-export function parse<O extends Options>(args: string[], options: O, positionals: { min: number; max: number; names: string }) {
+export function parse<O extends Options>(
+  args: string[],
+  options: O,
+  positionals: { min: number; max: number; names: string },
+) {
   let parsed;
   try {
-    parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     throw new UsageError(translateParseError(error as NodeJS.ErrnoException));
   }
@@ -37,7 +46,11 @@ export function parse<O extends Options>(args: string[], options: O, positionals
     if (n < positionals.min) throw new UsageError(`falta ${positionals.names}`);
     if (n > positionals.max) throw new UsageError(`argumento inesperado: ${parsed.positionals[positionals.max]}`);
   }
-  return { values: parsed.values as { [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : string }, positionals: parsed.positionals, help };
+  return {
+    values: parsed.values as { [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : string },
+    positionals: parsed.positionals,
+    help,
+  };
 }
 
 function translateParseError(error: NodeJS.ErrnoException): string {
@@ -56,7 +69,10 @@ function translateParseError(error: NodeJS.ErrnoException): string {
 
 /** A usage error unless `slug` can be a tenant's slug. */
 export function checkSlug(slug: string): string {
-  if (!TENANT_SLUG.test(slug)) throw new UsageError(`tenant inválido: "${slug}" (use letras minúsculas sem acento, dígitos e hífens, começando por letra ou dígito; até 63 caracteres)`);
+  if (!TENANT_SLUG.test(slug))
+    throw new UsageError(
+      `tenant inválido: "${slug}" (use letras minúsculas sem acento, dígitos e hífens, começando por letra ou dígito; até 63 caracteres)`,
+    );
   return slug;
 }
 
@@ -98,7 +114,14 @@ export const configOf = (io: CliIo): Config => loadConfig(io.env);
 
 /** Timestamps as the park reads them: `2026-11-21 10:02` in its time zone. */
 export const localTime = (timeZone: string) => {
-  const fmt = new Intl.DateTimeFormat('sv-SE', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' });
+  const fmt = new Intl.DateTimeFormat('sv-SE', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
   return (iso: string) => fmt.format(new Date(iso));
 };
 

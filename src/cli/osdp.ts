@@ -11,17 +11,27 @@ import { EXIT, parse, printHelp, say, UsageError, type CliIo } from './common.js
 
 export async function osdpCommand(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== 'set-key') throw new UsageError(sub === undefined ? 'falta o subcomando: set-key' : `subcomando desconhecido: osdp ${sub}`);
-  const { values, help } = parse(rest, {
-    port: { type: 'string' }, address: { type: 'string' }, baud: { type: 'string' },
-    'key-file': { type: 'string' }, 'current-key-file': { type: 'string' }, timeout: { type: 'string' },
-  }, { min: 0, max: 0, names: '' });
+  if (sub !== 'set-key')
+    throw new UsageError(sub === undefined ? 'falta o subcomando: set-key' : `subcomando desconhecido: osdp ${sub}`);
+  const { values, help } = parse(
+    rest,
+    {
+      port: { type: 'string' },
+      address: { type: 'string' },
+      baud: { type: 'string' },
+      'key-file': { type: 'string' },
+      'current-key-file': { type: 'string' },
+      timeout: { type: 'string' },
+    },
+    { min: 0, max: 0, names: '' },
+  );
   if (help) return printHelp(io, 'osdp set-key');
   if (!values.port) throw new UsageError('informe --port (o caminho da porta serial do barramento RS-485)');
   const address = integer(values.address, '--address', 0, 126);
   const baudRate = values.baud === undefined ? 9600 : integer(values.baud, '--baud', 1200, 230400);
   const timeoutMs = (values.timeout === undefined ? 15 : integer(values.timeout, '--timeout', 1, 300)) * 1000;
-  if (!values['key-file']) throw new UsageError('informe --key-file (arquivo com a nova chave: 32 dígitos hexadecimais)');
+  if (!values['key-file'])
+    throw new UsageError('informe --key-file (arquivo com a nova chave: 32 dígitos hexadecimais)');
   const scbk = readKey(values['key-file'], '--key-file');
   const current = values['current-key-file'] ? readKey(values['current-key-file'], '--current-key-file') : SCBK_DEFAULT;
 
@@ -36,21 +46,34 @@ export async function osdpCommand(args: string[], io: CliIo): Promise<number> {
       const started = Date.now();
       const check = setInterval(() => {
         const s = pd.state();
-        const done = s.phase === 'online' ? 'ok' : s.phase === 'offline' && s.problem ? s.problem : Date.now() - started > timeoutMs ? 'timeout' : null;
+        const done =
+          s.phase === 'online'
+            ? 'ok'
+            : s.phase === 'offline' && s.problem
+              ? s.problem
+              : Date.now() - started > timeoutMs
+                ? 'timeout'
+                : null;
         if (!done) return;
         clearInterval(check);
         resolve(done);
       }, 20);
     });
     if (outcome === 'ok') {
-      say(io.stdout, pd.state().keyWritten
-        ? `chave gravada no leitor OSDP ${address} em ${values.port} e verificada (sessão segura com a nova chave)`
-        : `o leitor OSDP ${address} em ${values.port} já usa esta chave (sessão segura verificada); nada foi gravado`);
+      say(
+        io.stdout,
+        pd.state().keyWritten
+          ? `chave gravada no leitor OSDP ${address} em ${values.port} e verificada (sessão segura com a nova chave)`
+          : `o leitor OSDP ${address} em ${values.port} já usa esta chave (sessão segura verificada); nada foi gravado`,
+      );
       return EXIT.ok;
     }
-    say(io.stderr, outcome === 'timeout'
-      ? `gate osdp set-key: o leitor OSDP ${address} não respondeu em ${timeoutMs / 1000} s em ${values.port} (${link.status().lastError ?? pd.state().problem ?? 'sem resposta'})`
-      : `gate osdp set-key: ${outcome}`);
+    say(
+      io.stderr,
+      outcome === 'timeout'
+        ? `gate osdp set-key: o leitor OSDP ${address} não respondeu em ${timeoutMs / 1000} s em ${values.port} (${link.status().lastError ?? pd.state().problem ?? 'sem resposta'})`
+        : `gate osdp set-key: ${outcome}`,
+    );
     return EXIT.failure;
   } finally {
     await bus.close();

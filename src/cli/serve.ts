@@ -36,7 +36,10 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   const late = await Promise.race([closed, timedOut]);
   clearTimeout(timer);
   if (late) {
-    say(io.stderr, `gate serve: ${signal} recebido, mas o encerramento passou de ${CLOSE_TIMEOUT_MS / 1000} s; saindo assim mesmo`);
+    say(
+      io.stderr,
+      `gate serve: ${signal} recebido, mas o encerramento passou de ${CLOSE_TIMEOUT_MS / 1000} s; saindo assim mesmo`,
+    );
     // A client holding a connection open would otherwise keep the process alive until it lets go.
     process.exit(EXIT.failure);
   }

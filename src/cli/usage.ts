@@ -16,7 +16,8 @@ export const COMMAND_USAGE = {
   'operators list': 'gate operators list [--tenant SLUG]',
   'operators disable': 'gate operators disable [--tenant SLUG] ID',
   demo: 'gate demo [--remove]',
-  'osdp set-key': 'gate osdp set-key --port PORTA --address N --key-file ARQUIVO [--current-key-file ARQUIVO] [--baud 9600] [--timeout 15]',
+  'osdp set-key':
+    'gate osdp set-key --port PORTA --address N --key-file ARQUIVO [--current-key-file ARQUIVO] [--baud 9600] [--timeout 15]',
 } as const;
 export type CommandName = keyof typeof COMMAND_USAGE;
 

@@ -4,8 +4,14 @@ import { dateString, enderecoSchema, utcTimestamp } from '../orders/order.schema
 // The client record (2.9 leaves it open; fields decided in docs/api-listings.md), read by
 // `gate import` and the sync worker. Missing or null strings become '' as in the order's cliente.
 
-const text = z.string().nullish().transform((s) => (s ?? '').trim());
-const digits = z.union([z.string(), z.number()]).nullish().transform((s) => String(s ?? '').replace(/\D/g, ''));
+const text = z
+  .string()
+  .nullish()
+  .transform((s) => (s ?? '').trim());
+const digits = z
+  .union([z.string(), z.number()])
+  .nullish()
+  .transform((s) => String(s ?? '').replace(/\D/g, ''));
 
 export const clienteRecordSchema = z.object({
   /** The cloud's id of the client; numeric ids are kept as text. */

@@ -48,8 +48,20 @@ Filtros: \`email\` por trecho, sem diferenciar maiúsculas; \`cpf\` exato, só d
     schema: clientsAnswerSchema,
     examples: {
       pagina: { summary: 'Uma página', value: { success: true, data: { clientes: [example], total: 1 } } },
-      vazia: { summary: 'Nada pendente para esta chave', value: { success: true, data: { clientes: [], total: 0, mensagem: 'Nenhum cliente pendente de sincronização para esta chave de API.' } } },
+      vazia: {
+        summary: 'Nada pendente para esta chave',
+        value: {
+          success: true,
+          data: {
+            clientes: [],
+            total: 0,
+            mensagem: 'Nenhum cliente pendente de sincronização para esta chave de API.',
+          },
+        },
+      },
     },
   },
-  details: { VALIDATION_ERROR: [{ details: { campos: [{ campo: 'querystring.cpf', mensagem: 'use apenas dígitos' }] } }] },
+  details: {
+    VALIDATION_ERROR: [{ details: { campos: [{ campo: 'querystring.cpf', mensagem: 'use apenas dígitos' }] } }],
+  },
 };

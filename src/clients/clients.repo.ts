@@ -10,9 +10,17 @@ export type ClientRow = Selectable<ClientsTable> & { sincronizado_em: string | n
  * Inserts or updates a client keyed by (tenant, cloud id). Sync marks are kept: 3.4 unsynchronises
  * only vouchers of cancelled orders. Must run inside a transaction.
  */
-export function upsertClient(db: Db, tenantId: number, c: ClienteRecord, nowIso: string): { clientPk: number; created: boolean } {
+export function upsertClient(
+  db: Db,
+  tenantId: number,
+  c: ClienteRecord,
+  nowIso: string,
+): { clientPk: number; created: boolean } {
   const k = db.kysely;
-  const existing = first(db, k.selectFrom('clients').select('id').where('tenant_id', '=', tenantId).where('cliente_id', '=', c.id));
+  const existing = first(
+    db,
+    k.selectFrom('clients').select('id').where('tenant_id', '=', tenantId).where('cliente_id', '=', c.id),
+  );
   const columns = {
     nome: c.nome,
     sobrenome: c.sobrenome,
@@ -26,10 +34,21 @@ export function upsertClient(db: Db, tenantId: number, c: ClienteRecord, nowIso:
     updated_at: nowIso,
   };
   if (existing) {
-    run(db, k.updateTable('clients').set({ ...columns, ...(c.created_at ? { created_at: c.created_at } : {}) }).where('id', '=', existing.id));
+    run(
+      db,
+      k
+        .updateTable('clients')
+        .set({ ...columns, ...(c.created_at ? { created_at: c.created_at } : {}) })
+        .where('id', '=', existing.id),
+    );
     return { clientPk: existing.id, created: false };
   }
-  const res = run(db, k.insertInto('clients').values({ ...columns, tenant_id: tenantId, cliente_id: c.id, created_at: c.created_at ?? nowIso }));
+  const res = run(
+    db,
+    k
+      .insertInto('clients')
+      .values({ ...columns, tenant_id: tenantId, cliente_id: c.id, created_at: c.created_at ?? nowIso }),
+  );
   return { clientPk: Number(res.lastInsertRowid), created: true };
 }
 
@@ -55,7 +74,9 @@ export interface ClientQuery {
 export function listClients(db: Db, q: ClientQuery): ClientRow[] {
   let query = db.kysely
     .selectFrom('clients')
-    .leftJoin('client_marks', (j) => j.onRef('client_marks.client_pk', '=', 'clients.id').on('client_marks.api_key_id', '=', q.apiKeyId))
+    .leftJoin('client_marks', (j) =>
+      j.onRef('client_marks.client_pk', '=', 'clients.id').on('client_marks.api_key_id', '=', q.apiKeyId),
+    )
     .selectAll('clients')
     .select('client_marks.sincronizado_em')
     .where('clients.tenant_id', '=', q.tenantId);
@@ -91,7 +112,15 @@ export function markClients(db: Db, apiKeyId: number, clientPks: readonly number
   if (clientPks.length === 0) return;
   run(
     db,
-    k.insertInto('client_marks').orIgnore().columns(['api_key_id', 'client_pk', 'sincronizado_em'])
-      .expression(k.selectFrom('clients').select([sql<number>`${apiKeyId}`.as('k'), 'id', sql<string>`${nowIso}`.as('at')]).where('id', 'in', inList(clientPks))),
+    k
+      .insertInto('client_marks')
+      .orIgnore()
+      .columns(['api_key_id', 'client_pk', 'sincronizado_em'])
+      .expression(
+        k
+          .selectFrom('clients')
+          .select([sql<number>`${apiKeyId}`.as('k'), 'id', sql<string>`${nowIso}`.as('at')])
+          .where('id', 'in', inList(clientPks)),
+      ),
   );
 }

@@ -12,8 +12,12 @@ const PAGE_MAX = 500;
 const PAGE_DEFAULT = 100;
 
 const listQuery = z.object({
-  sincronizado: queryBoolean.optional().describe('false: ainda não entregues a esta chave; true: já entregues; ausente: todos'),
-  marcar_sincronizado: queryBoolean.default(true).describe('Marca os clientes devolvidos para esta chave (padrão true); false só lê'),
+  sincronizado: queryBoolean
+    .optional()
+    .describe('false: ainda não entregues a esta chave; true: já entregues; ausente: todos'),
+  marcar_sincronizado: queryBoolean
+    .default(true)
+    .describe('Marca os clientes devolvidos para esta chave (padrão true); false só lê'),
   email: z.string().trim().max(254, 'longo demais').optional().describe('Trecho do e-mail, sem diferenciar maiúsculas'),
   // Punctuation of a formatted CPF is dropped; anything else that is not a digit is a mistake.
   cpf: z
@@ -23,15 +27,21 @@ const listQuery = z.object({
     .optional()
     .describe('CPF exato, só dígitos (pontuação ignorada)'),
   desde: dateString.optional().describe('Clientes criados a partir deste dia (YYYY-MM-DD, fuso do parque)'),
-  limit: pageLimit(PAGE_MAX, PAGE_DEFAULT).describe(`Clientes por página: padrão ${PAGE_DEFAULT}, no máximo ${PAGE_MAX}`),
+  limit: pageLimit(PAGE_MAX, PAGE_DEFAULT).describe(
+    `Clientes por página: padrão ${PAGE_DEFAULT}, no máximo ${PAGE_MAX}`,
+  ),
   offset: pageOffset.describe('Clientes a pular'),
-  order_by: z.enum(['created_at', 'nome', 'email', 'ultimo_login'], { message: 'use created_at, nome, email ou ultimo_login' }).default('created_at'),
+  order_by: z
+    .enum(['created_at', 'nome', 'email', 'ultimo_login'], { message: 'use created_at, nome, email ou ultimo_login' })
+    .default('created_at'),
   order: sortOrder.default('asc'),
 });
 type ListQuery = z.output<typeof listQuery>;
 
 const parseEndereco = (json: string | null) =>
-  json === null ? { cep: '', rua: '', numero: '', complemento: '', bairro: '', cidade: '', estado: '' } : (JSON.parse(json) as Record<string, string>);
+  json === null
+    ? { cep: '', rua: '', numero: '', complemento: '', bairro: '', cidade: '', estado: '' }
+    : (JSON.parse(json) as Record<string, string>);
 
 /** The client record of the listing (2.9), with this key's synchronisation state. */
 export function clientPayload(c: ClientRow) {
@@ -71,7 +81,13 @@ export const clientRoutes = (deps: ListingDeps): RouteRegistrar => {
       '/api-clientes',
       {
         onRequest,
-        schema: { tags: ['clientes'], summary: 'Clientes com sincronização por chave', security: [{ apiKey: [] }], querystring: listQuery, docs: clientsDocs },
+        schema: {
+          tags: ['clientes'],
+          summary: 'Clientes com sincronização por chave',
+          security: [{ apiKey: [] }],
+          querystring: listQuery,
+          docs: clientsDocs,
+        },
       },
       async (request) => {
         const caller = callerOf(request);
@@ -91,16 +107,26 @@ export const clientRoutes = (deps: ListingDeps): RouteRegistrar => {
           });
         // Read and mark in one write transaction, so the page marked is exactly the page returned.
         const rows = q.marcar_sincronizado
-          ? db.sqlite.transaction(() => {
-              const page = read();
-              const nowIso = clock.nowIso();
-              const unmarked = page.filter((r) => r.sincronizado_em === null);
-              markClients(db, caller.apiKeyId, unmarked.map((r) => r.id), nowIso);
-              return page.map((r) => (r.sincronizado_em === null ? { ...r, sincronizado_em: nowIso } : r));
-            }).immediate()
+          ? db.sqlite
+              .transaction(() => {
+                const page = read();
+                const nowIso = clock.nowIso();
+                const unmarked = page.filter((r) => r.sincronizado_em === null);
+                markClients(
+                  db,
+                  caller.apiKeyId,
+                  unmarked.map((r) => r.id),
+                  nowIso,
+                );
+                return page.map((r) => (r.sincronizado_em === null ? { ...r, sincronizado_em: nowIso } : r));
+              })
+              .immediate()
           : read();
         const clientes = rows.map(clientPayload);
-        return { success: true, data: { clientes, total: clientes.length, ...(clientes.length === 0 ? { mensagem: emptyMessage(q) } : {}) } };
+        return {
+          success: true,
+          data: { clientes, total: clientes.length, ...(clientes.length === 0 ? { mensagem: emptyMessage(q) } : {}) },
+        };
       },
     );
   };

@@ -38,7 +38,12 @@ export function comboPayload(c: ComboRow, items: readonly ComboItemRow[]) {
  * One entry per calendar date of the range. Stock is shared, so a date sells as many combos as its
  * scarcest item allows; an item without a stock row for the date counts as stock 0.
  */
-export function availabilityDates(items: readonly ComboItemRow[], stock: readonly ComboStockRow[], from: string, to: string) {
+export function availabilityDates(
+  items: readonly ComboItemRow[],
+  stock: readonly ComboStockRow[],
+  from: string,
+  to: string,
+) {
   const byDate = new Map<string, Map<number, number>>();
   for (const s of stock) {
     let row = byDate.get(s.date);

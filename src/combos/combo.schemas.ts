@@ -6,7 +6,10 @@ import { dateString, money } from '../orders/order.schemas.js';
 // optional on the way in.
 
 const id = z.string().trim().min(1, 'identificador vazio');
-const text = z.string().nullish().transform((s) => s ?? '');
+const text = z
+  .string()
+  .nullish()
+  .transform((s) => s ?? '');
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 export const comboItemSchema = z.object({
@@ -29,10 +32,18 @@ export const comboSchema = z
     economia: z.object({ valor: z.number().finite(), percentual: z.number().finite().min(0).max(100) }).optional(),
     tipo_desconto: z.enum(['preco_fixo', 'percentual']),
     // Older combos predate the QR modes; they behave as one QR per person.
-    modo_qrcode: z.enum(['por_pessoa', 'unico']).nullish().transform((m) => m ?? 'por_pessoa'),
+    modo_qrcode: z
+      .enum(['por_pessoa', 'unico'])
+      .nullish()
+      .transform((m) => m ?? 'por_pessoa'),
     requer_data: z.boolean().default(false),
     destaque: z.boolean().default(false),
-    max_por_pedido: z.number().int().min(1).nullish().transform((n) => n ?? null),
+    max_por_pedido: z
+      .number()
+      .int()
+      .min(1)
+      .nullish()
+      .transform((n) => n ?? null),
     total_ingressos: z.number().int().min(0).optional(),
     itens_resumo: z.string().nullish(),
     itens: z.array(comboItemSchema),
@@ -46,7 +57,11 @@ export const comboSchema = z
       percentual: c.preco_original > 0 ? round2(((c.preco_original - c.preco_combo) / c.preco_original) * 100) : 0,
     },
     total_ingressos: c.total_ingressos ?? c.itens.reduce((n, i) => n + i.quantidade, 0),
-    itens_resumo: c.itens_resumo ?? c.itens.map((i) => `${i.quantidade}x ${i.tipo_ingresso_nome}${i.lote_nome ? ` (${i.lote_nome})` : ''}`).join(' + '),
+    itens_resumo:
+      c.itens_resumo ??
+      c.itens
+        .map((i) => `${i.quantidade}x ${i.tipo_ingresso_nome}${i.lote_nome ? ` (${i.lote_nome})` : ''}`)
+        .join(' + '),
   }));
 
 export const itemAvailabilitySchema = z.object({
@@ -75,7 +90,8 @@ export const availabilitySchema = z
   .superRefine((a, ctx) => {
     const seen = new Set<string>();
     a.dates.forEach((d, i) => {
-      if (seen.has(d.date)) ctx.addIssue({ code: 'custom', path: ['dates', i, 'date'], message: `data repetida (${d.date})` });
+      if (seen.has(d.date))
+        ctx.addIssue({ code: 'custom', path: ['dates', i, 'date'], message: `data repetida (${d.date})` });
       seen.add(d.date);
     });
   });

@@ -12,7 +12,9 @@ const count = z.number().int().min(0);
 export const servedComboSchema = z.object({
   ...comboFields,
   economia: comboFields.economia.unwrap(),
-  modo_qrcode: z.enum(['por_pessoa', 'unico']).describe('por_pessoa: um QR por pessoa; unico: um QR de grupo (o número do pedido) mais um por pessoa'),
+  modo_qrcode: z
+    .enum(['por_pessoa', 'unico'])
+    .describe('por_pessoa: um QR por pessoa; unico: um QR de grupo (o número do pedido) mais um por pessoa'),
   requer_data: z.boolean(),
   destaque: z.boolean(),
   max_por_pedido: z.number().int().min(1).nullable().describe('null: sem limite'),
@@ -43,11 +45,20 @@ export const availabilityAnswerSchema = z.object({
 
 const listAnswerSchema = z.object({
   success: z.literal(true),
-  data: z.object({ combos: z.array(servedComboSchema), total: count.describe('Combos que atendem aos filtros, em todas as páginas'), limit: count.describe('O limit usado'), offset: count }),
+  data: z.object({
+    combos: z.array(servedComboSchema),
+    total: count.describe('Combos que atendem aos filtros, em todas as páginas'),
+    limit: count.describe('O limit usado'),
+    offset: count,
+  }),
 });
 const oneAnswerSchema = z.object({ success: z.literal(true), data: servedComboSchema });
 
-const ITEM = { tipo_ingresso_id: '0f6c7d3a-1b2e-4c5d-8e9f-a0b1c2d3e401', tipo_ingresso_nome: 'Passaporte Dia', categoria_lote_id: 'a1d2e3f4-5a6b-4c7d-8e9f-0a1b2c3d4e01' };
+const ITEM = {
+  tipo_ingresso_id: '0f6c7d3a-1b2e-4c5d-8e9f-a0b1c2d3e401',
+  tipo_ingresso_nome: 'Passaporte Dia',
+  categoria_lote_id: 'a1d2e3f4-5a6b-4c7d-8e9f-0a1b2c3d4e01',
+};
 const exampleCombo = {
   id: '5b1f0c2e-8a4d-4f6b-9c3e-2d7a1e0b4c01',
   nome: 'Combo Família',
@@ -65,7 +76,13 @@ const exampleCombo = {
   itens_resumo: '2x Passaporte Dia (Adulto) + 2x Passaporte Dia (Infantil)',
   itens: [
     { ...ITEM, lote_nome: 'Adulto', quantidade: 2, preco_unitario: 89.9 },
-    { ...ITEM, lote_nome: 'Infantil', categoria_lote_id: 'a1d2e3f4-5a6b-4c7d-8e9f-0a1b2c3d4e02', quantidade: 2, preco_unitario: 59.9 },
+    {
+      ...ITEM,
+      lote_nome: 'Infantil',
+      categoria_lote_id: 'a1d2e3f4-5a6b-4c7d-8e9f-0a1b2c3d4e02',
+      quantidade: 2,
+      preco_unitario: 59.9,
+    },
   ],
 };
 
@@ -85,7 +102,12 @@ ${AUTH}`,
   ok: ok({
     description: 'Uma página de combos.',
     schema: listAnswerSchema,
-    examples: { pagina: { summary: 'Uma página', value: { success: true, data: { combos: [exampleCombo], total: 1, limit: 100, offset: 0 } } } },
+    examples: {
+      pagina: {
+        summary: 'Uma página',
+        value: { success: true, data: { combos: [exampleCombo], total: 1, limit: 100, offset: 0 } },
+      },
+    },
   }),
   errors: comboErrors,
 };
@@ -94,13 +116,27 @@ export const comboDocs: OperationDocs = {
   description: `Um combo pelo seu id (uuid) ou pelo slug, procurado nessa ordem entre os combos ativos do tenant da chave. Nenhum: COMBO_NOT_FOUND, só com \`code\` e \`message\`.
 
 ${AUTH}`,
-  ok: ok({ description: 'O combo.', schema: oneAnswerSchema, examples: { combo: { summary: 'Um combo', value: { success: true, data: exampleCombo } } } }),
+  ok: ok({
+    description: 'O combo.',
+    schema: oneAnswerSchema,
+    examples: { combo: { summary: 'Um combo', value: { success: true, data: exampleCombo } } },
+  }),
   errors: [...comboErrors, 'COMBO_NOT_FOUND'],
 };
 
 const stock = (estoqueAdulto: number, estoqueInfantil: number) => [
-  { tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Adulto', quantidade_necessaria: 2, estoque_disponivel: estoqueAdulto },
-  { tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Infantil', quantidade_necessaria: 2, estoque_disponivel: estoqueInfantil },
+  {
+    tipo_ingresso_nome: 'Passaporte Dia',
+    lote_nome: 'Adulto',
+    quantidade_necessaria: 2,
+    estoque_disponivel: estoqueAdulto,
+  },
+  {
+    tipo_ingresso_nome: 'Passaporte Dia',
+    lote_nome: 'Infantil',
+    quantidade_necessaria: 2,
+    estoque_disponivel: estoqueInfantil,
+  },
 ];
 
 export const availabilityDocs: OperationDocs = {
@@ -116,7 +152,11 @@ ${AUTH}`,
         value: {
           success: true,
           data: {
-            combo_id: exampleCombo.id, combo_nome: exampleCombo.nome, modo_qrcode: 'unico', total_ingressos: 4, requer_data: true,
+            combo_id: exampleCombo.id,
+            combo_nome: exampleCombo.nome,
+            modo_qrcode: 'unico',
+            total_ingressos: 4,
+            requer_data: true,
             dates: [
               { date: '2026-12-05', available: true, min_stock: 48, items_availability: stock(180, 96) },
               { date: '2026-12-06', available: false, min_stock: 0, items_availability: stock(40, 1) },
@@ -128,5 +168,13 @@ ${AUTH}`,
     },
   }),
   errors: [...comboErrors, 'COMBO_NOT_FOUND'],
-  details: { VALIDATION_ERROR: [{ details: { campos: [{ campo: 'querystring.date_to', mensagem: 'deve ser igual ou posterior a date_from (2026-12-05)' }] } }] },
+  details: {
+    VALIDATION_ERROR: [
+      {
+        details: {
+          campos: [{ campo: 'querystring.date_to', mensagem: 'deve ser igual ou posterior a date_from (2026-12-05)' }],
+        },
+      },
+    ],
+  },
 };

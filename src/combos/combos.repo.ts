@@ -22,8 +22,9 @@ export class ComboDataError extends Error {
 /** How an availability item is matched to a combo item: same ticket type and lot names. */
 export const itemKey = (i: { tipo_ingresso_nome: string; lote_nome: string }) =>
   `${i.tipo_ingresso_nome.normalize('NFC').trim().toLowerCase()}|${i.lote_nome.normalize('NFC').trim().toLowerCase()}`;
-const itemsSignature = (items: { tipo_ingresso_id: string; categoria_lote_id: string; tipo_ingresso_nome: string; lote_nome: string }[]) =>
-  items.map((i) => `${i.tipo_ingresso_id}|${i.categoria_lote_id}|${itemKey(i)}`).join('\n');
+const itemsSignature = (
+  items: { tipo_ingresso_id: string; categoria_lote_id: string; tipo_ingresso_nome: string; lote_nome: string }[],
+) => items.map((i) => `${i.tipo_ingresso_id}|${i.categoria_lote_id}|${itemKey(i)}`).join('\n');
 
 /**
  * Inserts or updates a combo keyed by (tenant, combo uuid) and replaces its items. Stock rows are
@@ -32,14 +33,20 @@ const itemsSignature = (items: { tipo_ingresso_id: string; categoria_lote_id: st
  */
 export function upsertCombo(db: Db, tenantId: number, c: Combo, nowIso: string): { comboPk: number; created: boolean } {
   const k = db.kysely;
-  const existing = first(db, k.selectFrom('combos').select('id').where('tenant_id', '=', tenantId).where('combo_id', '=', c.id));
+  const existing = first(
+    db,
+    k.selectFrom('combos').select('id').where('tenant_id', '=', tenantId).where('combo_id', '=', c.id),
+  );
   // The cloud keeps slugs unique, so a local holder of this slug is stale (renamed or deleted there):
   // it is retired until the cloud sends it again, instead of blocking every later pull.
   run(
     db,
-    k.updateTable('combos')
+    k
+      .updateTable('combos')
       .set({ slug: sql<string>`'~' || combo_id`, ativo: 0, updated_at: nowIso })
-      .where('tenant_id', '=', tenantId).where('slug', '=', c.slug).where('combo_id', '!=', c.id),
+      .where('tenant_id', '=', tenantId)
+      .where('slug', '=', c.slug)
+      .where('combo_id', '!=', c.id),
   );
 
   const columns = {
@@ -66,10 +73,14 @@ export function upsertCombo(db: Db, tenantId: number, c: Combo, nowIso: string):
     comboPk = existing.id;
     const before = all(db, k.selectFrom('combo_items').selectAll().where('combo_pk', '=', comboPk).orderBy('position'));
     run(db, k.updateTable('combos').set(columns).where('id', '=', comboPk));
-    if (itemsSignature(before) !== itemsSignature(c.itens)) run(db, k.deleteFrom('combo_stock').where('combo_pk', '=', comboPk));
+    if (itemsSignature(before) !== itemsSignature(c.itens))
+      run(db, k.deleteFrom('combo_stock').where('combo_pk', '=', comboPk));
     run(db, k.deleteFrom('combo_items').where('combo_pk', '=', comboPk));
   } else {
-    comboPk = Number(run(db, k.insertInto('combos').values({ ...columns, tenant_id: tenantId, combo_id: c.id, created_at: nowIso })).lastInsertRowid);
+    comboPk = Number(
+      run(db, k.insertInto('combos').values({ ...columns, tenant_id: tenantId, combo_id: c.id, created_at: nowIso }))
+        .lastInsertRowid,
+    );
   }
   c.itens.forEach((item, position) =>
     run(
@@ -94,11 +105,29 @@ export function upsertCombo(db: Db, tenantId: number, c: Combo, nowIso: string):
  * the combo's item with the same ticket type and lot names; an item the combo does not have is an
  * error rather than a guess. Must run inside a transaction.
  */
-export function upsertAvailability(db: Db, tenantId: number, a: ComboAvailability, _nowIso: string): { comboPk: number; dates: number } {
+export function upsertAvailability(
+  db: Db,
+  tenantId: number,
+  a: ComboAvailability,
+  _nowIso: string,
+): { comboPk: number; dates: number } {
   const k = db.kysely;
-  const combo = first(db, k.selectFrom('combos').select('id').where('tenant_id', '=', tenantId).where('combo_id', '=', a.combo_id));
-  if (!combo) throw new ComboDataError(`combo ${a.combo_id} não encontrado: importe o combo antes da disponibilidade`, ['combo_id']);
-  const items = all(db, k.selectFrom('combo_items').select(['position', 'tipo_ingresso_nome', 'lote_nome']).where('combo_pk', '=', combo.id).orderBy('position'));
+  const combo = first(
+    db,
+    k.selectFrom('combos').select('id').where('tenant_id', '=', tenantId).where('combo_id', '=', a.combo_id),
+  );
+  if (!combo)
+    throw new ComboDataError(`combo ${a.combo_id} não encontrado: importe o combo antes da disponibilidade`, [
+      'combo_id',
+    ]);
+  const items = all(
+    db,
+    k
+      .selectFrom('combo_items')
+      .select(['position', 'tipo_ingresso_nome', 'lote_nome'])
+      .where('combo_pk', '=', combo.id)
+      .orderBy('position'),
+  );
 
   for (const [di, d] of a.dates.entries()) {
     run(db, k.deleteFrom('combo_stock').where('combo_pk', '=', combo.id).where('date', '=', d.date));
@@ -146,10 +175,20 @@ function filtered(k: Kysely<DB>, f: ComboFilter) {
 /** One page of active combos, featured first then by name, and the count of all that match. */
 export function listCombos(db: Db, f: ComboFilter, limit: number, offset: number): { rows: ComboRow[]; total: number } {
   const k = db.kysely;
-  const total = first(db, filtered(k, f).select((eb) => eb.fn.countAll<number>().as('n')))?.n ?? 0;
+  const total =
+    first(
+      db,
+      filtered(k, f).select((eb) => eb.fn.countAll<number>().as('n')),
+    )?.n ?? 0;
   const rows = all(
     db,
-    filtered(k, f).selectAll().orderBy('destaque', 'desc').orderBy(sql`nome collate nocase`).orderBy('id').limit(limit).offset(offset),
+    filtered(k, f)
+      .selectAll()
+      .orderBy('destaque', 'desc')
+      .orderBy(sql`nome collate nocase`)
+      .orderBy('id')
+      .limit(limit)
+      .offset(offset),
   );
   return { rows, total };
 }
@@ -171,12 +210,30 @@ export function comboItems(db: Db, comboPks: readonly number[]): Map<number, Com
   const k = db.kysely;
   const byCombo = new Map<number, ComboItemRow[]>(comboPks.map((pk) => [pk, []]));
   if (comboPks.length === 0) return byCombo;
-  for (const item of all(db, k.selectFrom('combo_items').selectAll().where('combo_pk', 'in', inList(comboPks)).orderBy('combo_pk').orderBy('position')))
+  for (const item of all(
+    db,
+    k
+      .selectFrom('combo_items')
+      .selectAll()
+      .where('combo_pk', 'in', inList(comboPks))
+      .orderBy('combo_pk')
+      .orderBy('position'),
+  ))
     byCombo.get(item.combo_pk)?.push(item);
   return byCombo;
 }
 
 export function stockRows(db: Db, comboPk: number, from: string, to: string): ComboStockRow[] {
   const k = db.kysely;
-  return all(db, k.selectFrom('combo_stock').selectAll().where('combo_pk', '=', comboPk).where('date', '>=', from).where('date', '<=', to).orderBy('date').orderBy('position'));
+  return all(
+    db,
+    k
+      .selectFrom('combo_stock')
+      .selectAll()
+      .where('combo_pk', '=', comboPk)
+      .where('date', '>=', from)
+      .where('date', '<=', to)
+      .orderBy('date')
+      .orderBy('position'),
+  );
 }

@@ -33,14 +33,25 @@ const listQuery = z.object({
   limit: pageLimit(PAGE_MAX, PAGE_DEFAULT).describe(`Combos por página: padrão e máximo ${PAGE_MAX}`),
   offset: pageOffset.describe('Combos a pular'),
 });
-const idParams = z.object({ id: z.string().trim().min(1, 'informe o id ou o slug do combo').max(200, 'longo demais').describe('Id (uuid) ou slug do combo') });
+const idParams = z.object({
+  id: z
+    .string()
+    .trim()
+    .min(1, 'informe o id ou o slug do combo')
+    .max(200, 'longo demais')
+    .describe('Id (uuid) ou slug do combo'),
+});
 const availabilityQuery = z.object({
   date_from: dateString.optional().describe('Primeiro dia (YYYY-MM-DD); padrão: hoje no fuso do parque'),
   date_to: dateString.optional().describe(`Último dia, inclusive; padrão: date_from + ${RANGE_DEFAULT_DAYS} dias`),
 });
 
 function rangeError(mensagem: string): AppError {
-  return new AppError('VALIDATION_ERROR', { campos: [{ campo: 'querystring.date_to', mensagem }] }, `Parâmetros inválidos: querystring.date_to: ${mensagem}`);
+  return new AppError(
+    'VALIDATION_ERROR',
+    { campos: [{ campo: 'querystring.date_to', mensagem }] },
+    `Parâmetros inválidos: querystring.date_to: ${mensagem}`,
+  );
 }
 
 export const comboRoutes = (deps: ListingDeps): RouteRegistrar => {
@@ -53,10 +64,17 @@ export const comboRoutes = (deps: ListingDeps): RouteRegistrar => {
   const guard = async (request: FastifyRequest, reply: FastifyReply) => {
     const caller = deps.auth.integrationKey(request, 'integration:combos:read');
     const r = limiter.hit(`key:${caller.apiKeyId}`);
-    reply.header('X-RateLimit-Limit', RATE_LIMIT).header('X-RateLimit-Remaining', r.remaining).header('X-RateLimit-Reset', r.resetSeconds);
+    reply
+      .header('X-RateLimit-Limit', RATE_LIMIT)
+      .header('X-RateLimit-Remaining', r.remaining)
+      .header('X-RateLimit-Reset', r.resetSeconds);
     if (!r.allowed) {
       reply.header('Retry-After', r.resetSeconds);
-      throw new AppError('RATE_LIMITED', { limite: RATE_LIMIT, janela_segundos: RATE_WINDOW_MS / 1000, tentar_novamente_em_segundos: r.resetSeconds });
+      throw new AppError('RATE_LIMITED', {
+        limite: RATE_LIMIT,
+        janela_segundos: RATE_WINDOW_MS / 1000,
+        tentar_novamente_em_segundos: r.resetSeconds,
+      });
     }
     callers.set(request, caller);
   };
@@ -83,31 +101,64 @@ export const comboRoutes = (deps: ListingDeps): RouteRegistrar => {
   const common = { tags: ['combos'], security: [{ integrationKey: [] }] };
 
   return (app) => {
-    app.get('/combos', { onRequest: guard, schema: { ...common, summary: 'Combos ativos', querystring: listQuery, docs: comboListDocs } }, async (request) =>
-      reading(request, () => {
-        const { destaque, slug, limit, offset } = request.query;
-        const { rows, total } = listCombos(db, { tenantId: callerOf(request).tenantId, destaque, slug }, limit, offset);
-        const items = comboItems(db, rows.map((r) => r.id));
-        return { success: true, data: { combos: rows.map((r) => comboPayload(r, items.get(r.id) ?? [])), total, limit, offset } };
-      }),
+    app.get(
+      '/combos',
+      {
+        onRequest: guard,
+        schema: { ...common, summary: 'Combos ativos', querystring: listQuery, docs: comboListDocs },
+      },
+      async (request) =>
+        reading(request, () => {
+          const { destaque, slug, limit, offset } = request.query;
+          const { rows, total } = listCombos(
+            db,
+            { tenantId: callerOf(request).tenantId, destaque, slug },
+            limit,
+            offset,
+          );
+          const items = comboItems(
+            db,
+            rows.map((r) => r.id),
+          );
+          return {
+            success: true,
+            data: { combos: rows.map((r) => comboPayload(r, items.get(r.id) ?? [])), total, limit, offset },
+          };
+        }),
     );
 
-    app.get('/combos/:id', { onRequest: guard, schema: { ...common, summary: 'Um combo por id ou slug', params: idParams, docs: comboDocs } }, async (request) =>
-      reading(request, () => {
-        const combo = found(request, request.params.id);
-        return { success: true, data: comboPayload(combo, comboItems(db, [combo.id]).get(combo.id) ?? []) };
-      }),
+    app.get(
+      '/combos/:id',
+      {
+        onRequest: guard,
+        schema: { ...common, summary: 'Um combo por id ou slug', params: idParams, docs: comboDocs },
+      },
+      async (request) =>
+        reading(request, () => {
+          const combo = found(request, request.params.id);
+          return { success: true, data: comboPayload(combo, comboItems(db, [combo.id]).get(combo.id) ?? []) };
+        }),
     );
 
     app.get(
       '/combos/:id/availability',
-      { onRequest: guard, schema: { ...common, summary: 'Disponibilidade por data', params: idParams, querystring: availabilityQuery, docs: availabilityDocs } },
+      {
+        onRequest: guard,
+        schema: {
+          ...common,
+          summary: 'Disponibilidade por data',
+          params: idParams,
+          querystring: availabilityQuery,
+          docs: availabilityDocs,
+        },
+      },
       async (request) =>
         reading(request, () => {
           const from = request.query.date_from ?? clock.today();
           const to = request.query.date_to ?? addDays(from, RANGE_DEFAULT_DAYS);
           if (to < from) throw rangeError(`deve ser igual ou posterior a date_from (${from})`);
-          if (daysBetween(from, to) >= RANGE_MAX_DAYS) throw rangeError(`o período pode ter no máximo ${RANGE_MAX_DAYS} dias`);
+          if (daysBetween(from, to) >= RANGE_MAX_DAYS)
+            throw rangeError(`o período pode ter no máximo ${RANGE_MAX_DAYS} dias`);
           const combo = found(request, request.params.id);
           const items = comboItems(db, [combo.id]).get(combo.id) ?? [];
           return {

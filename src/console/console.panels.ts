@@ -38,22 +38,40 @@ interface EventRow {
 const parse = (json: string | null) => (json ? (JSON.parse(json) as Record<string, unknown>) : null);
 const ENTRY_ACTIONS = `('checkin', 'entrada', 'reentrada')`;
 
-export function createConsolePanels({ db, clock, gates, sync }: { db: Db; clock: Clock; gates: GatesInfo | undefined; sync: SyncInfo | undefined }) {
+export function createConsolePanels({
+  db,
+  clock,
+  gates,
+  sync,
+}: {
+  db: Db;
+  clock: Clock;
+  gates: GatesInfo | undefined;
+  sync: SyncInfo | undefined;
+}) {
   const { sqlite } = db;
   const alarmColumns = `e.id, e.kind AS tipo, e.lane AS pista, e.occurred_at AS em, e.details, o.nome AS reconhecido_por, a.acked_at AS reconhecido_em
        FROM lane_events e LEFT JOIN alarm_acks a ON a.lane_event_id = e.id LEFT JOIN operators o ON o.id = a.operator_id
       WHERE e.tenant_id = ? AND e.kind IN ${`(${ALARM_KINDS.map((k) => `'${k}'`).join(', ')})`}`;
   const openAlarms = sqlite.prepare(`SELECT ${alarmColumns} AND a.lane_event_id IS NULL ORDER BY e.id DESC LIMIT 200`);
-  const ackedAlarms = sqlite.prepare(`SELECT ${alarmColumns} AND a.lane_event_id IS NOT NULL ORDER BY a.acked_at DESC LIMIT 20`);
+  const ackedAlarms = sqlite.prepare(
+    `SELECT ${alarmColumns} AND a.lane_event_id IS NOT NULL ORDER BY a.acked_at DESC LIMIT 20`,
+  );
   const alarmById = sqlite.prepare(`SELECT ${alarmColumns} AND e.id = ?`);
-  const alarmsAfter = sqlite.prepare(`SELECT e.tenant_id AS tenantId, ${alarmColumns.replace('WHERE e.tenant_id = ? AND', 'WHERE')} AND e.id > ? ORDER BY e.id LIMIT 100`);
+  const alarmsAfter = sqlite.prepare(
+    `SELECT e.tenant_id AS tenantId, ${alarmColumns.replace('WHERE e.tenant_id = ? AND', 'WHERE')} AND e.id > ? ORDER BY e.id LIMIT 100`,
+  );
   const lastLaneEventId = sqlite.prepare('SELECT coalesce(max(id), 0) AS id FROM lane_events');
-  const ack = sqlite.prepare('INSERT OR IGNORE INTO alarm_acks (lane_event_id, operator_id, acked_at) VALUES (?, ?, ?)');
+  const ack = sqlite.prepare(
+    'INSERT OR IGNORE INTO alarm_acks (lane_event_id, operator_id, acked_at) VALUES (?, ?, ?)',
+  );
   const lastEvents = sqlite.prepare(
     `SELECT occurred_at, action, code, numero_pedido, result, terminal, operador, source, details FROM events
       WHERE tenant_id = ? AND action IN ('checkin', 'entrada', 'reentrada', 'saida') ORDER BY id DESC LIMIT 20`,
   );
-  const entriesBetween = sqlite.prepare(`SELECT count(*) AS n FROM events WHERE tenant_id = ? AND action IN ${ENTRY_ACTIONS} AND result = 'ok' AND occurred_at >= ? AND occurred_at < ?`);
+  const entriesBetween = sqlite.prepare(
+    `SELECT count(*) AS n FROM events WHERE tenant_id = ? AND action IN ${ENTRY_ACTIONS} AND result = 'ok' AND occurred_at >= ? AND occurred_at < ?`,
+  );
   const entriesByUtcHour = sqlite.prepare(
     `SELECT substr(occurred_at, 1, 13) AS hour, coalesce(terminal, '(sem terminal)') AS terminal, count(*) AS n FROM events
       WHERE tenant_id = ? AND action IN ${ENTRY_ACTIONS} AND result = 'ok' AND occurred_at >= ? AND occurred_at < ? GROUP BY 1, 2 ORDER BY 1, 2`,
@@ -65,20 +83,35 @@ export function createConsolePanels({ db, clock, gates, sync }: { db: Db; clock:
   const hourOf = new Intl.DateTimeFormat('en-GB', { timeZone: clock.timeZone, hour: '2-digit', hourCycle: 'h23' });
 
   const alarm = (r: Omit<Alarme, 'detalhes'> & { details: string | null }): Alarme => ({
-    id: r.id, tipo: r.tipo, pista: r.pista, em: r.em, detalhes: parse(r.details), reconhecido_por: r.reconhecido_por, reconhecido_em: r.reconhecido_em,
+    id: r.id,
+    tipo: r.tipo,
+    pista: r.pista,
+    em: r.em,
+    detalhes: parse(r.details),
+    reconhecido_por: r.reconhecido_por,
+    reconhecido_em: r.reconhecido_em,
   });
 
-  const dayRange = (date: string) => [clock.startOfLocalDate(date).toISOString(), clock.startOfLocalDate(addDays(date, 1)).toISOString()] as const;
+  const dayRange = (date: string) =>
+    [clock.startOfLocalDate(date).toISOString(), clock.startOfLocalDate(addDays(date, 1)).toISOString()] as const;
 
   /** A row of the event log as the scan view's Leitura (no lookups: the panel lists 20 at a time). */
   function eventLeitura(e: EventRow): Leitura {
     const ok = e.result === 'ok';
     const code = (ok ? null : e.result) as ErrorCode | null;
     return {
-      resultado: ok ? 'liberado' : 'recusado', acao: e.action === 'saida' ? 'movimento' : 'checkin', codigo: e.code, em: e.occurred_at,
-      porta: e.source === 'lane' ? 'pista' : e.source, terminal: e.terminal, operador: e.operador,
+      resultado: ok ? 'liberado' : 'recusado',
+      acao: e.action === 'saida' ? 'movimento' : 'checkin',
+      codigo: e.code,
+      em: e.occurred_at,
+      porta: e.source === 'lane' ? 'pista' : e.source,
+      terminal: e.terminal,
+      operador: e.operador,
       titulo: ok ? (e.action === 'saida' ? 'SAÍDA' : 'LIBERADO') : refusalTitle(code!),
-      mensagem: ok ? '' : (errorCatalogue[code!]?.message ?? e.result), pessoas: [], numero_pedido: e.numero_pedido, lote: null,
+      mensagem: ok ? '' : (errorCatalogue[code!]?.message ?? e.result),
+      pessoas: [],
+      numero_pedido: e.numero_pedido,
+      lote: null,
       erro: ok ? null : { code: code!, message: errorCatalogue[code!]?.message ?? e.result, details: parse(e.details) },
     };
   }
@@ -87,7 +120,11 @@ export function createConsolePanels({ db, clock, gates, sync }: { db: Db; clock:
     const info = gates?.tenantId === tenantId ? gates : undefined;
     if (!info) return { configurado: false, alarme_incendio: null, pistas: [] };
     const s = info.gates.status();
-    return { configurado: true, alarme_incendio: { ativo: s.fireAlarm.active, desde: s.fireAlarm.since, origens: s.fireAlarm.sources }, pistas: s.lanes.map(lanePayload) };
+    return {
+      configurado: true,
+      alarme_incendio: { ativo: s.fireAlarm.active, desde: s.fireAlarm.since, origens: s.fireAlarm.sources },
+      pistas: s.lanes.map(lanePayload),
+    };
   }
 
   return {
@@ -98,7 +135,10 @@ export function createConsolePanels({ db, clock, gates, sync }: { db: Db; clock:
         ...lanes(tenantId),
         entradas_hoje: (entriesBetween.get(tenantId, from, to) as { n: number }).n,
         ultimas_leituras: (lastEvents.all(tenantId) as EventRow[]).map(eventLeitura),
-        alarmes: [...(openAlarms.all(tenantId) as Parameters<typeof alarm>[0][]), ...(ackedAlarms.all(tenantId) as Parameters<typeof alarm>[0][])].map(alarm),
+        alarmes: [
+          ...(openAlarms.all(tenantId) as Parameters<typeof alarm>[0][]),
+          ...(ackedAlarms.all(tenantId) as Parameters<typeof alarm>[0][]),
+        ].map(alarm),
       };
     },
     /** Acknowledges an alarm of the tenant; null when there is none with that id. */
@@ -109,7 +149,11 @@ export function createConsolePanels({ db, clock, gates, sync }: { db: Db; clock:
     },
     lastLaneEventId: () => (lastLaneEventId.get() as { id: number }).id,
     /** Alarms of every tenant after a lane event id. */
-    alarmsAfter: (id: number) => (alarmsAfter.all(id) as (Parameters<typeof alarm>[0] & { tenantId: number })[]).map((r) => ({ tenantId: r.tenantId, alarme: alarm(r) })),
+    alarmsAfter: (id: number) =>
+      (alarmsAfter.all(id) as (Parameters<typeof alarm>[0] & { tenantId: number })[]).map((r) => ({
+        tenantId: r.tenantId,
+        alarme: alarm(r),
+      })),
     sync(tenantId: number) {
       const s = syncSummary(db, tenantId);
       const configured = sync !== undefined && sync.tenantId === tenantId;
@@ -130,8 +174,18 @@ export function createConsolePanels({ db, clock, gates, sync }: { db: Db; clock:
         const key = `${Number(hourOf.format(new Date(`${r.hour}:00:00Z`)))}|${r.terminal}`;
         hours.set(key, (hours.get(key) ?? 0) + r.n);
       }
-      const por_hora = [...hours].map(([key, entradas]) => ({ hora: Number(key.split('|')[0]), terminal: key.slice(key.indexOf('|') + 1), entradas })).sort((a, b) => a.hora - b.hora || a.terminal.localeCompare(b.terminal));
-      const recusas = (refusalsBetween.all(tenantId, from, to) as { code: ErrorCode; total: number }[]).map((r) => ({ code: r.code, titulo: refusalTitle(r.code), total: r.total }));
+      const por_hora = [...hours]
+        .map(([key, entradas]) => ({
+          hora: Number(key.split('|')[0]),
+          terminal: key.slice(key.indexOf('|') + 1),
+          entradas,
+        }))
+        .sort((a, b) => a.hora - b.hora || a.terminal.localeCompare(b.terminal));
+      const recusas = (refusalsBetween.all(tenantId, from, to) as { code: ErrorCode; total: number }[]).map((r) => ({
+        code: r.code,
+        titulo: refusalTitle(r.code),
+        total: r.total,
+      }));
       return {
         data: date,
         total_entradas: por_hora.reduce((n, h) => n + h.entradas, 0),

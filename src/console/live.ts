@@ -22,7 +22,17 @@ export function scanPublisher(feed: Feed, view: ConsoleView, clock: Clock) {
 }
 
 /** Samples what has no event of its own, per tenant with consoles connected. */
-export function startMonitor({ feed, panels, tenants, onError }: { feed: Feed; panels: ConsolePanels; tenants: () => number[]; onError?: ((error: unknown) => void) | undefined }) {
+export function startMonitor({
+  feed,
+  panels,
+  tenants,
+  onError,
+}: {
+  feed: Feed;
+  panels: ConsolePanels;
+  tenants: () => number[];
+  onError?: ((error: unknown) => void) | undefined;
+}) {
   const last = new Map<number, { pistas: string; sync: string }>();
   // Lane event ids are global: alarms newer than the cursor are new, whoever is connected.
   let cursor = panels.lastLaneEventId();
@@ -64,33 +74,47 @@ export function startMonitor({ feed, panels, tenants, onError }: { feed: Feed; p
 }
 
 /** GET /api/console/eventos: server-sent events for the session's tenant (supervisor kinds to supervisors only). */
-export const liveRoutes = (deps: { feed: Feed; guard: ConsoleGuard; sessions: ConsoleSessions; pingMs?: number | undefined }): RouteRegistrar => (app) => {
-  // A stream never ends by itself: closing the app ends them first, or the server would wait forever.
-  const streams = new Set<() => void>();
-  app.addHook('preClose', async () => {
-    for (const end of streams) end();
-  });
-  app.get('/api/console/eventos', { onRequest: deps.guard.anyone, schema: { tags: ['console'], summary: 'Eventos ao vivo (text/event-stream)' } }, async (request, reply) => {
-    const s = deps.guard.sessionOf(request);
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-    const send = (kind: string, data: unknown) => res.write(`event: ${kind}\ndata: ${JSON.stringify(data)}\n\n`);
-    send('pronto', { operador: s.nome, papel: s.papel });
-    const unsubscribe = deps.feed.subscribe((m) => {
-      if (m.tenantId !== s.tenantId) return;
-      if (SUPERVISOR_KINDS.has(m.kind) && s.papel !== 'supervisor') return;
-      send(m.kind, m.data);
+export const liveRoutes =
+  (deps: { feed: Feed; guard: ConsoleGuard; sessions: ConsoleSessions; pingMs?: number | undefined }): RouteRegistrar =>
+  (app) => {
+    // A stream never ends by itself: closing the app ends them first, or the server would wait forever.
+    const streams = new Set<() => void>();
+    app.addHook('preClose', async () => {
+      for (const end of streams) end();
     });
-    // The ping also re-checks the session: a disabled operator's or an expired stream ends within PING_MS.
-    const token = cookieToken(request);
-    const ping = setInterval(() => (token && deps.sessions.find(token, false) ? res.write(': ping\n\n') : res.end()), deps.pingMs ?? PING_MS);
-    const end = () => res.end();
-    streams.add(end);
-    res.on('close', () => {
-      clearInterval(ping);
-      unsubscribe();
-      streams.delete(end);
-    });
-  });
-};
+    app.get(
+      '/api/console/eventos',
+      { onRequest: deps.guard.anyone, schema: { tags: ['console'], summary: 'Eventos ao vivo (text/event-stream)' } },
+      async (request, reply) => {
+        const s = deps.guard.sessionOf(request);
+        reply.hijack();
+        const res = reply.raw;
+        res.writeHead(200, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-store',
+          connection: 'keep-alive',
+          'x-accel-buffering': 'no',
+        });
+        const send = (kind: string, data: unknown) => res.write(`event: ${kind}\ndata: ${JSON.stringify(data)}\n\n`);
+        send('pronto', { operador: s.nome, papel: s.papel });
+        const unsubscribe = deps.feed.subscribe((m) => {
+          if (m.tenantId !== s.tenantId) return;
+          if (SUPERVISOR_KINDS.has(m.kind) && s.papel !== 'supervisor') return;
+          send(m.kind, m.data);
+        });
+        // The ping also re-checks the session: a disabled operator's or an expired stream ends within PING_MS.
+        const token = cookieToken(request);
+        const ping = setInterval(
+          () => (token && deps.sessions.find(token, false) ? res.write(': ping\n\n') : res.end()),
+          deps.pingMs ?? PING_MS,
+        );
+        const end = () => res.end();
+        streams.add(end);
+        res.on('close', () => {
+          clearInterval(ping);
+          unsubscribe();
+          streams.delete(end);
+        });
+      },
+    );
+  };

@@ -16,7 +16,9 @@ const SCRYPT = { N: 16_384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 const KEY_LENGTH = 32;
 
 function derive(secret: string, salt: Buffer): Promise<Buffer> {
-  return new Promise((resolve, reject) => scrypt(secret.normalize('NFKC'), salt, KEY_LENGTH, SCRYPT, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(secret.normalize('NFKC'), salt, KEY_LENGTH, SCRYPT, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 }
 
 export async function hashSecret(secret: string): Promise<string> {
@@ -61,10 +63,12 @@ export async function createOperator(
 ): Promise<{ id: number; pin: string | null }> {
   const nome = opts.nome.trim();
   if (nome === '' || nome.length > 80) throw new Error('nome do operador: de 1 a 80 caracteres');
-  if (opts.segredo !== undefined && opts.segredo.length < 4) throw new Error('a senha precisa de pelo menos 4 caracteres');
+  if (opts.segredo !== undefined && opts.segredo.length < 4)
+    throw new Error('a senha precisa de pelo menos 4 caracteres');
   const pin = opts.segredo === undefined ? newPin() : null;
   const secretHash = await hashSecret(opts.segredo ?? pin!);
-  if (operatorByName(sqlite, opts.tenantId, nome)) throw new Error(`já existe um operador chamado "${nome}" neste tenant`);
+  if (operatorByName(sqlite, opts.tenantId, nome))
+    throw new Error(`já existe um operador chamado "${nome}" neste tenant`);
   const res = sqlite
     .prepare('INSERT INTO operators (tenant_id, nome, papel, secret_hash, created_at) VALUES (?, ?, ?, ?, ?)')
     .run(opts.tenantId, nome, opts.papel, secretHash, opts.nowIso);
@@ -72,7 +76,9 @@ export async function createOperator(
 }
 
 export function operatorByName(sqlite: Sqlite, tenantId: number, nome: string): OperatorRow | undefined {
-  return sqlite.prepare('SELECT * FROM operators WHERE tenant_id = ? AND nome = ? COLLATE NOCASE').get(tenantId, nome.trim()) as OperatorRow | undefined;
+  return sqlite
+    .prepare('SELECT * FROM operators WHERE tenant_id = ? AND nome = ? COLLATE NOCASE')
+    .get(tenantId, nome.trim()) as OperatorRow | undefined;
 }
 
 export function operatorById(sqlite: Sqlite, id: number): OperatorRow | undefined {
@@ -80,7 +86,9 @@ export function operatorById(sqlite: Sqlite, id: number): OperatorRow | undefine
 }
 
 export function listOperators(sqlite: Sqlite, tenantId: number): OperatorRow[] {
-  return sqlite.prepare('SELECT * FROM operators WHERE tenant_id = ? ORDER BY nome COLLATE NOCASE').all(tenantId) as OperatorRow[];
+  return sqlite
+    .prepare('SELECT * FROM operators WHERE tenant_id = ? ORDER BY nome COLLATE NOCASE')
+    .all(tenantId) as OperatorRow[];
 }
 
 /** A wrong secret: counts it, and locks the account at the MAX_ATTEMPTS-th in a row. Returns the lock's end, if locked. */
@@ -89,7 +97,9 @@ export function recordFailure(sqlite: Sqlite, id: number, now: Date): string | n
   if (!row) return null;
   const attempts = row.failed_attempts + 1;
   const lockedUntil = attempts >= MAX_ATTEMPTS ? new Date(now.getTime() + LOCK_MS).toISOString() : null;
-  sqlite.prepare('UPDATE operators SET failed_attempts = ?, locked_until = ? WHERE id = ?').run(lockedUntil ? 0 : attempts, lockedUntil, id);
+  sqlite
+    .prepare('UPDATE operators SET failed_attempts = ?, locked_until = ? WHERE id = ?')
+    .run(lockedUntil ? 0 : attempts, lockedUntil, id);
   return lockedUntil;
 }
 
@@ -100,7 +110,9 @@ export function recordSuccess(sqlite: Sqlite, id: number): void {
 /** Disables an operator of the tenant and ends their sessions; false when there is none. */
 export function disableOperator(sqlite: Sqlite, tenantId: number, id: number, nowIso: string): boolean {
   return sqlite.transaction(() => {
-    const res = sqlite.prepare('UPDATE operators SET disabled_at = coalesce(disabled_at, ?) WHERE id = ? AND tenant_id = ?').run(nowIso, id, tenantId);
+    const res = sqlite
+      .prepare('UPDATE operators SET disabled_at = coalesce(disabled_at, ?) WHERE id = ? AND tenant_id = ?')
+      .run(nowIso, id, tenantId);
     sqlite.prepare('DELETE FROM console_sessions WHERE operator_id = ?').run(id);
     return res.changes > 0;
   })();

@@ -38,7 +38,11 @@ const MAX_ROWS = 5000;
 const TOP = '\u{10FFFF}';
 
 /** Case and accents off, as the index's tokenizer (unicode61, remove_diacritics) reads names. */
-const fold = (s: string) => s.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+const fold = (s: string) =>
+  s
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 const wordsOf = (s: string) => fold(s).match(/[\p{L}\p{N}]+/gu) ?? [];
 
 export function classifyQuery(raw: string): SearchQuery {
@@ -120,7 +124,8 @@ const SQL: Record<keyof Statements, string> = {
     FROM json_each(?) ids CROSS JOIN orders o ON o.id = ids.value WHERE o.tenant_id = ?`,
 };
 
-const statements = (db: Db) => Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [name, db.statement(sql)])) as unknown as Statements;
+const statements = (db: Db) =>
+  Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [name, db.statement(sql)])) as unknown as Statements;
 
 interface DocRow {
   person: number;
@@ -144,7 +149,9 @@ export function searchOrders(db: Db, tenantId: number, query: string, limit = 20
   };
   switch (q.kind) {
     case 'pedido':
-      for (const r of s.orderNumbers.all(tenantId, q.numero, q.exact ? `${q.numero}\0` : q.numero + TOP, limit) as { id: number }[])
+      for (const r of s.orderNumbers.all(tenantId, q.numero, q.exact ? `${q.numero}\0` : q.numero + TOP, limit) as {
+        id: number;
+      }[])
         add(r.id, 'número do pedido');
       break;
     case 'cpf':
@@ -152,7 +159,17 @@ export function searchOrders(db: Db, tenantId: number, query: string, limit = 20
       break;
     case 'email': {
       const [from, to] = [q.email, q.email + TOP];
-      byKey(s, tenantId, `"${q.email.replaceAll('"', '""')}"*`, from, to, found, limit, (r) => r.key ?? (s.email.get({ person: r.person, id: r.id, from, to }) as { e: string } | undefined)?.e ?? 'e-mail');
+      byKey(
+        s,
+        tenantId,
+        `"${q.email.replaceAll('"', '""')}"*`,
+        from,
+        to,
+        found,
+        limit,
+        (r) =>
+          r.key ?? (s.email.get({ person: r.person, id: r.id, from, to }) as { e: string } | undefined)?.e ?? 'e-mail',
+      );
       break;
     }
     case 'texto':
@@ -171,7 +188,9 @@ export function searchOrders(db: Db, tenantId: number, query: string, limit = 20
  */
 function byName(s: Statements, tenantId: number, words: string[], found: Found, limit: number) {
   const { first, last } = docs(tenantId);
-  const waiting = (s.pending.all(first, last) as (NameRow & { nome: string })[]).filter((r) => nameMatches(r.nome, words));
+  const waiting = (s.pending.all(first, last) as (NameRow & { nome: string })[]).filter((r) =>
+    nameMatches(r.nome, words),
+  );
   const indexed = s.names.iterate(ftsQuery(words), first, last) as IterableIterator<NameRow>;
   fromDocs(s, found, merged(waiting, indexed), limit, (r, personName) => (r.person ? personName || 'nome' : null));
 }
@@ -181,7 +200,16 @@ interface NameRow extends DocRow {
 }
 
 /** A CPF or e-mail (`match`, an FTS5 query) in search_keys and among the pending documents' keys. */
-function byKey(s: Statements, tenantId: number, match: string, from: string, to: string, found: Found, limit: number, what: (r: KeyRow) => string) {
+function byKey(
+  s: Statements,
+  tenantId: number,
+  match: string,
+  from: string,
+  to: string,
+  found: Found,
+  limit: number,
+  what: (r: KeyRow) => string,
+) {
   const { first, last } = docs(tenantId);
   const waiting = s.pendingKeys.all({ first, last, from, to }) as KeyRow[];
   fromDocs(s, found, merged(waiting, s.keys.iterate(match, first, last) as IterableIterator<KeyRow>), limit, what);
@@ -202,7 +230,13 @@ function* merged<R extends NameRow>(waiting: R[], indexed: IterableIterator<R>):
 }
 
 /** Orders of the index rows `rows` (people resolved to their order) until `limit` orders. */
-function fromDocs<R extends DocRow>(s: Statements, found: Found, rows: Iterator<R> & Iterable<R>, limit: number, what: (r: R, personName: string) => string | null) {
+function fromDocs<R extends DocRow>(
+  s: Statements,
+  found: Found,
+  rows: Iterator<R> & Iterable<R>,
+  limit: number,
+  what: (r: R, personName: string) => string | null,
+) {
   let read = 0;
   try {
     for (const r of rows) {
@@ -226,11 +260,20 @@ function fromDocs<R extends DocRow>(s: Statements, found: Found, rows: Iterator<
 }
 
 /** A person's QR (as typed, lower or upper case; its beginning from 8 characters) or an additional's. */
-function byQr(s: Statements, tenantId: number, code: string, limit: number, add: (orderId: number, encontrado: string) => boolean) {
+function byQr(
+  s: Statements,
+  tenantId: number,
+  code: string,
+  limit: number,
+  add: (orderId: number, encontrado: string) => boolean,
+) {
   for (const c of new Set([code, code.toLowerCase(), code.toUpperCase()])) {
-    for (const r of s.qrPeople.all(tenantId, c, c.length >= QR_PREFIX_MIN ? c + TOP : `${c}\0`, limit) as { order_id: number }[])
+    for (const r of s.qrPeople.all(tenantId, c, c.length >= QR_PREFIX_MIN ? c + TOP : `${c}\0`, limit) as {
+      order_id: number;
+    }[])
       if (add(r.order_id, 'QR')) return;
-    for (const r of s.qrAdditional.all(tenantId, c) as { order_id: number }[]) if (add(r.order_id, 'QR do adicional')) return;
+    for (const r of s.qrAdditional.all(tenantId, c) as { order_id: number }[])
+      if (add(r.order_id, 'QR do adicional')) return;
   }
 }
 
@@ -240,7 +283,9 @@ interface SummaryRow extends Omit<SearchHit, 'encontrado'> {
 
 function summarise(s: Statements, tenantId: number, found: [number, string | null][]): SearchHit[] {
   if (found.length === 0) return [];
-  const rows = new Map((s.summaries.all(JSON.stringify(found.map(([id]) => id)), tenantId) as SummaryRow[]).map((r) => [r.id, r]));
+  const rows = new Map(
+    (s.summaries.all(JSON.stringify(found.map(([id]) => id)), tenantId) as SummaryRow[]).map((r) => [r.id, r]),
+  );
   const hits: SearchHit[] = [];
   for (const [orderId, encontrado] of found) {
     const r = rows.get(orderId);

@@ -29,8 +29,18 @@ const sha256 = (token: string) => createHash('sha256').update(token).digest('hex
 /** Last-seen times are written at most this often per session: a console polls and streams all shift long. */
 const TOUCH_EVERY_MS = 60_000;
 
-export function createConsoleSessions({ sqlite, clock, idleMinutes }: { sqlite: Sqlite; clock: Clock; idleMinutes: number }) {
-  const insert = sqlite.prepare('INSERT INTO console_sessions (token_hash, operator_id, csrf, estacao, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?)');
+export function createConsoleSessions({
+  sqlite,
+  clock,
+  idleMinutes,
+}: {
+  sqlite: Sqlite;
+  clock: Clock;
+  idleMinutes: number;
+}) {
+  const insert = sqlite.prepare(
+    'INSERT INTO console_sessions (token_hash, operator_id, csrf, estacao, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
   const find = sqlite.prepare(
     `SELECT s.id, s.operator_id AS operatorId, s.csrf, s.estacao, s.last_seen_at AS lastSeen, o.nome, o.papel, o.tenant_id AS tenantId,
             t.slug AS tenantSlug, t.nome AS tenantNome
@@ -42,7 +52,9 @@ export function createConsoleSessions({ sqlite, clock, idleMinutes }: { sqlite: 
   const touch = sqlite.prepare('UPDATE console_sessions SET last_seen_at = ? WHERE id = ?');
   const remove = sqlite.prepare('DELETE FROM console_sessions WHERE token_hash = ?');
   const expire = sqlite.prepare('DELETE FROM console_sessions WHERE last_seen_at < ?');
-  const signedInTenants = sqlite.prepare('SELECT DISTINCT o.tenant_id AS id FROM console_sessions s JOIN operators o ON o.id = s.operator_id');
+  const signedInTenants = sqlite.prepare(
+    'SELECT DISTINCT o.tenant_id AS id FROM console_sessions s JOIN operators o ON o.id = s.operator_id',
+  );
   const idleMs = idleMinutes * 60_000;
 
   return {
@@ -58,7 +70,8 @@ export function createConsoleSessions({ sqlite, clock, idleMinutes }: { sqlite: 
     },
     /** The live session of a token, its idle time renewed (unless `renew` is false: a stream's ping is not use); null when unknown, ended or idle too long. */
     find(token: string, renew = true): ConsoleSession | null {
-      const row = find.get(sha256(token)) as (Omit<ConsoleSession, 'estacao'> & { estacao: string | null; lastSeen: string }) | undefined;
+      const row = find.get(sha256(token)) as
+        (Omit<ConsoleSession, 'estacao'> & { estacao: string | null; lastSeen: string }) | undefined;
       if (!row) return null;
       const now = clock.now().getTime();
       const idle = now - Date.parse(row.lastSeen);
@@ -67,7 +80,17 @@ export function createConsoleSessions({ sqlite, clock, idleMinutes }: { sqlite: 
         return null;
       }
       if (renew && idle > TOUCH_EVERY_MS) touch.run(new Date(now).toISOString(), row.id);
-      return { id: row.id, operatorId: row.operatorId, nome: row.nome, papel: row.papel, tenantId: row.tenantId, tenantSlug: row.tenantSlug, tenantNome: row.tenantNome, estacao: row.estacao ?? 'console', csrf: row.csrf };
+      return {
+        id: row.id,
+        operatorId: row.operatorId,
+        nome: row.nome,
+        papel: row.papel,
+        tenantId: row.tenantId,
+        tenantSlug: row.tenantSlug,
+        tenantNome: row.tenantNome,
+        estacao: row.estacao ?? 'console',
+        csrf: row.csrf,
+      };
     },
     end(token: string): void {
       remove.run(sha256(token));

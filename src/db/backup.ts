@@ -18,14 +18,22 @@ export function integrityOf(file: string): string {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     const rows = db.pragma('integrity_check') as { integrity_check: string }[];
-    return rows.map((r) => r.integrity_check).slice(0, 5).join('; ');
+    return rows
+      .map((r) => r.integrity_check)
+      .slice(0, 5)
+      .join('; ');
   } finally {
     db.close();
   }
 }
 
 /** Copies the live database into `dir` as gate-YYYYMMDD-HHMMSS.db (UTC), verified; then keeps the newest `keep`. */
-export function backupDatabase(sqlite: Sqlite, dir: string, now: Date, keep: number): { file: string; bytes: number; removed: string[] } {
+export function backupDatabase(
+  sqlite: Sqlite,
+  dir: string,
+  now: Date,
+  keep: number,
+): { file: string; bytes: number; removed: string[] } {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `gate-${stamp(now)}.db`);
   const partial = `${file}.parcial`;
@@ -37,7 +45,10 @@ export function backupDatabase(sqlite: Sqlite, dir: string, now: Date, keep: num
     throw new Error(`a cópia não passou no integrity_check: ${integrity}`);
   }
   fs.renameSync(partial, file);
-  const backups = fs.readdirSync(dir).filter((f) => NAME.test(f)).sort();
+  const backups = fs
+    .readdirSync(dir)
+    .filter((f) => NAME.test(f))
+    .sort();
   const removed = backups.slice(0, Math.max(0, backups.length - keep));
   for (const old of removed) fs.rmSync(path.join(dir, old));
   return { file, bytes: fs.statSync(file).size, removed };

@@ -1,5 +1,14 @@
 import type Database from 'better-sqlite3';
-import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql, type Compilable, type InferResult } from 'kysely';
+import {
+  DummyDriver,
+  Kysely,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  sql,
+  type Compilable,
+  type InferResult,
+} from 'kysely';
 import type { Db } from './open.js';
 import type { DB } from './schema.js';
 
@@ -69,18 +78,25 @@ const compiler = new Kysely<DB>({
  * query builder and `p`, whose properties stand for the arguments (`where('qr_code', '=', p.qr)`);
  * each call binds its arguments by name. Defined at module level.
  */
-export function defineQuery<A extends Record<string, unknown>, Q extends Compilable<unknown>>(build: (k: Kysely<DB>, p: A) => Q): Query<A, RowOf<Q>> {
+export function defineQuery<A extends Record<string, unknown>, Q extends Compilable<unknown>>(
+  build: (k: Kysely<DB>, p: A) => Q,
+): Query<A, RowOf<Q>> {
   const used = new Set<Param>();
-  const p = new Proxy({}, {
-    get: (_t, name) => {
-      const param = new Param(String(name));
-      used.add(param);
-      return param;
+  const p = new Proxy(
+    {},
+    {
+      get: (_t, name) => {
+        const param = new Param(String(name));
+        used.add(param);
+        return param;
+      },
     },
-  }) as A;
+  ) as A;
   const { sql, parameters } = build(compiler, p).compile();
   // Every argument must have become a bound parameter (not, say, text in the SQL).
-  for (const param of used) if (!parameters.includes(param)) throw new Error(`defineQuery: argument ${param.name} is not a bound parameter of ${sql}`);
+  for (const param of used)
+    if (!parameters.includes(param))
+      throw new Error(`defineQuery: argument ${param.name} is not a bound parameter of ${sql}`);
   // Per parameter position: the argument's name, or the constant the query was built with.
   const names = parameters.map((v) => (v instanceof Param ? v.name : null));
   const constants = parameters.map((v) => (v instanceof Param ? null : v));

@@ -204,7 +204,16 @@ export interface PresenceTable {
   since: string;
 }
 
-export type LaneEventKind = 'liberada' | 'negada' | 'passagem' | 'nao_passou' | 'carona' | 'incendio_inicio' | 'incendio_fim' | 'dispositivo_offline' | 'dispositivo_online';
+export type LaneEventKind =
+  | 'liberada'
+  | 'negada'
+  | 'passagem'
+  | 'nao_passou'
+  | 'carona'
+  | 'incendio_inicio'
+  | 'incendio_fim'
+  | 'dispositivo_offline'
+  | 'dispositivo_online';
 
 /** Gate lane events (migrations/0003_lane_events.ts); `lane` is '*' for the whole box (fire alarm). */
 export interface LaneEventsTable {

@@ -14,7 +14,8 @@ import type { Sqlite } from './open.js';
 /** Less free space than this on the database's file system counts as a full disk. */
 const MIN_FREE_BYTES = 1024 * 1024;
 
-export const CANNOT_RECORD = 'O box não consegue gravar no banco de dados (disco cheio ou somente leitura): use o procedimento manual da portaria e avise o suporte.';
+export const CANNOT_RECORD =
+  'O box não consegue gravar no banco de dados (disco cheio ou somente leitura): use o procedimento manual da portaria e avise o suporte.';
 
 /** The SQLite or system error code of a storage failure, or null for any other error. */
 export function storageFailure(err: unknown): string | null {
@@ -35,7 +36,15 @@ export interface StorageHealth {
   probe(): string | null;
 }
 
-export function createStorageHealth({ sqlite, log, clock = systemClock }: { sqlite: Sqlite; log?: Pick<Log, 'info' | 'error'> | undefined; clock?: Clock }): StorageHealth {
+export function createStorageHealth({
+  sqlite,
+  log,
+  clock = systemClock,
+}: {
+  sqlite: Sqlite;
+  log?: Pick<Log, 'info' | 'error'> | undefined;
+  clock?: Clock;
+}): StorageHealth {
   const now = () => clock.now().getTime();
   let failing: string | null = null;
   let probedAt = -Infinity;
@@ -62,7 +71,8 @@ export function createStorageHealth({ sqlite, log, clock = systemClock }: { sqli
     record(err) {
       const code = storageFailure(err);
       if (!code) return false;
-      if (failing === null) log?.error({ codigo: code }, 'database cannot be written: check-ins answer 503 until it can');
+      if (failing === null)
+        log?.error({ codigo: code }, 'database cannot be written: check-ins answer 503 until it can');
       failing = code;
       return true;
     },

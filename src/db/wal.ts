@@ -63,7 +63,10 @@ export function checkpointInBackground(sqlite: Sqlite): () => void {
   // Set by the worker once its connection is closed: stop() waits for it, so that after Db.close()
   // returns nothing touches the database files any more.
   const closed = new Int32Array(new SharedArrayBuffer(4));
-  const worker = new Worker(CHECKPOINTER.replace('DRIVER', JSON.stringify(driver)), { eval: true, workerData: { file: sqlite.name, closed } });
+  const worker = new Worker(CHECKPOINTER.replace('DRIVER', JSON.stringify(driver)), {
+    eval: true,
+    workerData: { file: sqlite.name, closed },
+  });
   let dirty = false; // commits since the last pass started
   let running = false;
   let stopped = false;
@@ -129,7 +132,6 @@ export function checkpointInBackground(sqlite: Sqlite): () => void {
   sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
   return checkpointer.notify;
 }
-
 
 /**
  * fsync of this connection's WAL file, off the event loop: after it resolves, every transaction

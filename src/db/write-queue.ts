@@ -57,7 +57,11 @@ interface Pending {
 // NORMAL is set around the batch only: every other write on this connection keeps FULL.
 export function createWriteQueue(
   sqlite: Sqlite,
-  { maxBatch = 512, fsyncWal = walFsync(sqlite), observer }: { maxBatch?: number; fsyncWal?: () => Promise<void>; observer?: WriteQueueObserver | undefined } = {},
+  {
+    maxBatch = 512,
+    fsyncWal = walFsync(sqlite),
+    observer,
+  }: { maxBatch?: number; fsyncWal?: () => Promise<void>; observer?: WriteQueueObserver | undefined } = {},
 ): WriteQueue {
   const pending: Pending[] = [];
   const background: Pending[] = [];

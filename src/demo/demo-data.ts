@@ -10,8 +10,20 @@ import type { PedidoInput } from '../orders/order.schemas.js';
 
 const uuid = (n: number) => `d3e00000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const PASSAPORTE = { ingresso_id: uuid(1), nome_ingresso: 'Passaporte Dia', tipo_ingresso: 'dayuse' as const };
-const ADULTO = { ...PASSAPORTE, lote_mestre_id: uuid(2), categoria: 'adulto' as const, nome_lote: 'Adulto', valor_unitario: 89.9 };
-const INFANTIL = { ...PASSAPORTE, lote_mestre_id: uuid(3), categoria: 'infantil' as const, nome_lote: 'Infantil', valor_unitario: 59.9 };
+const ADULTO = {
+  ...PASSAPORTE,
+  lote_mestre_id: uuid(2),
+  categoria: 'adulto' as const,
+  nome_lote: 'Adulto',
+  valor_unitario: 89.9,
+};
+const INFANTIL = {
+  ...PASSAPORTE,
+  lote_mestre_id: uuid(3),
+  categoria: 'infantil' as const,
+  nome_lote: 'Infantil',
+  valor_unitario: 59.9,
+};
 export const DEMO_COMBO_ID = uuid(100);
 
 const compact = (date: string) => date.replaceAll('-', '');
@@ -46,14 +58,24 @@ const qr = (date: string, seq: number, n: number) => `DM${compact(date)}${String
 
 function order(s: OrderSpec, paidAt: string): PedidoInput {
   let n = 0;
-  const person = (nome: string) => ({ qr_code: qr(s.date, s.seq, ++n), Nome: nome, Email: `${nome.split(' ')[0]!.toLowerCase()}@example.com` });
+  const person = (nome: string) => ({
+    qr_code: qr(s.date, s.seq, ++n),
+    Nome: nome,
+    Email: `${nome.split(' ')[0]!.toLowerCase()}@example.com`,
+  });
   const lotes: PedidoInput['lotes'] = [{ ...ADULTO, data_uso: s.date, dados: s.adults.map(person) }];
   if (s.children?.length) lotes.push({ ...INFANTIL, data_uso: s.date, dados: s.children.map(person) });
   const ticketsCents = s.adults.length * 8990 + (s.children?.length ?? 0) * 5990;
   const extrasCents = (s.adicionais ?? []).reduce((sum, a) => sum + Math.round(a.subtotal * 100), 0);
   const totalBruto = ticketsCents + extrasCents;
   const pix = s.pix ? Math.round(totalBruto * 0.05) : 0;
-  const totals = paymentTotals({ totalBruto, descontoPromocao: 0, descontoPagamento: pix, acrescimoPagamento: 0, valorEstornado: 0 });
+  const totals = paymentTotals({
+    totalBruto,
+    descontoPromocao: 0,
+    descontoPagamento: pix,
+    acrescimoPagamento: 0,
+    valorEstornado: 0,
+  });
   return {
     numero_pedido: demoNumero(s.date, s.seq),
     status: s.status ?? 'pago',
@@ -72,7 +94,13 @@ function order(s: OrderSpec, paidAt: string): PedidoInput {
       },
     },
     cupom: null,
-    cliente: { ...s.buyer, telefone: '11988887777', whatsapp: '11988887777', data_nascimento: '1988-03-14', endereco: null },
+    cliente: {
+      ...s.buyer,
+      telefone: '11988887777',
+      whatsapp: '11988887777',
+      data_nascimento: '1988-03-14',
+      endereco: null,
+    },
     lotes,
     ...(s.adicionais ? { adicionais: s.adicionais } : {}),
   };
@@ -97,8 +125,28 @@ export function demoOrders(today: string, nowIso: string): PedidoInput[] {
   };
   return [
     order({ seq: 1, date: today, buyer: ana, adults: ['Ana Souza', 'Pedro Souza'], children: ['Lia Souza'] }, nowIso),
-    order({ seq: 2, date: today, buyer: bruno, adults: ['Bruno Lima', 'Marta Lima'], pix: true, adicionais: [estacionamento] }, nowIso),
-    order({ seq: 3, date: today, buyer: carla, adults: ['Carla Mendes', 'Rui Mendes', 'Eva Mendes'], children: ['Téo Mendes'], origem: 'balcao' }, nowIso),
+    order(
+      {
+        seq: 2,
+        date: today,
+        buyer: bruno,
+        adults: ['Bruno Lima', 'Marta Lima'],
+        pix: true,
+        adicionais: [estacionamento],
+      },
+      nowIso,
+    ),
+    order(
+      {
+        seq: 3,
+        date: today,
+        buyer: carla,
+        adults: ['Carla Mendes', 'Rui Mendes', 'Eva Mendes'],
+        children: ['Téo Mendes'],
+        origem: 'balcao',
+      },
+      nowIso,
+    ),
     order({ seq: 4, date: tomorrow, buyer: ana, adults: ['Ana Souza', 'Pedro Souza'] }, nowIso),
     order({ seq: 5, date: today, buyer: bruno, adults: ['Bruno Lima', 'João Lima'], status: 'cancelado' }, nowIso),
   ];
@@ -118,8 +166,22 @@ export function demoCombo(): ComboInput {
     destaque: true,
     max_por_pedido: 4,
     itens: [
-      { tipo_ingresso_id: ADULTO.ingresso_id, tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Adulto', categoria_lote_id: ADULTO.lote_mestre_id, quantidade: 2, preco_unitario: 89.9 },
-      { tipo_ingresso_id: INFANTIL.ingresso_id, tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Infantil', categoria_lote_id: INFANTIL.lote_mestre_id, quantidade: 2, preco_unitario: 59.9 },
+      {
+        tipo_ingresso_id: ADULTO.ingresso_id,
+        tipo_ingresso_nome: 'Passaporte Dia',
+        lote_nome: 'Adulto',
+        categoria_lote_id: ADULTO.lote_mestre_id,
+        quantidade: 2,
+        preco_unitario: 89.9,
+      },
+      {
+        tipo_ingresso_id: INFANTIL.ingresso_id,
+        tipo_ingresso_nome: 'Passaporte Dia',
+        lote_nome: 'Infantil',
+        categoria_lote_id: INFANTIL.lote_mestre_id,
+        quantidade: 2,
+        preco_unitario: 59.9,
+      },
     ],
   };
 }
@@ -131,8 +193,18 @@ export function demoAvailability(today: string, days = 14): ComboAvailabilityInp
     dates: Array.from({ length: days }, (_, i) => ({
       date: addDays(today, i),
       items_availability: [
-        { tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Adulto', quantidade_necessaria: 2, estoque_disponivel: Math.max(0, 200 - i * 15) },
-        { tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Infantil', quantidade_necessaria: 2, estoque_disponivel: Math.max(0, 120 - i * 10) },
+        {
+          tipo_ingresso_nome: 'Passaporte Dia',
+          lote_nome: 'Adulto',
+          quantidade_necessaria: 2,
+          estoque_disponivel: Math.max(0, 200 - i * 15),
+        },
+        {
+          tipo_ingresso_nome: 'Passaporte Dia',
+          lote_nome: 'Infantil',
+          quantidade_necessaria: 2,
+          estoque_disponivel: Math.max(0, 120 - i * 10),
+        },
       ],
     })),
   };
@@ -145,7 +217,15 @@ export function demoClients(): ClienteRecordInput[] {
     data_nascimento: '1988-03-14',
     telefone: '11988887777',
     whatsapp: '11988887777',
-    endereco: { cep: '01001000', rua: 'Praça da Sé', numero: String(100 + i), complemento: '', bairro: 'Sé', cidade: 'São Paulo', estado: 'SP' },
+    endereco: {
+      cep: '01001000',
+      rua: 'Praça da Sé',
+      numero: String(100 + i),
+      complemento: '',
+      bairro: 'Sé',
+      cidade: 'São Paulo',
+      estado: 'SP',
+    },
     ultimo_login: null,
   }));
 }

@@ -45,22 +45,33 @@ export function isEmptyBox(db: Db): boolean {
 export function seedDemo({ db, clock, tenantSlug = 'demo' }: { db: Db; clock: Clock; tenantSlug?: string }): DemoSeed {
   const today = clock.today();
   const nowIso = clock.nowIso();
-  return db.sqlite.transaction(() => {
-    const tenantId = ensureTenant(db, tenantSlug, nowIso, DEMO_TENANT_NOME);
-    upsertCombo(db, tenantId, comboSchema.parse(demoCombo()), nowIso);
-    upsertAvailability(db, tenantId, availabilitySchema.parse(demoAvailability(today)), nowIso);
-    for (const c of demoClients()) upsertClient(db, tenantId, clienteRecordSchema.parse(c), nowIso);
-    for (const p of demoOrders(today, nowIso)) upsertOrder(db, tenantId, pedidoSchema.parse(p), nowIso);
-    const key = (name: string, permissions: string[]) => createApiKey(db, { tenantId, name, permissions, nowIso }).key;
-    const keys = { checkin: key('demo-catraca', DEMO_CHECKIN_PERMISSIONS), combos: key('demo-loja', DEMO_COMBOS_PERMISSIONS) };
-    return { tenantId, tenantSlug, keys, sampleQr: sampleQr(db, tenantId, today) };
-  }).immediate();
+  return db.sqlite
+    .transaction(() => {
+      const tenantId = ensureTenant(db, tenantSlug, nowIso, DEMO_TENANT_NOME);
+      upsertCombo(db, tenantId, comboSchema.parse(demoCombo()), nowIso);
+      upsertAvailability(db, tenantId, availabilitySchema.parse(demoAvailability(today)), nowIso);
+      for (const c of demoClients()) upsertClient(db, tenantId, clienteRecordSchema.parse(c), nowIso);
+      for (const p of demoOrders(today, nowIso)) upsertOrder(db, tenantId, pedidoSchema.parse(p), nowIso);
+      const key = (name: string, permissions: string[]) =>
+        createApiKey(db, { tenantId, name, permissions, nowIso }).key;
+      const keys = {
+        checkin: key('demo-catraca', DEMO_CHECKIN_PERMISSIONS),
+        combos: key('demo-loja', DEMO_COMBOS_PERMISSIONS),
+      };
+      return { tenantId, tenantSlug, keys, sampleQr: sampleQr(db, tenantId, today) };
+    })
+    .immediate();
 }
 
 /** The demo park and a supervisor for the console, whose one-time PIN is shown with the keys. */
 export async function seedDemoWithOperator(db: Db, clock: Clock): Promise<DemoSeed & { operator: DemoOperator }> {
   const seed = seedDemo({ db, clock });
-  const { pin } = await createOperator(db.sqlite, { tenantId: seed.tenantId, nome: DEMO_OPERATOR, papel: 'supervisor', nowIso: clock.nowIso() });
+  const { pin } = await createOperator(db.sqlite, {
+    tenantId: seed.tenantId,
+    nome: DEMO_OPERATOR,
+    papel: 'supervisor',
+    nowIso: clock.nowIso(),
+  });
   return { ...seed, operator: { nome: DEMO_OPERATOR, pin: pin! } };
 }
 
@@ -76,15 +87,32 @@ function sampleQr(db: Db, tenantId: number, today: string): string {
   const today1 = demoNumero(today, 1);
   const free = first(
     db,
-    k.selectFrom('people').innerJoin('orders', 'orders.id', 'people.order_id').innerJoin('lots', 'lots.id', 'people.lot_id')
+    k
+      .selectFrom('people')
+      .innerJoin('orders', 'orders.id', 'people.order_id')
+      .innerJoin('lots', 'lots.id', 'people.lot_id')
       .select('people.qr_code')
-      .where('people.tenant_id', '=', tenantId).where('orders.status', '=', 'pago').where('lots.data_uso', '=', today).where('people.checkin_em', 'is', null)
-      .orderBy('orders.numero_pedido').orderBy('people.id').limit(1),
+      .where('people.tenant_id', '=', tenantId)
+      .where('orders.status', '=', 'pago')
+      .where('lots.data_uso', '=', today)
+      .where('people.checkin_em', 'is', null)
+      .orderBy('orders.numero_pedido')
+      .orderBy('people.id')
+      .limit(1),
   );
   if (free) return free.qr_code;
   // Everyone of today already went in: the curl will show TICKET_ALREADY_USED, which is a fine demo too.
-  return first(db, k.selectFrom('people').innerJoin('orders', 'orders.id', 'people.order_id').select('people.qr_code')
-    .where('people.tenant_id', '=', tenantId).where('orders.numero_pedido', '=', today1).orderBy('people.id').limit(1))!.qr_code;
+  return first(
+    db,
+    k
+      .selectFrom('people')
+      .innerJoin('orders', 'orders.id', 'people.order_id')
+      .select('people.qr_code')
+      .where('people.tenant_id', '=', tenantId)
+      .where('orders.numero_pedido', '=', today1)
+      .orderBy('people.id')
+      .limit(1),
+  )!.qr_code;
 }
 
 /** 0.0.0.0 and :: are where the server listens, not an address to send a request to. */
@@ -95,14 +123,19 @@ function reachable(url: string): string {
 }
 
 /** The demo keys and ready-to-paste requests. Written to stdout only, never to the log. */
-export function printDemoBanner(out: Writable, { url, keys, sampleQr, operator }: { url: string; keys: DemoKeys; sampleQr: string; operator?: DemoOperator }): void {
+export function printDemoBanner(
+  out: Writable,
+  { url, keys, sampleQr, operator }: { url: string; keys: DemoKeys; sampleQr: string; operator?: DemoOperator },
+): void {
   const base = reachable(url);
   const body = JSON.stringify({ qr_code: sampleQr, terminal: 'catraca-1' });
   const lines = [
     '',
     '──────────────── Modo demonstração: tenant "demo" (Parque Demonstração) ────────────────',
     '',
-    ...(operator ? [`Console da portaria: ${base}/console`, `  operador "${operator.nome}", PIN ${operator.pin} (supervisor)`, ''] : []),
+    ...(operator
+      ? [`Console da portaria: ${base}/console`, `  operador "${operator.nome}", PIN ${operator.pin} (supervisor)`, '']
+      : []),
     `Chave de check-in (${DEMO_CHECKIN_PERMISSIONS.join(', ')}):`,
     `  ${keys.checkin}`,
     `Chave de combos (${DEMO_COMBOS_PERMISSIONS.join(', ')}):`,

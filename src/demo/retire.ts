@@ -35,12 +35,20 @@ export interface DemoRemoval {
  */
 export function removeDemo(db: Db): DemoRemoval | undefined {
   const { sqlite } = db;
-  return sqlite.transaction(() => {
-    const demo = findTenant(db, DEMO_TENANT_SLUG);
-    if (!demo) return undefined;
-    const n = (table: string) => (sqlite.prepare(`SELECT count(*) FROM ${table} WHERE tenant_id = ?`).pluck().get(demo.id) as number);
-    const removal = { pedidos: n('orders'), chaves: n('api_keys'), operadores: n('operators'), eventos: n('events') + n('lane_events') };
-    deleteTenantRows(sqlite, demo.id);
-    return removal;
-  }).immediate();
+  return sqlite
+    .transaction(() => {
+      const demo = findTenant(db, DEMO_TENANT_SLUG);
+      if (!demo) return undefined;
+      const n = (table: string) =>
+        sqlite.prepare(`SELECT count(*) FROM ${table} WHERE tenant_id = ?`).pluck().get(demo.id) as number;
+      const removal = {
+        pedidos: n('orders'),
+        chaves: n('api_keys'),
+        operadores: n('operators'),
+        eventos: n('events') + n('lane_events'),
+      };
+      deleteTenantRows(sqlite, demo.id);
+      return removal;
+    })
+    .immediate();
 }

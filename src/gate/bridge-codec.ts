@@ -15,13 +15,45 @@ type Field = readonly [name: string, width: 1 | 2];
 export const BRIDGE_TYPES = {
   HELLO: { code: 0x01, fields: [['failMode', 1]] },
   HEARTBEAT: { code: 0x02, fields: [['timeoutMs', 2]] },
-  GRANT: { code: 0x03, fields: [['direction', 1], ['pulseMs', 2]] },
+  GRANT: {
+    code: 0x03,
+    fields: [
+      ['direction', 1],
+      ['pulseMs', 2],
+    ],
+  },
   DENY: { code: 0x04, fields: [['pattern', 1]] },
-  LED: { code: 0x05, fields: [['color', 1], ['durationMs', 2]] },
-  BUZ: { code: 0x06, fields: [['onMs', 2], ['offMs', 2], ['count', 1]] },
+  LED: {
+    code: 0x05,
+    fields: [
+      ['color', 1],
+      ['durationMs', 2],
+    ],
+  },
+  BUZ: {
+    code: 0x06,
+    fields: [
+      ['onMs', 2],
+      ['offMs', 2],
+      ['count', 1],
+    ],
+  },
   FREE: { code: 0x07, fields: [['on', 1]] },
-  BOOT: { code: 0x81, fields: [['fwMajor', 1], ['fwMinor', 1], ['resetCause', 1]] },
-  STATUS: { code: 0x82, fields: [['inputs', 1], ['outputs', 1]] },
+  BOOT: {
+    code: 0x81,
+    fields: [
+      ['fwMajor', 1],
+      ['fwMinor', 1],
+      ['resetCause', 1],
+    ],
+  },
+  STATUS: {
+    code: 0x82,
+    fields: [
+      ['inputs', 1],
+      ['outputs', 1],
+    ],
+  },
   PASSAGE: { code: 0x83, fields: [['direction', 1]] },
   FIRE: { code: 0x84, fields: [['active', 1]] },
   ACK: { code: 0x85, fields: [] },
@@ -42,7 +74,15 @@ export type BridgeMessageOf<T extends BridgeTypeName> = Extract<BridgeMessage, {
 
 export const Direction = { IN: 0, OUT: 1 } as const;
 export const FailMode = { LOCKED: 0, FREE: 1 } as const;
-export const DenyPattern = { GENERIC: 0, ALREADY_USED: 1, EXPIRED: 2, NOT_YET_VALID: 3, NOT_FOUND: 4, CANCELLED: 5, CAPACITY: 6 } as const;
+export const DenyPattern = {
+  GENERIC: 0,
+  ALREADY_USED: 1,
+  EXPIRED: 2,
+  NOT_YET_VALID: 3,
+  NOT_FOUND: 4,
+  CANCELLED: 5,
+  CAPACITY: 6,
+} as const;
 export const LedColor = { OFF: 0, RED: 1, GREEN: 2, AMBER: 3 } as const;
 export const ResetCause = { POWER_ON: 0, WATCHDOG: 1, BROWN_OUT: 2, EXTERNAL: 3, SOFTWARE: 4, UNKNOWN: 255 } as const;
 export const NakReason = { NOT_READY: 1, BAD_PAYLOAD: 2, UNKNOWN_TYPE: 3, FIRE_ACTIVE: 4 } as const;

@@ -1,5 +1,14 @@
 import { systemClock, type Clock } from '../clock.js';
-import { createFrameReader, DenyPattern, Direction, encodeFrame, FailMode, NakReason, ResetCause, type BridgeMessage } from './bridge-codec.js';
+import {
+  createFrameReader,
+  DenyPattern,
+  Direction,
+  encodeFrame,
+  FailMode,
+  NakReason,
+  ResetCause,
+  type BridgeMessage,
+} from './bridge-codec.js';
 import type { ByteLink, LinkState } from './byte-link.js';
 import type { LaneConfig, RelayConfig } from './lane-config.js';
 import type { Log } from '../lib/log.js';
@@ -31,7 +40,10 @@ export interface BridgeRelayDeps {
 /** A command the board refused (nakReason) or never answered (nakReason null). */
 export class BridgeCommandError extends Error {
   override name = 'BridgeCommandError';
-  constructor(message: string, readonly nakReason: number | null = null) {
+  constructor(
+    message: string,
+    readonly nakReason: number | null = null,
+  ) {
     super(message);
   }
 }
@@ -59,7 +71,9 @@ const NAK_TEXT: Record<number, string> = {
   [NakReason.UNKNOWN_TYPE]: 'tipo desconhecido',
   [NakReason.FIRE_ACTIVE]: 'alarme de incêndio ativo',
 };
-const RESET_NAMES = new Map<number, string>(Object.entries(ResetCause).map(([k, v]) => [v, k.toLowerCase().replace('_', '-')]));
+const RESET_NAMES = new Map<number, string>(
+  Object.entries(ResetCause).map(([k, v]) => [v, k.toLowerCase().replace('_', '-')]),
+);
 const HOST_TYPES = new Set(['HELLO', 'HEARTBEAT', 'GRANT', 'DENY', 'LED', 'BUZ', 'FREE']);
 
 function listeners<A extends unknown[]>(log: Log, path: string) {
@@ -77,7 +91,6 @@ function listeners<A extends unknown[]>(log: Log, path: string) {
     },
   };
 }
-
 
 /** The driver owns its link: close() closes it. */
 export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
@@ -107,9 +120,14 @@ export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
   let problem: string | null = `Porta serial ${path} ainda não abriu.`;
   const device: RelayStatus['device'] = { firmware: null, resetCause: null, inputs: null, outputs: null, fire: false };
 
-  const write = (bytes: Uint8Array) => void link.write(bytes).catch((err: unknown) => log.debug?.({ err, path }, 'bridge write failed'));
+  const write = (bytes: Uint8Array) =>
+    void link.write(bytes).catch((err: unknown) => log.debug?.({ err, path }, 'bridge write failed'));
   const answer = (m: BridgeMessage, reason?: number) =>
-    write(encodeFrame(reason === undefined ? { type: 'ACK', seq: 0, ack: m.seq } : { type: 'NAK', seq: 0, ack: m.seq, reason }));
+    write(
+      encodeFrame(
+        reason === undefined ? { type: 'ACK', seq: 0, ack: m.seq } : { type: 'NAK', seq: 0, ack: m.seq, reason },
+      ),
+    );
 
   function clearTimers(): void {
     for (const t of [waitTimer, heartbeatTimer]) if (t != null) timers.clearTimeout(t);
@@ -160,7 +178,10 @@ export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
 
   function transmit(f: InFlight): void {
     if (inflight !== f) return;
-    if (f.attempts >= maxAttempts) return goOffline(`A placa não respondeu a ${f.cmd.body.type} após ${maxAttempts} tentativas; reabrindo a porta serial.`);
+    if (f.attempts >= maxAttempts)
+      return goOffline(
+        `A placa não respondeu a ${f.cmd.body.type} após ${maxAttempts} tentativas; reabrindo a porta serial.`,
+      );
     f.attempts++;
     write(f.bytes);
     f.timer = timers.setTimeout(() => transmit(f), retransmitMs);
@@ -199,15 +220,18 @@ export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
   }
 
   function scheduleHeartbeat(): void {
-    heartbeatTimer = timers.setTimeout(() => {
-      heartbeatTimer = null;
-      if (phase !== 'ready') return;
-      if (!heartbeatQueued) {
-        heartbeatQueued = true;
-        enqueue({ type: 'HEARTBEAT', timeoutMs: config.heartbeatTimeoutMs }).catch(() => undefined);
-      }
-      scheduleHeartbeat();
-    }, Math.max(1, Math.floor(config.heartbeatTimeoutMs / 3)));
+    heartbeatTimer = timers.setTimeout(
+      () => {
+        heartbeatTimer = null;
+        if (phase !== 'ready') return;
+        if (!heartbeatQueued) {
+          heartbeatQueued = true;
+          enqueue({ type: 'HEARTBEAT', timeoutMs: config.heartbeatTimeoutMs }).catch(() => undefined);
+        }
+        scheduleHeartbeat();
+      },
+      Math.max(1, Math.floor(config.heartbeatTimeoutMs / 3)),
+    );
   }
 
   function startHandshake(): void {
@@ -242,7 +266,8 @@ export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
     answer(m);
     device.firmware = `${m.fwMajor}.${m.fwMinor}`;
     device.resetCause = RESET_NAMES.get(m.resetCause) ?? String(m.resetCause);
-    if (phase === 'booting') log.info({ path, firmware: device.firmware, resetCause: device.resetCause }, 'bridge board booted');
+    if (phase === 'booting')
+      log.info({ path, firmware: device.firmware, resetCause: device.resetCause }, 'bridge board booted');
     else log.warn({ path, firmware: device.firmware, resetCause: device.resetCause }, 'bridge board restarted');
     startHandshake();
   }
@@ -265,7 +290,8 @@ export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
       // A watchdog expiry drops the board's pending FIRE: the STATUS after HELLO is then the only word of it.
       setFire((m.inputs & 0b100) !== 0);
       // A watchdog expiry also drops our FREE; the board reports it as the relay going off.
-      if (freePassage && phase === 'ready' && (m.outputs & 0b1) === 0) enqueue({ type: 'FREE', on: 1 }).catch(() => undefined);
+      if (freePassage && phase === 'ready' && (m.outputs & 0b1) === 0)
+        enqueue({ type: 'FREE', on: 1 }).catch(() => undefined);
     }
   }
 
@@ -315,7 +341,8 @@ export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
   if (link.isUp()) onState('up');
 
   return {
-    grant: (direction, pulseMs) => command({ type: 'GRANT', direction: direction === 'entrada' ? Direction.IN : Direction.OUT, pulseMs }),
+    grant: (direction, pulseMs) =>
+      command({ type: 'GRANT', direction: direction === 'entrada' ? Direction.IN : Direction.OUT, pulseMs }),
     deny: (reason) => command({ type: 'DENY', pattern: DENY_PATTERNS[reason] }),
     async setFreePassage(on) {
       freePassage = on;
@@ -325,7 +352,16 @@ export function createBridgeRelay(deps: BridgeRelayDeps): RelayDriver {
     onPassage: passageListeners.add,
     onFire: fireListeners.add,
     onOnline: online.add,
-    status: () => ({ driver: 'bridge', path, online: phase === 'ready', failSafe: true, freePassage, lastSeenAt, problem, device: { ...device, session: phase } }),
+    status: () => ({
+      driver: 'bridge',
+      path,
+      online: phase === 'ready',
+      failSafe: true,
+      freePassage,
+      lastSeenAt,
+      problem,
+      device: { ...device, session: phase },
+    }),
     async close() {
       if (phase === 'closed') return;
       leave('closed', null);

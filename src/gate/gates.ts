@@ -96,10 +96,20 @@ export function startGates({ config, checkin, tenantId, clock, log, events, devi
     if (isActive === wasActive) return;
     const at = clock.nowIso();
     fire.since = isActive ? at : null;
-    log.warn({ origem: source, active: isActive }, isActive ? 'fire alarm: every lane in free passage' : 'fire alarm cleared: lanes back to normal');
-    void events.append({ lane: '*', at, kind: isActive ? 'incendio_inicio' : 'incendio_fim', details: { origem: source } });
+    log.warn(
+      { origem: source, active: isActive },
+      isActive ? 'fire alarm: every lane in free passage' : 'fire alarm cleared: lanes back to normal',
+    );
+    void events.append({
+      lane: '*',
+      at,
+      kind: isActive ? 'incendio_inicio' : 'incendio_fim',
+      details: { origem: source },
+    });
     for (const e of entries)
-      Promise.resolve(e.relay.setFreePassage(isActive)).catch((err: unknown) => log.error({ err, lane: e.lane.name }, 'free passage could not be set'));
+      Promise.resolve(e.relay.setFreePassage(isActive)).catch((err: unknown) =>
+        log.error({ err, lane: e.lane.name }, 'free passage could not be set'),
+      );
   }
 
   // Offline/online of relays and scanner ports as lane events, from the devices' own signals (a
@@ -112,28 +122,45 @@ export function startGates({ config, checkin, tenantId, clock, log, events, devi
     const before = online.get(key);
     online.set(key, up);
     if (before === undefined ? up : before === up) return;
-    void events.append({ lane, at: clock.nowIso(), kind: up ? 'dispositivo_online' : 'dispositivo_offline', details: { porta: path, dispositivo } });
+    void events.append({
+      lane,
+      at: clock.nowIso(),
+      kind: up ? 'dispositivo_online' : 'dispositivo_offline',
+      details: { porta: path, dispositivo },
+    });
   }
 
   for (const laneConfig of config.lanes) {
     const relay = relayFor(laneConfig);
-    const lane = createLane({ config: laneConfig, policy: movePolicy(config, laneConfig), checkin, tenantId, relay, clock, log, onGrant: onGrant && ((s) => onGrant(laneConfig.name, s)) });
+    const lane = createLane({
+      config: laneConfig,
+      policy: movePolicy(config, laneConfig),
+      checkin,
+      tenantId,
+      relay,
+      clock,
+      log,
+      onGrant: onGrant && ((s) => onGrant(laneConfig.name, s)),
+    });
     const cleanups: (() => void)[] = [];
     cleanups.push(lane.onEvent((e) => void events.append(laneEventRow(e))));
     const scanners = laneConfig.scanners.map((s) => {
       const link = linkFor(s.path, s.baud, 'scanner');
       const splitter = attachScanner(lane, s, log);
       cleanups.push(link.onData((chunk) => splitter.push(chunk)));
-      cleanups.push(link.onState((state) => {
-        if (state === 'down') splitter.reset();
-        deviceSeen(laneConfig.name, 'leitor', s.path, state === 'up');
-      }));
+      cleanups.push(
+        link.onState((state) => {
+          if (state === 'down') splitter.reset();
+          deviceSeen(laneConfig.name, 'leitor', s.path, state === 'up');
+        }),
+      );
       return link;
     });
     cleanups.push(relay.onOnline((up) => deviceSeen(laneConfig.name, 'rele', laneConfig.relay.path, up)));
     const scanFailed = (err: unknown) => log.error({ err, lane: lane.name }, 'scan failed');
     if (relay.onScan) cleanups.push(relay.onScan((code) => void lane.scan(code).catch(scanFailed)));
-    if (relay.onScanRejected) cleanups.push(relay.onScanRejected((reason) => void lane.scanRejected(reason).catch(scanFailed)));
+    if (relay.onScanRejected)
+      cleanups.push(relay.onScanRejected((reason) => void lane.scanRejected(reason).catch(scanFailed)));
     if (relay.onFire) cleanups.push(relay.onFire((active) => setFire(laneConfig.name, active)));
     entries.push({ lane, relay, scanners, cleanups });
   }
@@ -141,7 +168,11 @@ export function startGates({ config, checkin, tenantId, clock, log, events, devi
   return {
     status: () => ({
       fireAlarm: { active: fire.sources.size > 0, since: fire.since, sources: [...fire.sources] },
-      lanes: entries.map((e) => ({ ...e.lane.status(), relay: e.relay.status(), scanners: e.scanners.map((s) => s.status()) })),
+      lanes: entries.map((e) => ({
+        ...e.lane.status(),
+        relay: e.relay.status(),
+        scanners: e.scanners.map((s) => s.status()),
+      })),
     }),
     lane: (name) => entries.find((e) => e.lane.name === name)?.lane,
     async close() {

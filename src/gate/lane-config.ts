@@ -16,23 +16,31 @@ const STABLE_PATH = /^\/dev\/serial\/by-(id|path)\//;
 const ms = (min: number, max: number) => z.number().int().min(min).max(max);
 
 // Any absolute path (a pty from socat or ser2net is one too); unstable ones get a warning below.
-const serialPath = z.string().trim().regex(/^\/\S+$/, 'use um caminho de dispositivo absoluto, de preferência /dev/serial/by-id/...');
-const baud = z.union([1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400].map((b) => z.literal(b)), {
-  error: 'velocidade (baud) não suportada: use 1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200 ou 230400',
-});
+const serialPath = z
+  .string()
+  .trim()
+  .regex(/^\/\S+$/, 'use um caminho de dispositivo absoluto, de preferência /dev/serial/by-id/...');
+const baud = z.union(
+  [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400].map((b) => z.literal(b)),
+  {
+    error: 'velocidade (baud) não suportada: use 1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200 ou 230400',
+  },
+);
 const pulseMs = ms(50, 10_000).default(500);
 
-export const scannerSchema = z.strictObject({
-  path: serialPath,
-  baud: baud.default(9600),
-  suffix: z.enum(['cr', 'lf', 'crlf', 'none']).default('cr'),
-  interByteTimeoutMs: ms(0, 5_000).default(50),
-  stripAimId: z.boolean().default(false),
-  maxLength: z.number().int().min(8).max(4096).default(DEFAULT_MAX_CODE_LENGTH),
-}).refine((s) => s.suffix !== 'none' || s.interByteTimeoutMs > 0, {
-  path: ['interByteTimeoutMs'],
-  message: 'com suffix none o tempo entre bytes precisa ser maior que zero',
-});
+export const scannerSchema = z
+  .strictObject({
+    path: serialPath,
+    baud: baud.default(9600),
+    suffix: z.enum(['cr', 'lf', 'crlf', 'none']).default('cr'),
+    interByteTimeoutMs: ms(0, 5_000).default(50),
+    stripAimId: z.boolean().default(false),
+    maxLength: z.number().int().min(8).max(4096).default(DEFAULT_MAX_CODE_LENGTH),
+  })
+  .refine((s) => s.suffix !== 'none' || s.interByteTimeoutMs > 0, {
+    path: ['interByteTimeoutMs'],
+    message: 'com suffix none o tempo entre bytes precisa ser maior que zero',
+  });
 
 const bridgeRelay = z.strictObject({
   driver: z.literal('bridge'),
@@ -52,21 +60,26 @@ const lcusRelay = z.strictObject({
 
 const scbkText = z.string().regex(/^\s*[0-9a-fA-F]{32}\s*$/, 'a chave (SCBK) tem 32 dígitos hexadecimais (16 bytes)');
 
-const osdpRelay = z.strictObject({
-  driver: z.literal('osdp'),
-  path: serialPath,
-  baud: baud.default(9600),
-  pulseMs,
-  // 0x7F is the OSDP broadcast address: never a single lane's device.
-  address: z.number().int().min(0).max(126),
-  output: z.number().int().min(0).max(255).default(0),
-  // Secure channel: the PD's key inline, or (better) in a file readable only by the service.
-  scbk: scbkText.optional(),
-  scbkFile: z.string().trim().min(1).optional(),
-  // The PD may still have the default key SCBK-D: the box gives it `scbk` (KEYSET). Commissioning only.
-  installMode: z.boolean().default(false),
-}).refine((r) => !(r.scbk && r.scbkFile), { path: ['scbkFile'], message: 'use scbk ou scbkFile, não os dois' })
-  .refine((r) => !r.installMode || r.scbk || r.scbkFile, { path: ['installMode'], message: 'o modo de instalação precisa da chave a gravar no leitor (scbk ou scbkFile)' });
+const osdpRelay = z
+  .strictObject({
+    driver: z.literal('osdp'),
+    path: serialPath,
+    baud: baud.default(9600),
+    pulseMs,
+    // 0x7F is the OSDP broadcast address: never a single lane's device.
+    address: z.number().int().min(0).max(126),
+    output: z.number().int().min(0).max(255).default(0),
+    // Secure channel: the PD's key inline, or (better) in a file readable only by the service.
+    scbk: scbkText.optional(),
+    scbkFile: z.string().trim().min(1).optional(),
+    // The PD may still have the default key SCBK-D: the box gives it `scbk` (KEYSET). Commissioning only.
+    installMode: z.boolean().default(false),
+  })
+  .refine((r) => !(r.scbk && r.scbkFile), { path: ['scbkFile'], message: 'use scbk ou scbkFile, não os dois' })
+  .refine((r) => !r.installMode || r.scbk || r.scbkFile, {
+    path: ['installMode'],
+    message: 'o modo de instalação precisa da chave a gravar no leitor (scbk ou scbkFile)',
+  });
 
 export const relaySchema = z.discriminatedUnion('driver', [bridgeRelay, lcusRelay, osdpRelay], {
   error: 'driver de relé desconhecido: use bridge, lcus ou osdp',
@@ -75,7 +88,8 @@ export const relaySchema = z.discriminatedUnion('driver', [bridgeRelay, lcusRela
 const reentrada = z.enum(['nao', 'mesmo_dia'], { error: 'use nao ou mesmo_dia' });
 const saidaSemEntrada = z.enum(['liberar', 'negar'], { error: 'use liberar ou negar' });
 
-export const laneSchema = z.strictObject({
+export const laneSchema = z
+  .strictObject({
     name: z.string().trim().min(1, 'informe o nome da pista (é o terminal no registro de eventos)').max(64),
     direction: z.enum(['entrada', 'saida'], { error: 'use entrada ou saida' }),
     // The lane group it leads into or out of (docs/lanes.md, "Movements"); default the whole park.
@@ -90,10 +104,11 @@ export const laneSchema = z.strictObject({
     passage: z.strictObject({ timeoutMs: ms(1_000, 120_000) }).optional(),
     debounceMs: ms(0, 60_000).default(2_000),
     failMode: z.enum(['travada', 'livre'], { error: 'use travada ou livre' }).default('travada'),
-}).refine((l) => l.scanners.length > 0 || l.relay.driver === 'osdp', {
-  path: ['scanners'],
-  message: 'a pista precisa de pelo menos um leitor (só uma pista OSDP pode usar o leitor OSDP como único leitor)',
-});
+  })
+  .refine((l) => l.scanners.length > 0 || l.relay.driver === 'osdp', {
+    path: ['scanners'],
+    message: 'a pista precisa de pelo menos um leitor (só uma pista OSDP pode usar o leitor OSDP como único leitor)',
+  });
 
 export const laneConfigSchema = z.strictObject({
   // The tenant's movement policies; a lane may override them.
@@ -109,7 +124,10 @@ export type ScannerConfig = LaneConfig['scanners'][number];
 export type RelayConfig = LaneConfig['relay'];
 
 /** What a lane's scans mean: its direction and area, its (or the tenant's) policies, the area's capacity. */
-export function movePolicy(file: Pick<LaneConfigFile, 'reentrada' | 'saidaSemEntrada' | 'areas'>, lane: LaneConfig): MovePolicy {
+export function movePolicy(
+  file: Pick<LaneConfigFile, 'reentrada' | 'saidaSemEntrada' | 'areas'>,
+  lane: LaneConfig,
+): MovePolicy {
   return {
     direction: lane.direction,
     area: lane.area,
@@ -135,14 +153,17 @@ export function loadLaneConfig(file: string): LoadedLaneConfig {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new LaneConfigError(`Configuração das pistas (${file}): não foi possível ler o arquivo: ${(err as Error).message}`);
+    throw new LaneConfigError(
+      `Configuração das pistas (${file}): não foi possível ler o arquivo: ${(err as Error).message}`,
+    );
   }
   return parseLaneConfig(text, file);
 }
 
 /** `name` is the file name: it chooses the format by extension and appears in every message. */
 export function parseLaneConfig(text: string, name: string): LoadedLaneConfig {
-  const fail = (lines: string[]) => new LaneConfigError(`Configuração das pistas inválida (${name}):\n${lines.map((l) => `  ${l}`).join('\n')}`);
+  const fail = (lines: string[]) =>
+    new LaneConfigError(`Configuração das pistas inválida (${name}):\n${lines.map((l) => `  ${l}`).join('\n')}`);
   let raw: unknown;
   try {
     raw = isJson(text, name) ? JSON.parse(text) : YAML.parse(text, { prettyErrors: true, uniqueKeys: true });
@@ -166,18 +187,23 @@ function readKeyFiles({ lanes }: LaneConfigFile, name: string, warnings: string[
     const r = lane.relay;
     if (r.driver !== 'osdp') return;
     const at = `lanes[${i}].relay`;
-    if (r.installMode) warnings.push(`${name}: ${at}.installMode: o leitor OSDP pode receber a chave pelo canal com a chave padrão (SCBK-D); desligue após a instalação`);
+    if (r.installMode)
+      warnings.push(
+        `${name}: ${at}.installMode: o leitor OSDP pode receber a chave pelo canal com a chave padrão (SCBK-D); desligue após a instalação`,
+      );
     if (!r.scbkFile) return;
     const file = path.resolve(path.dirname(name), r.scbkFile);
     let text: string;
     try {
       text = fs.readFileSync(file, 'utf8');
-      if ((fs.statSync(file).mode & 0o077) !== 0) warnings.push(`${name}: ${at}.scbkFile = ${file} pode ser lido por outros usuários: use chmod 600`);
+      if ((fs.statSync(file).mode & 0o077) !== 0)
+        warnings.push(`${name}: ${at}.scbkFile = ${file} pode ser lido por outros usuários: use chmod 600`);
     } catch (err) {
       errors.push(`${at}.scbkFile: não foi possível ler ${file}: ${(err as NodeJS.ErrnoException).code ?? 'erro'}`);
       return;
     }
-    if (!scbkText.safeParse(text).success) errors.push(`${at}.scbkFile: ${file} não contém uma chave de 32 dígitos hexadecimais`);
+    if (!scbkText.safeParse(text).success)
+      errors.push(`${at}.scbkFile: ${file} não contém uma chave de 32 dígitos hexadecimais`);
     else r.scbk = text.trim();
   });
   return errors;
@@ -203,7 +229,8 @@ function pathConflicts({ lanes }: LaneConfigFile): string[] {
   const names = new Map<string, number>();
   lanes.forEach((lane, i) => {
     const first = names.get(lane.name);
-    if (first !== undefined) errors.push(`lanes[${i}].name: pista "${lane.name}" repetida (já usada em lanes[${first}])`);
+    if (first !== undefined)
+      errors.push(`lanes[${i}].name: pista "${lane.name}" repetida (já usada em lanes[${first}])`);
     else names.set(lane.name, i);
   });
   const ports = new Map<string, PortUse[]>();
@@ -212,20 +239,32 @@ function pathConflicts({ lanes }: LaneConfigFile): string[] {
     for (const prev of uses) {
       const sharedBus = u.osdpAddress !== null && prev.osdpAddress !== null && u.osdpAddress !== prev.osdpAddress;
       if (sharedBus && u.baud !== prev.baud) {
-        errors.push(`${u.at}: barramento OSDP ${p} com velocidade ${u.baud} aqui e ${prev.baud} em ${prev.at} (pista "${prev.lane}"): use a mesma`);
+        errors.push(
+          `${u.at}: barramento OSDP ${p} com velocidade ${u.baud} aqui e ${prev.baud} em ${prev.at} (pista "${prev.lane}"): use a mesma`,
+        );
         break;
       }
       if (sharedBus) continue;
-      const why = u.osdpAddress !== null && prev.osdpAddress !== null ? `mesmo endereço OSDP ${u.osdpAddress}` : 'uma porta serial só pode ser aberta por um dispositivo';
+      const why =
+        u.osdpAddress !== null && prev.osdpAddress !== null
+          ? `mesmo endereço OSDP ${u.osdpAddress}`
+          : 'uma porta serial só pode ser aberta por um dispositivo';
       errors.push(`${u.at}: porta ${p} já usada em ${prev.at} (pista "${prev.lane}"): ${why}`);
       break;
     }
     ports.set(p, [...uses, u]);
   };
   lanes.forEach((lane, i) => {
-    lane.scanners.forEach((s, j) => use(s.path, { at: `lanes[${i}].scanners[${j}].path`, lane: lane.name, osdpAddress: null, baud: s.baud }));
+    lane.scanners.forEach((s, j) =>
+      use(s.path, { at: `lanes[${i}].scanners[${j}].path`, lane: lane.name, osdpAddress: null, baud: s.baud }),
+    );
     const r = lane.relay;
-    use(r.path, { at: `lanes[${i}].relay.path`, lane: lane.name, osdpAddress: r.driver === 'osdp' ? r.address : null, baud: r.baud });
+    use(r.path, {
+      at: `lanes[${i}].relay.path`,
+      lane: lane.name,
+      osdpAddress: r.driver === 'osdp' ? r.address : null,
+      baud: r.baud,
+    });
   });
   return errors;
 }
@@ -234,12 +273,15 @@ function unstablePaths({ lanes }: LaneConfigFile, name: string): string[] {
   const warnings: string[] = [];
   const check = (p: string, at: string) => {
     if (!STABLE_PATH.test(p))
-      warnings.push(`${name}: ${at} = ${p} não é um caminho estável; após reinício ou troca de USB pode apontar para outro dispositivo. Use /dev/serial/by-id/... ou /dev/serial/by-path/...`);
+      warnings.push(
+        `${name}: ${at} = ${p} não é um caminho estável; após reinício ou troca de USB pode apontar para outro dispositivo. Use /dev/serial/by-id/... ou /dev/serial/by-path/...`,
+      );
   };
   lanes.forEach((lane, i) => {
     lane.scanners.forEach((s, j) => check(s.path, `lanes[${i}].scanners[${j}].path`));
     check(lane.relay.path, `lanes[${i}].relay.path`);
-    if (lane.relay.driver === 'lcus') warnings.push(`${name}: lanes[${i}].relay: relé LCUS não tem retorno nem modo de falha seguro (somente escrita)`);
+    if (lane.relay.driver === 'lcus')
+      warnings.push(`${name}: lanes[${i}].relay: relé LCUS não tem retorno nem modo de falha seguro (somente escrita)`);
   });
   return warnings;
 }

@@ -7,7 +7,12 @@ import { codeHash } from '../lib/code-hash.js';
 import type { Log } from '../lib/log.js';
 import type { LaneConfig, ScannerConfig } from './lane-config.js';
 import { realTimers, type TimerFns } from '../lib/timers.js';
-import { createDebouncer, createScannerLineSplitter, type ScannerLineSplitter, type ScanRejectReason } from './scanner-lines.js';
+import {
+  createDebouncer,
+  createScannerLineSplitter,
+  type ScannerLineSplitter,
+  type ScanRejectReason,
+} from './scanner-lines.js';
 
 // One lane's flow per scan: code → the shared check-in service → relay. No I/O of its own: the
 // relay driver (bridge, LCUS, OSDP) and the scanners are plugged in by whoever opens the ports.
@@ -20,7 +25,8 @@ const ONE_CODE = { batch: false } as const;
 export type LaneOwnReason = `LEITURA_${Uppercase<ScanRejectReason>}`;
 
 /** Why a turnstile says no, as a person at it needs to know; each relay driver has its signal for each. */
-export type DenyReason = 'already_used' | 'expired' | 'not_yet_valid' | 'not_found' | 'cancelled' | 'capacity' | 'other';
+export type DenyReason =
+  'already_used' | 'expired' | 'not_yet_valid' | 'not_found' | 'cancelled' | 'capacity' | 'other';
 
 // A code the lane cannot use shows as "not found": the person's next step is the same (scan again
 // or go to the counter).
@@ -75,7 +81,16 @@ export interface LaneStatus {
   lastScan: { code: string; at: string } | null;
   lastResult: LaneEvent | null;
   pendingGrants: number;
-  counters: { scans: number; ignored: number; granted: number; denied: number; passed: number; notPassed: number; tailgating: number; errors: number };
+  counters: {
+    scans: number;
+    ignored: number;
+    granted: number;
+    denied: number;
+    passed: number;
+    notPassed: number;
+    tailgating: number;
+    errors: number;
+  };
 }
 
 export interface Lane {
@@ -110,15 +125,33 @@ interface PendingGrant {
   timer: unknown;
 }
 
-
-export function createLane({ config, policy, checkin, tenantId, relay, clock, log, timers = realTimers, onGrant }: LaneDeps): Lane {
+export function createLane({
+  config,
+  policy,
+  checkin,
+  tenantId,
+  relay,
+  clock,
+  log,
+  timers = realTimers,
+  onGrant,
+}: LaneDeps): Lane {
   const name = config.name;
   const caller: CheckinCaller = { tenantId, apiKeyId: null, keyName: null, source: 'lane' };
   const debouncer = createDebouncer({ windowMs: config.debounceMs, clock });
   const listeners = new Set<(e: LaneEvent) => void>();
   // FIFO: a turnstile lets people through in the order they were granted.
   const pending: PendingGrant[] = [];
-  const counters: LaneStatus['counters'] = { scans: 0, ignored: 0, granted: 0, denied: 0, passed: 0, notPassed: 0, tailgating: 0, errors: 0 };
+  const counters: LaneStatus['counters'] = {
+    scans: 0,
+    ignored: 0,
+    granted: 0,
+    denied: 0,
+    passed: 0,
+    notPassed: 0,
+    tailgating: 0,
+    errors: 0,
+  };
   let lastScan: LaneStatus['lastScan'] = null;
   let lastResult: LaneEvent | null = null;
   let closed = false;
@@ -152,7 +185,8 @@ export function createLane({ config, policy, checkin, tenantId, relay, clock, lo
       const reply = await checkin.reverse({ qr_code: code, terminal: name, operador }, caller, ONE_CODE);
       const result = reply.batch ? reply.items[0]!.result : reply.result;
       // E.g. staff already reversed it by hand, or the day turned: the check-in then stays.
-      if (!result.ok) log.warn({ lane: name, codigo_hash: codeHash(code), refusal: result.code }, 'automatic reversal refused');
+      if (!result.ok)
+        log.warn({ lane: name, codigo_hash: codeHash(code), refusal: result.code }, 'automatic reversal refused');
       return result.ok;
     } catch (err) {
       counters.errors++;
@@ -203,7 +237,14 @@ export function createLane({ config, policy, checkin, tenantId, relay, clock, lo
       return deny(code, 'INTERNAL_ERROR');
     }
     counters.granted++;
-    emit({ type: 'granted', lane: name, at: clock.nowIso(), code, movement: result.movement, withoutEntry: result.withoutEntry });
+    emit({
+      type: 'granted',
+      lane: name,
+      at: clock.nowIso(),
+      code,
+      movement: result.movement,
+      withoutEntry: result.withoutEntry,
+    });
     try {
       await relay.grant(config.direction, config.relay.pulseMs);
       onGrant?.((performance.now() - scannedAt) / 1000);
@@ -267,7 +308,8 @@ export function createLane({ config, policy, checkin, tenantId, relay, clock, lo
 
 /** Feeds one scanner's bytes into a lane: what the serial wiring calls on every `data` event. */
 export function attachScanner(lane: Lane, scanner: ScannerConfig, log: Log, timers?: TimerFns): ScannerLineSplitter {
-  const report = (p: Promise<ScanResult>) => p.catch((err: unknown) => log.error({ err, lane: lane.name }, 'scan failed'));
+  const report = (p: Promise<ScanResult>) =>
+    p.catch((err: unknown) => log.error({ err, lane: lane.name }, 'scan failed'));
   return createScannerLineSplitter({
     suffix: scanner.suffix,
     interByteTimeoutMs: scanner.interByteTimeoutMs,

@@ -9,7 +9,6 @@ import { realTimers, type TimerFns } from '../lib/timers.js';
 
 export type LcusRelayConfig = Extract<RelayConfig, { driver: 'lcus' }>;
 
-
 export const LCUS_HEAD = 0xa0;
 
 export const LCUS_WARNING =
@@ -18,7 +17,8 @@ export const LCUS_WARNING =
 
 /** `A0 channel state checksum`, checksum = (A0 + channel + state) & 0xFF; state 1 = on, 0 = off. */
 export function lcusCommand(channel: number, on: boolean): Uint8Array {
-  if (!Number.isInteger(channel) || channel < 1 || channel > 8) throw new RangeError(`LCUS channel must be 1..8, got ${channel}`);
+  if (!Number.isInteger(channel) || channel < 1 || channel > 8)
+    throw new RangeError(`LCUS channel must be 1..8, got ${channel}`);
   const state = on ? 1 : 0;
   return Uint8Array.from([LCUS_HEAD, channel, state, (LCUS_HEAD + channel + state) & 0xff]);
 }
@@ -29,7 +29,6 @@ export interface LcusRelayDeps {
   log: Log;
   timers?: TimerFns;
 }
-
 
 /** Closing the relay switches it off and closes the link. */
 export function createLcusRelay({ link, config, log, timers = realTimers }: LcusRelayDeps): RelayDriver {
@@ -77,7 +76,9 @@ export function createLcusRelay({ link, config, log, timers = realTimers }: Lcus
       pulseTimer = timers.setTimeout(() => {
         pulseTimer = null;
         if (freePassage || closed) return;
-        set(false).catch((err: unknown) => log.error({ err, path, channel }, 'LCUS relay: switching off after the pulse failed'));
+        set(false).catch((err: unknown) =>
+          log.error({ err, path, channel }, 'LCUS relay: switching off after the pulse failed'),
+        );
       }, pulseMs);
     },
     deny(reason) {
@@ -108,7 +109,10 @@ export function createLcusRelay({ link, config, log, timers = realTimers }: Lcus
       closed = true;
       cancelPulse();
       unsubscribe();
-      if (link.isUp()) await set(false).catch((err: unknown) => log.warn({ err, path, channel }, 'LCUS relay: switching off on close failed'));
+      if (link.isUp())
+        await set(false).catch((err: unknown) =>
+          log.warn({ err, path, channel }, 'LCUS relay: switching off on close failed'),
+        );
       await link.close();
     },
   };

@@ -1,7 +1,20 @@
 import type { ByteLink } from './byte-link.js';
-import { OsdpReply, createOsdpStreamReader, encodeOsdp, nextOsdpSequence, type OsdpPacket, type OsdpRejectReason } from './osdp-codec.js';
+import {
+  OsdpReply,
+  createOsdpStreamReader,
+  encodeOsdp,
+  nextOsdpSequence,
+  type OsdpPacket,
+  type OsdpRejectReason,
+} from './osdp-codec.js';
 import { attachPd, osdpCommandName, type Pd, type PdHooks } from './osdp-pd.js';
-import { OsdpCommandError, createOsdpRelay, type OsdpPd, type OsdpPdHandlers, type OsdpRelayConfig } from './osdp-relay.js';
+import {
+  OsdpCommandError,
+  createOsdpRelay,
+  type OsdpPd,
+  type OsdpPdHandlers,
+  type OsdpRelayConfig,
+} from './osdp-relay.js';
 import type { PdKeys } from './osdp-session.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { Log } from '../lib/log.js';
@@ -69,7 +82,9 @@ export function createOsdpBus(opts: OsdpBusOptions): OsdpBus {
   });
   const offData = link.onData((chunk) => reader.push(chunk));
   const offState = link.onState((state) =>
-    state === 'down' ? abortAll(new OsdpCommandError(`porta ${path} desconectada`, 'offline'), `Porta serial ${path} desconectada`) : kick(),
+    state === 'down'
+      ? abortAll(new OsdpCommandError(`porta ${path} desconectada`, 'offline'), `Porta serial ${path} desconectada`)
+      : kick(),
   );
 
   function kick(): void {
@@ -82,7 +97,10 @@ export function createOsdpBus(opts: OsdpBusOptions): OsdpBus {
   }
 
   const hooks: PdHooks = {
-    log, path, timers, kick,
+    log,
+    path,
+    timers,
+    kick,
     pollIntervalMs: opts.pollIntervalMs ?? 100,
     offlineRetryMs: opts.offlineRetryMs ?? 1000,
     linkUp: () => link.isUp(),
@@ -99,7 +117,15 @@ export function createOsdpBus(opts: OsdpBusOptions): OsdpBus {
       rr = index;
       const seq = pd.seq === null ? 0 : nextOsdpSequence(pd.seq);
       pd.seq = seq;
-      const packet: OsdpPacket = { address: pd.address, reply: false, sequence: seq, useCrc: true, code: next.code, data: next.data, scb: next.scb ?? null };
+      const packet: OsdpPacket = {
+        address: pd.address,
+        reply: false,
+        sequence: seq,
+        useCrc: true,
+        code: next.code,
+        data: next.data,
+        scb: next.scb ?? null,
+      };
       const bytes = encodeOsdp(packet, next.sign ? { sign: next.sign } : {});
       inflight = { pd, code: next.code, seq, bytes, attempts: 0, busy: false, timer: null };
       transmit(inflight);
@@ -119,13 +145,19 @@ export function createOsdpBus(opts: OsdpBusOptions): OsdpBus {
     if (inflight !== f) return;
     const { pd } = f;
     if (pd.attached() && f.attempts < (pd.phase === 'offline' ? 1 : offlineAfter)) {
-      log.debug?.({ path, address: pd.address, command: osdpCommandName(f.code), sequence: f.seq, attempt: f.attempts + 1 }, 'OSDP no reply, sending again');
+      log.debug?.(
+        { path, address: pd.address, command: osdpCommandName(f.code), sequence: f.seq, attempt: f.attempts + 1 },
+        'OSDP no reply, sending again',
+      );
       transmit(f);
       return;
     }
     inflight = null;
     if (pd.attached()) {
-      if (f.busy) pd.failCurrent(new OsdpCommandError(`leitor OSDP ${pd.address} ocupado: ${osdpCommandName(f.code)} não executado`, 'busy'));
+      if (f.busy)
+        pd.failCurrent(
+          new OsdpCommandError(`leitor OSDP ${pd.address} ocupado: ${osdpCommandName(f.code)} não executado`, 'busy'),
+        );
       else pd.goOffline(null);
     }
     kick();
@@ -145,13 +177,19 @@ export function createOsdpBus(opts: OsdpBusOptions): OsdpBus {
     // Not a reply: our own command echoed by an RS-485 adapter, or another CP.
     if (!packet.reply) return;
     if (!f || packet.address !== f.pd.address) {
-      log.debug?.({ path, address: packet.address, sequence: packet.sequence, code: packet.code }, 'OSDP stray reply ignored');
+      log.debug?.(
+        { path, address: packet.address, sequence: packet.sequence, code: packet.code },
+        'OSDP stray reply ignored',
+      );
       return;
     }
     const isBusy = packet.code === OsdpReply.BUSY && !packet.scb;
     if (packet.sequence !== f.seq && !isBusy) {
       if (packet.code !== OsdpReply.NAK && f.attempts === 1) {
-        log.debug?.({ path, address: packet.address, sequence: packet.sequence, code: packet.code }, 'OSDP late reply ignored');
+        log.debug?.(
+          { path, address: packet.address, sequence: packet.sequence, code: packet.code },
+          'OSDP late reply ignored',
+        );
         return;
       }
       return settle(f, () => f.pd.restart(`resposta com sequência ${packet.sequence} a um comando com ${f.seq}`));
@@ -180,7 +218,8 @@ export function createOsdpBus(opts: OsdpBusOptions): OsdpBus {
   const bus: OsdpBus = {
     path,
     attach(address, handlers = {}, keys = null) {
-      if (!Number.isInteger(address) || address < 0 || address > 126) throw new RangeError(`OSDP address must be 0..126, got ${address}`);
+      if (!Number.isInteger(address) || address < 0 || address > 126)
+        throw new RangeError(`OSDP address must be 0..126, got ${address}`);
       if (pds.some((p) => p.address === address)) throw new Error(`OSDP address ${address} already on ${path}`);
       if (closed) throw new Error(`OSDP bus ${path} is closed`);
       const pd = attachPd({ address, handlers, keys, hooks, detach: () => pds.splice(pds.indexOf(pd), 1) });

@@ -16,10 +16,27 @@ const HEADER_LEN = 5; // SOM, address, length LSB, length MSB, control
 export const OSDP_MAX_PACKET = 1024;
 
 export const OsdpCommand = {
-  POLL: 0x60, ID: 0x61, CAP: 0x62, OUT: 0x68, LED: 0x69, BUZ: 0x6a, KEYSET: 0x75, CHLNG: 0x76, SCRYPT: 0x77,
+  POLL: 0x60,
+  ID: 0x61,
+  CAP: 0x62,
+  OUT: 0x68,
+  LED: 0x69,
+  BUZ: 0x6a,
+  KEYSET: 0x75,
+  CHLNG: 0x76,
+  SCRYPT: 0x77,
 } as const;
 export const OsdpReply = {
-  ACK: 0x40, NAK: 0x41, PDID: 0x45, PDCAP: 0x46, OSTATR: 0x4a, RAW: 0x50, FMT: 0x51, KEYPAD: 0x53, CCRYPT: 0x76, RMAC_I: 0x78,
+  ACK: 0x40,
+  NAK: 0x41,
+  PDID: 0x45,
+  PDCAP: 0x46,
+  OSTATR: 0x4a,
+  RAW: 0x50,
+  FMT: 0x51,
+  KEYPAD: 0x53,
+  CCRYPT: 0x76,
+  RMAC_I: 0x78,
   BUSY: 0x79,
 } as const;
 
@@ -52,13 +69,7 @@ export interface OsdpPacket {
 }
 
 export type OsdpRejectReason =
-  | 'truncated'
-  | 'bad_som'
-  | 'length_mismatch'
-  | 'oversize'
-  | 'bad_crc'
-  | 'bad_checksum'
-  | 'bad_security_block';
+  'truncated' | 'bad_som' | 'length_mismatch' | 'oversize' | 'bad_crc' | 'bad_checksum' | 'bad_security_block';
 
 export type OsdpDecodeResult = { ok: true; packet: OsdpPacket } | { ok: false; reason: OsdpRejectReason };
 
@@ -147,7 +158,8 @@ export function decodeOsdp(input: Uint8Array): OsdpDecodeResult {
     const scbLen = p[HEADER_LEN]!;
     const type = p[HEADER_LEN + 1]!;
     // Room for the block, the code and, when the type has one, the MAC.
-    if (scbLen < 2 || HEADER_LEN + scbLen + 1 + (type >= FIRST_MAC_SCS ? MAC_LEN : 0) > body.length) return reject('bad_security_block');
+    if (scbLen < 2 || HEADER_LEN + scbLen + 1 + (type >= FIRST_MAC_SCS ? MAC_LEN : 0) > body.length)
+      return reject('bad_security_block');
     scb = { type, data: p.slice(HEADER_LEN + 2, HEADER_LEN + scbLen) };
     at += scbLen;
   }

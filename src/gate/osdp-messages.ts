@@ -27,7 +27,8 @@ export const OutControlCode = {
 export function parseOut(d: Uint8Array): OutControl[] | null {
   if (d.length === 0 || d.length % 4 !== 0) return null;
   const outs: OutControl[] = [];
-  for (let i = 0; i < d.length; i += 4) outs.push({ output: d[i]!, control: d[i + 1]!, timer: d[i + 2]! | (d[i + 3]! << 8) });
+  for (let i = 0; i < d.length; i += 4)
+    outs.push({ output: d[i]!, control: d[i + 1]!, timer: d[i + 2]! | (d[i + 3]! << 8) });
   return outs;
 }
 
@@ -86,16 +87,34 @@ export function parseLed(d: Uint8Array): LedCommand | null {
   return {
     reader: d[0]!,
     led: d[1]!,
-    temporary: { control: d[2]!, onTime: d[3]!, offTime: d[4]!, onColor: d[5]!, offColor: d[6]!, timer: d[7]! | (d[8]! << 8) },
+    temporary: {
+      control: d[2]!,
+      onTime: d[3]!,
+      offTime: d[4]!,
+      onColor: d[5]!,
+      offColor: d[6]!,
+      timer: d[7]! | (d[8]! << 8),
+    },
     permanent: { control: d[9]!, onTime: d[10]!, offTime: d[11]!, onColor: d[12]!, offColor: d[13]! },
   };
 }
 
 export function ledData(reader: number, led: number, t: LedTemporary, p: LedPermanent): Uint8Array {
   return Uint8Array.from([
-    reader, led,
-    t.control, t.onTime, t.offTime, t.onColor, t.offColor, t.timer & 0xff, t.timer >> 8,
-    p.control, p.onTime, p.offTime, p.onColor, p.offColor,
+    reader,
+    led,
+    t.control,
+    t.onTime,
+    t.offTime,
+    t.onColor,
+    t.offColor,
+    t.timer & 0xff,
+    t.timer >> 8,
+    p.control,
+    p.onTime,
+    p.offTime,
+    p.onColor,
+    p.offColor,
   ]);
 }
 
@@ -121,10 +140,18 @@ export function parsePdId(d: Uint8Array): PdId | null {
 export function pdIdData(id: PdId): Uint8Array {
   const fw = id.firmware.split('.').map(Number);
   return Uint8Array.from([
-    id.vendor & 0xff, (id.vendor >> 8) & 0xff, (id.vendor >> 16) & 0xff,
-    id.model, id.version,
-    id.serial & 0xff, (id.serial >>> 8) & 0xff, (id.serial >>> 16) & 0xff, (id.serial >>> 24) & 0xff,
-    fw[0] ?? 0, fw[1] ?? 0, fw[2] ?? 0,
+    id.vendor & 0xff,
+    (id.vendor >> 8) & 0xff,
+    (id.vendor >> 16) & 0xff,
+    id.model,
+    id.version,
+    id.serial & 0xff,
+    (id.serial >>> 8) & 0xff,
+    (id.serial >>> 16) & 0xff,
+    (id.serial >>> 24) & 0xff,
+    fw[0] ?? 0,
+    fw[1] ?? 0,
+    fw[2] ?? 0,
   ]);
 }
 
@@ -166,7 +193,6 @@ export function parseKeypad(d: Uint8Array): { reader: number; keys: string } | n
   return { reader: d[0]!, keys: String.fromCharCode(...d.subarray(2)) };
 }
 
-
 /** Bits are packed most significant first, so a text read of n bytes is n * 8 bits of those bytes. */
 export function rawData(card: RawCard): Uint8Array {
   return Uint8Array.from([card.reader, card.format, card.bitCount & 0xff, card.bitCount >> 8, ...card.data]);
@@ -187,8 +213,15 @@ export function parseFmt(d: Uint8Array): { reader: number; text: string } | null
 
 /** NAK reason codes (libosdp's get_nac_reason, SIA OSDP 2.2 §7.3). */
 export const OsdpNakReason = {
-  CHECK_CHARACTER: 1, COMMAND_LENGTH: 2, UNKNOWN_COMMAND: 3, SEQUENCE: 4,
-  SC_UNSUPPORTED: 5, SC_CONDITIONS: 6, BIO_TYPE: 7, BIO_FORMAT: 8, RECORD: 9,
+  CHECK_CHARACTER: 1,
+  COMMAND_LENGTH: 2,
+  UNKNOWN_COMMAND: 3,
+  SEQUENCE: 4,
+  SC_UNSUPPORTED: 5,
+  SC_CONDITIONS: 6,
+  BIO_TYPE: 7,
+  BIO_FORMAT: 8,
+  RECORD: 9,
 } as const;
 
 const NAK_TEXT: Record<number, string> = {

@@ -1,4 +1,10 @@
-import { OsdpCommand, OsdpReply, type OsdpPacket, type OsdpRejectReason, type OsdpSecurityBlock } from './osdp-codec.js';
+import {
+  OsdpCommand,
+  OsdpReply,
+  type OsdpPacket,
+  type OsdpRejectReason,
+  type OsdpSecurityBlock,
+} from './osdp-codec.js';
 import { OsdpNakReason, nakReasonText, parsePdCap, parsePdId } from './osdp-messages.js';
 import { OsdpCommandError, type OsdpPd, type OsdpPdHandlers, type OsdpPdState } from './osdp-relay.js';
 import { Scs } from './osdp-secure.js';
@@ -63,9 +69,16 @@ export interface Pd {
 
 /** Restarts in a row without reaching online before the PD is left offline. */
 const MAX_RESTARTS = 3;
-export const osdpCommandName = (code: number) => Object.entries(OsdpCommand).find(([, c]) => c === code)?.[0] ?? `0x${code.toString(16)}`;
+export const osdpCommandName = (code: number) =>
+  Object.entries(OsdpCommand).find(([, c]) => c === code)?.[0] ?? `0x${code.toString(16)}`;
 
-export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: PdKeys | null; hooks: PdHooks; detach(): void }): Pd {
+export function attachPd(o: {
+  address: number;
+  handlers: OsdpPdHandlers;
+  keys: PdKeys | null;
+  hooks: PdHooks;
+  detach(): void;
+}): Pd {
   const { address, handlers, hooks } = o;
   const { log, path, timers } = hooks;
   const sc: CpSecureSession | null = o.keys ? createCpSecureSession(o.keys) : null;
@@ -104,7 +117,8 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
     }, ms);
   }
 
-  const secured = (code: number, data: Uint8Array): NextCommand => (sc?.active ? { code, ...sc.wrap(data) } : { code, data });
+  const secured = (code: number, data: Uint8Array): NextCommand =>
+    sc?.active ? { code, ...sc.wrap(data) } : { code, data };
 
   function next(): NextCommand | null {
     switch (phase) {
@@ -164,7 +178,9 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
   }
 
   function goOffline(why: string | null): void {
-    const reason = why ?? (pd.badReply ? `${who} não responde corretamente (respostas inválidas: ${pd.badReply})` : `${who} não responde`);
+    const reason =
+      why ??
+      (pd.badReply ? `${who} não responde corretamente (respostas inválidas: ${pd.badReply})` : `${who} não responde`);
     phase = 'offline';
     pd.seq = null;
     sc?.reset();
@@ -179,9 +195,18 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
   function restart(why: string): void {
     restarts++;
     if (++restartsInRow > MAX_RESTARTS) return goOffline(`${who} reinicia repetidamente (${why})`);
-    log.warn({ path, address, why }, 'OSDP PD restarted or lost its session: starting over, then restoring its outputs');
+    log.warn(
+      { path, address, why },
+      'OSDP PD restarted or lost its session: starting over, then restoring its outputs',
+    );
     if (current && !current.restoring) {
-      if (current.retried) current.reject(new OsdpCommandError(`leitor OSDP ${address} reiniciou duas vezes durante ${osdpCommandName(current.code)}`, 'offline'));
+      if (current.retried)
+        current.reject(
+          new OsdpCommandError(
+            `leitor OSDP ${address} reiniciou duas vezes durante ${osdpCommandName(current.code)}`,
+            'offline',
+          ),
+        );
       else queue.unshift({ ...current, retried: true });
     }
     current = null;
@@ -211,7 +236,11 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
       data = opened.data;
     } else if (macked) {
       return restart('resposta em canal seguro sem sessão');
-    } else if (sc?.active && p.code !== OsdpReply.NAK && !(command === OsdpCommand.KEYSET && p.code === OsdpReply.ACK)) {
+    } else if (
+      sc?.active &&
+      p.code !== OsdpReply.NAK &&
+      !(command === OsdpCommand.KEYSET && p.code === OsdpReply.ACK)
+    ) {
       // A PD that dropped the session answers NAKs in clear (libosdp); anything else in clear is not ours.
       return restart('resposta sem canal seguro durante a sessão');
     }
@@ -267,17 +296,24 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
       if (pending) queue.unshift(pending);
       return;
     }
-    pending?.reject(new OsdpCommandError(`leitor OSDP ${address}: resposta inesperada 0x${code.toString(16)} a ${osdpCommandName(command)}`, 'unexpected'));
+    pending?.reject(
+      new OsdpCommandError(
+        `leitor OSDP ${address}: resposta inesperada 0x${code.toString(16)} a ${osdpCommandName(command)}`,
+        'unexpected',
+      ),
+    );
   }
 
   function nak(command: number, reason: number): void {
     const text = nakReasonText(reason);
     lastNak = `${osdpCommandName(command)}: ${text}`;
-    if (reason === OsdpNakReason.SEQUENCE || reason === OsdpNakReason.CHECK_CHARACTER) return restart(`NAK ${reason} a ${osdpCommandName(command)}`);
+    if (reason === OsdpNakReason.SEQUENCE || reason === OsdpNakReason.CHECK_CHARACTER)
+      return restart(`NAK ${reason} a ${osdpCommandName(command)}`);
     // Some readers answer ID or CAP with a NAK; what matters here is that they answer.
     if (phase === 'offline' || phase === 'id' || phase === 'cap') return step(null, new Uint8Array(0));
     if (phase === 'chlng' || phase === 'scrypt') {
-      if (reason === OsdpNakReason.SC_UNSUPPORTED && phase === 'chlng') return goOffline(`${who} não suporta canal seguro (secure channel), mas a pista tem chave configurada`);
+      if (reason === OsdpNakReason.SC_UNSUPPORTED && phase === 'chlng')
+        return goOffline(`${who} não suporta canal seguro (secure channel), mas a pista tem chave configurada`);
       return wrongKey();
     }
     if (phase === 'keyset') return goOffline(`${who} recusou a nova chave do canal seguro (${text})`);
@@ -288,7 +324,9 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
     log.warn({ path, address, command: osdpCommandName(command), reason, text }, 'OSDP NAK');
     const pending = current;
     current = null;
-    pending?.reject(new OsdpCommandError(`leitor OSDP ${address} recusou ${osdpCommandName(command)}: ${text}`, 'nak', reason));
+    pending?.reject(
+      new OsdpCommandError(`leitor OSDP ${address} recusou ${osdpCommandName(command)}: ${text}`, 'nak', reason),
+    );
   }
 
   const pd: Pd = {
@@ -322,17 +360,30 @@ export function attachPd(o: { address: number; handlers: OsdpPdHandlers; keys: P
     handle: {
       address,
       send(code, data = new Uint8Array(0)) {
-        if (hooks.isClosed() || !attached) return Promise.reject(new OsdpCommandError(`barramento OSDP ${path} fechado`, 'closed'));
+        if (hooks.isClosed() || !attached)
+          return Promise.reject(new OsdpCommandError(`barramento OSDP ${path} fechado`, 'closed'));
         if (!hooks.linkUp()) return Promise.reject(new OsdpCommandError(`porta ${path} desconectada`, 'offline'));
-        if (phase === 'offline') return Promise.reject(new OsdpCommandError(`leitor OSDP ${address} offline`, 'offline'));
+        if (phase === 'offline')
+          return Promise.reject(new OsdpCommandError(`leitor OSDP ${address} offline`, 'offline'));
         return new Promise((resolve, reject) => {
           queue.push({ code, data, resolve, reject });
           hooks.kick();
         });
       },
       state: () => ({
-        address, phase, online: phase === 'online' && hooks.linkUp(), lastSeenAt: pd.lastSeenAt, problem, pdId, pdCap,
-        sequence: pd.seq, lastNak, secure: sc?.active ?? false, keyConfigured: sc !== null, restarts, keyWritten,
+        address,
+        phase,
+        online: phase === 'online' && hooks.linkUp(),
+        lastSeenAt: pd.lastSeenAt,
+        problem,
+        pdId,
+        pdCap,
+        sequence: pd.seq,
+        lastNak,
+        secure: sc?.active ?? false,
+        keyConfigured: sc !== null,
+        restarts,
+        keyWritten,
       }),
       detach() {
         if (!attached) return;

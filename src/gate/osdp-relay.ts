@@ -3,8 +3,20 @@ import type { RelayConfig } from './lane-config.js';
 import type { OsdpBus } from './osdp-bus.js';
 import { OsdpCommand, OsdpReply, type OsdpPacket } from './osdp-codec.js';
 import {
-  BuzzerTone, LedControl, OsdpColor, OutControlCode, buzData, ledData, outData, parseFmt, parseKeypad, parseRaw, rawCardText,
-  type LedTemporary, type PdCapability, type PdId,
+  BuzzerTone,
+  LedControl,
+  OsdpColor,
+  OutControlCode,
+  buzData,
+  ledData,
+  outData,
+  parseFmt,
+  parseKeypad,
+  parseRaw,
+  rawCardText,
+  type LedTemporary,
+  type PdCapability,
+  type PdId,
 } from './osdp-messages.js';
 import type { DenyReason } from './lane.js';
 import { onlineSignal, type RelayDriver, type RelayStatus } from './relay.js';
@@ -64,7 +76,11 @@ export interface OsdpPdHandlers {
 }
 
 export class OsdpCommandError extends Error {
-  constructor(message: string, readonly kind: 'nak' | 'offline' | 'busy' | 'closed' | 'unexpected', readonly nakReason?: number) {
+  constructor(
+    message: string,
+    readonly kind: 'nak' | 'offline' | 'busy' | 'closed' | 'unexpected',
+    readonly nakReason?: number,
+  ) {
     super(message);
     this.name = 'OsdpCommandError';
   }
@@ -84,7 +100,12 @@ interface Signal {
 }
 
 const red = (onTime: number, offTime: number, timer: number, offColor: number = OsdpColor.BLACK): LedTemporary => ({
-  control: LedControl.TEMPORARY_SET, onTime, offTime, onColor: OsdpColor.RED, offColor, timer,
+  control: LedControl.TEMPORARY_SET,
+  onTime,
+  offTime,
+  onColor: OsdpColor.RED,
+  offColor,
+  timer,
 });
 
 /**
@@ -109,7 +130,14 @@ export const OSDP_DENY_SIGNALS: Readonly<Record<DenyReason, Signal>> = {
   not_found: { led: red(1, 4, 30), buz: { onTime: 10, offTime: 0, count: 1 } },
   cancelled: { led: red(8, 2, 30), buz: { onTime: 1, offTime: 2, count: 4 } },
   capacity: {
-    led: { control: LedControl.TEMPORARY_SET, onTime: 30, offTime: 0, onColor: OsdpColor.AMBER, offColor: OsdpColor.AMBER, timer: 30 },
+    led: {
+      control: LedControl.TEMPORARY_SET,
+      onTime: 30,
+      offTime: 0,
+      onColor: OsdpColor.AMBER,
+      offColor: OsdpColor.AMBER,
+      timer: 30,
+    },
     buz: { onTime: 5, offTime: 5, count: 2 },
   },
 };
@@ -141,7 +169,8 @@ export function createOsdpRelay({ bus, config, log }: OsdpRelayDeps): RelayDrive
   let freePassage = false;
 
   const out = (control: number, timer = 0) => outData([{ output, control, timer }]);
-  const cosmetic = (what: string) => (err: unknown) => log.warn({ err, path: bus.path, address }, `OSDP ${what} failed`);
+  const cosmetic = (what: string) => (err: unknown) =>
+    log.warn({ err, path: bus.path, address }, `OSDP ${what} failed`);
 
   function emitScan(code: string): void {
     for (const l of scanListeners) {
@@ -158,13 +187,19 @@ export function createOsdpRelay({ bus, config, log }: OsdpRelayDeps): RelayDrive
       const card = parseRaw(p.data);
       if (card && card.data.length >= OSDP_MAX_CARD_BYTES) {
         // At the reader's cap the code was most likely cut: refused, never looked up truncated.
-        log.warn({ path: bus.path, address, bytes: card.data.length }, 'OSDP card read at the reader limit: refused as possibly truncated');
+        log.warn(
+          { path: bus.path, address, bytes: card.data.length },
+          'OSDP card read at the reader limit: refused as possibly truncated',
+        );
         for (const l of rejectListeners) l('too_long');
         return;
       }
       const code = card && rawCardText(card);
       if (code) return emitScan(code);
-      log.warn({ path: bus.path, address, bits: card?.bitCount, format: card?.format }, 'OSDP card read is not a text code: ignored');
+      log.warn(
+        { path: bus.path, address, bits: card?.bitCount, format: card?.format },
+        'OSDP card read is not a text code: ignored',
+      );
       return;
     }
     if (p.code === OsdpReply.FMT) {
@@ -181,13 +216,22 @@ export function createOsdpRelay({ bus, config, log }: OsdpRelayDeps): RelayDrive
     log.debug?.({ path: bus.path, address, code: p.code }, 'OSDP reply to POLL ignored');
   }
 
-  const pd = bus.attach(address, {
-    onPollReply,
-    // The PD may have lost power or kept an old state while unreachable: say again what it must hold.
-    // Allow-timed-to-finish (3) so a pulse under way is not cut when free passage is off.
-    restore: () => [{ code: OsdpCommand.OUT, data: out(freePassage ? OutControlCode.PERMANENT_ON_ABORT_TIMED : OutControlCode.PERMANENT_OFF_AFTER_TIMED) }],
-    onOnline: online.set,
-  }, osdpKeys(config));
+  const pd = bus.attach(
+    address,
+    {
+      onPollReply,
+      // The PD may have lost power or kept an old state while unreachable: say again what it must hold.
+      // Allow-timed-to-finish (3) so a pulse under way is not cut when free passage is off.
+      restore: () => [
+        {
+          code: OsdpCommand.OUT,
+          data: out(freePassage ? OutControlCode.PERMANENT_ON_ABORT_TIMED : OutControlCode.PERMANENT_OFF_AFTER_TIMED),
+        },
+      ],
+      onOnline: online.set,
+    },
+    osdpKeys(config),
+  );
 
   return {
     async grant(_direction, pulseMs) {
@@ -195,7 +239,12 @@ export function createOsdpRelay({ bus, config, log }: OsdpRelayDeps): RelayDrive
       const opened = pd.send(OsdpCommand.OUT, out(OutControlCode.TEMPORARY_ON, timer));
       const ledTimer = Math.max(timer, GRANT_LED_MIN);
       const green: LedTemporary = {
-        control: LedControl.TEMPORARY_SET, onTime: ledTimer, offTime: 0, onColor: OsdpColor.GREEN, offColor: OsdpColor.GREEN, timer: ledTimer,
+        control: LedControl.TEMPORARY_SET,
+        onTime: ledTimer,
+        offTime: 0,
+        onColor: OsdpColor.GREEN,
+        offColor: OsdpColor.GREEN,
+        timer: ledTimer,
       };
       // Queued behind OUT, so the turnstile opens first; LED and beep failures do not undo a grant.
       pd.send(OsdpCommand.LED, ledCommand(green)).catch(cosmetic('grant LED'));
@@ -209,7 +258,10 @@ export function createOsdpRelay({ bus, config, log }: OsdpRelayDeps): RelayDrive
     async setFreePassage(on) {
       // Remembered even if the PD is unreachable now: onOnline applies it when it answers again.
       freePassage = on;
-      await pd.send(OsdpCommand.OUT, out(on ? OutControlCode.PERMANENT_ON_ABORT_TIMED : OutControlCode.PERMANENT_OFF_ABORT_TIMED));
+      await pd.send(
+        OsdpCommand.OUT,
+        out(on ? OutControlCode.PERMANENT_ON_ABORT_TIMED : OutControlCode.PERMANENT_OFF_ABORT_TIMED),
+      );
     },
     onScan(listener) {
       scanListeners.add(listener);

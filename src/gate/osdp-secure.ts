@@ -10,8 +10,14 @@ export const SCBK_DEFAULT = Uint8Array.from({ length: 16 }, (_, i) => 0x30 + i);
 
 /** Security block types (SCS_11..SCS_18). */
 export const Scs = {
-  CHLNG: 0x11, CCRYPT: 0x12, SCRYPT: 0x13, RMAC_I: 0x14,
-  CMD_MAC: 0x15, REPLY_MAC: 0x16, CMD_ENC: 0x17, REPLY_ENC: 0x18,
+  CHLNG: 0x11,
+  CCRYPT: 0x12,
+  SCRYPT: 0x13,
+  RMAC_I: 0x14,
+  CMD_MAC: 0x15,
+  REPLY_MAC: 0x16,
+  CMD_ENC: 0x17,
+  REPLY_ENC: 0x18,
 } as const;
 
 export const MAC_LEN = 4;
@@ -46,14 +52,17 @@ export const newRandom = (): Uint8Array => new Uint8Array(randomBytes(8));
 
 /** S-ENC, S-MAC1, S-MAC2 from the base key and the CP's challenge. */
 export function deriveSessionKeys(scbk: Uint8Array, cpRandom: Uint8Array): SessionKeys {
-  const derive = (a: number, b: number) => ecb(scbk, concat(Uint8Array.of(a, b), cpRandom.subarray(0, 6), new Uint8Array(8)));
+  const derive = (a: number, b: number) =>
+    ecb(scbk, concat(Uint8Array.of(a, b), cpRandom.subarray(0, 6), new Uint8Array(8)));
   return { enc: derive(0x01, 0x82), mac1: derive(0x01, 0x01), mac2: derive(0x01, 0x02) };
 }
 
 /** What the CP proves in SCRYPT: AES(S-ENC, pdRandom || cpRandom). */
-export const cpCryptogram = (k: SessionKeys, pdRandom: Uint8Array, cpRandom: Uint8Array) => ecb(k.enc, concat(pdRandom, cpRandom));
+export const cpCryptogram = (k: SessionKeys, pdRandom: Uint8Array, cpRandom: Uint8Array) =>
+  ecb(k.enc, concat(pdRandom, cpRandom));
 /** What the PD proves in CCRYPT: AES(S-ENC, cpRandom || pdRandom). */
-export const pdCryptogram = (k: SessionKeys, cpRandom: Uint8Array, pdRandom: Uint8Array) => ecb(k.enc, concat(cpRandom, pdRandom));
+export const pdCryptogram = (k: SessionKeys, cpRandom: Uint8Array, pdRandom: Uint8Array) =>
+  ecb(k.enc, concat(cpRandom, pdRandom));
 /** The first reply MAC (RMAC_I), the IV of the first secured command's MAC. */
 export const initialRmac = (k: SessionKeys, cpCrypt: Uint8Array) => ecb(k.mac2, ecb(k.mac1, cpCrypt));
 

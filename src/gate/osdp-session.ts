@@ -1,6 +1,16 @@
 import type { OsdpPacket, OsdpSecurityBlock } from './osdp-codec.js';
 import {
-  SCBK_DEFAULT, Scs, computeMac, cpCryptogram, decryptData, deriveSessionKeys, encryptData, initialRmac, newRandom, pdCryptogram, sameBytes,
+  SCBK_DEFAULT,
+  Scs,
+  computeMac,
+  cpCryptogram,
+  decryptData,
+  deriveSessionKeys,
+  encryptData,
+  initialRmac,
+  newRandom,
+  pdCryptogram,
+  sameBytes,
   type SessionKeys,
 } from './osdp-secure.js';
 
@@ -86,7 +96,10 @@ export function createCpSecureSession(config: PdKeys, random: () => Uint8Array =
     },
     scrypt() {
       const h = handshake!;
-      return { scb: { type: Scs.SCRYPT, data: Uint8Array.of(keyByte()) }, data: cpCryptogram(h.keys, h.pdRandom!, h.cpRandom) };
+      return {
+        scb: { type: Scs.SCRYPT, data: Uint8Array.of(keyByte()) },
+        data: cpCryptogram(h.keys, h.pdRandom!, h.cpRandom),
+      };
     },
     acceptRmacI(data) {
       const h = handshake;

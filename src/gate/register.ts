@@ -24,9 +24,21 @@ export interface StartLanesDeps {
 }
 
 /** Opens the lanes' ports and starts them; what /api/local/gates shows. */
-export function startLanes({ config, db, clock, checkin, storage, tenantId, log, devices = serialDevices(log), onGrant }: StartLanesDeps): GatesInfo {
+export function startLanes({
+  config,
+  db,
+  clock,
+  checkin,
+  storage,
+  tenantId,
+  log,
+  devices = serialDevices(log),
+  onGrant,
+}: StartLanesDeps): GatesInfo {
   // For the technician: what the box sees. Without udev (containers) this is an empty list and a warning.
-  void listSerialPorts(log).then((ports) => log.info({ portas: ports.map((p) => p.pnpId ?? p.path) }, 'serial ports seen by the box'));
+  void listSerialPorts(log).then((ports) =>
+    log.info({ portas: ports.map((p) => p.pnpId ?? p.path) }, 'serial ports seen by the box'),
+  );
   const events = createLaneEventLog({ db, tenantId, log, storage });
   const gates = startGates({ config, checkin, tenantId, clock, log, events, devices, onGrant });
   return { tenantId, gates, events, settings: config };

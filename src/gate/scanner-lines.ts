@@ -52,7 +52,8 @@ export function createScannerLineSplitter(opts: ScannerLineOptions): ScannerLine
   const maxLength = opts.maxLength ?? DEFAULT_MAX_CODE_LENGTH;
   const timers = opts.timers ?? realTimers;
   const timeoutEndsCode = opts.suffix === 'none';
-  if (timeoutEndsCode && !(opts.interByteTimeoutMs > 0)) throw new RangeError('suffix none needs interByteTimeoutMs > 0');
+  if (timeoutEndsCode && !(opts.interByteTimeoutMs > 0))
+    throw new RangeError('suffix none needs interByteTimeoutMs > 0');
   let buf: number[] = [];
   let overflow = false;
   let tainted = false;
@@ -102,7 +103,8 @@ export function createScannerLineSplitter(opts: ScannerLineOptions): ScannerLine
       else buf.push(b);
     }
     stopTimer();
-    if ((buf.length > 0 || overflow) && opts.interByteTimeoutMs > 0) timer = timers.setTimeout(onSilence, opts.interByteTimeoutMs);
+    if ((buf.length > 0 || overflow) && opts.interByteTimeoutMs > 0)
+      timer = timers.setTimeout(onSilence, opts.interByteTimeoutMs);
   }
 
   return {
@@ -123,7 +125,15 @@ export interface Debouncer {
  * The window slides from the last time a code was *seen*, not accepted: a QR held in front of a
  * scanner that re-reads it continuously fires once, not once per window.
  */
-export function createDebouncer({ windowMs, clock, maxTracked = 64 }: { windowMs: number; clock: Clock; maxTracked?: number }): Debouncer {
+export function createDebouncer({
+  windowMs,
+  clock,
+  maxTracked = 64,
+}: {
+  windowMs: number;
+  clock: Clock;
+  maxTracked?: number;
+}): Debouncer {
   const lastSeen = new Map<string, number>();
   return {
     accept(code) {

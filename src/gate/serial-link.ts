@@ -65,7 +65,6 @@ export interface SerialLinkOptions {
   clock?: Clock;
 }
 
-
 export const identifyDevice = async (path: string): Promise<string> => {
   const st = await stat(path);
   return `${st.dev}:${st.ino}:${st.rdev}`;
@@ -88,7 +87,10 @@ export const openSerialPort: OpenPort = async ({ path, baudRate, onData, onLost 
     if (!port.isOpen || !port.port) throw new Error('porta fechada');
     await port.port.getBaudRate();
   };
-  const canCheck = await readSettings().then(() => true, () => false);
+  const canCheck = await readSettings().then(
+    () => true,
+    () => false,
+  );
   return {
     ...(canCheck ? { check: readSettings } : {}),
     write: (data) =>
@@ -182,8 +184,16 @@ export function openSerialLink(opts: SerialLinkOptions): SerialLink {
       probeTimer = null;
       const current = port;
       if (!current) return;
-      const hungUp = current.check ? current.check().then(() => null, (err: unknown) => err ?? new Error('porta sem resposta')) : null;
-      const seen = identify(path).then((id) => ({ id }), (err: unknown) => ({ err }));
+      const hungUp = current.check
+        ? current.check().then(
+            () => null,
+            (err: unknown) => err ?? new Error('porta sem resposta'),
+          )
+        : null;
+      const seen = identify(path).then(
+        (id) => ({ id }),
+        (err: unknown) => ({ err }),
+      );
       void Promise.all([seen, hungUp]).then(([who, dead]) => {
         if (closed || port !== current) return;
         if ('err' in who) lose(who.err, 'serial device path gone');
@@ -253,7 +263,10 @@ export function openSerialLink(opts: SerialLinkOptions): SerialLink {
         lose(err, 'serial write failed');
         reject(err);
       };
-      const timer = timers.setTimeout(() => fail(new Error(`escrita na porta ${path} não terminou em ${writeTimeoutMs} ms`)), writeTimeoutMs);
+      const timer = timers.setTimeout(
+        () => fail(new Error(`escrita na porta ${path} não terminou em ${writeTimeoutMs} ms`)),
+        writeTimeoutMs,
+      );
       current.write(data).then(
         () => {
           timers.clearTimeout(timer);
@@ -285,7 +298,13 @@ export function openSerialLink(opts: SerialLinkOptions): SerialLink {
     reconnect(reason) {
       lose(new Error(reason), 'serial peer not answering');
     },
-    status: () => ({ path, up: port !== null, since: since.toISOString(), reconnects: Math.max(0, opened - 1), lastError }),
+    status: () => ({
+      path,
+      up: port !== null,
+      since: since.toISOString(),
+      reconnects: Math.max(0, opened - 1),
+      lastError,
+    }),
     async close() {
       closed = true;
       clearTimers();
@@ -299,7 +318,10 @@ export function openSerialLink(opts: SerialLinkOptions): SerialLink {
 }
 
 /** `SerialPort.list()` needs udevadm (absent in containers): then it is [] and a warning. */
-export async function listSerialPorts(log: Log, list: () => Promise<PortInfo[]> = () => SerialPort.list()): Promise<PortInfo[]> {
+export async function listSerialPorts(
+  log: Log,
+  list: () => Promise<PortInfo[]> = () => SerialPort.list(),
+): Promise<PortInfo[]> {
   try {
     return await list();
   } catch (err) {

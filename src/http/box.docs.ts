@@ -3,19 +3,33 @@ import type { OperationDocs } from './openapi.js';
 
 // Health and metrics (docs/operations.md) for the OpenAPI at /docs; shapes of health.routes.ts and metrics.ts.
 
-const part = z.object({ ok: z.boolean(), motivo: z.string().optional() }).catchall(z.unknown()).describe('Uma parte da prontidão e, quando falha, o motivo');
+const part = z
+  .object({ ok: z.boolean(), motivo: z.string().optional() })
+  .catchall(z.unknown())
+  .describe('Uma parte da prontidão e, quando falha, o motivo');
 
 export const healthAnswerSchema = z.object({
   success: z.literal(true),
-  data: z.object({ status: z.literal('ok'), banco: z.literal('ok'), versao: z.string(), agora: z.string().describe('Hora da caixa, ISO 8601'), fuso_horario: z.string() }),
+  data: z.object({
+    status: z.literal('ok'),
+    banco: z.literal('ok'),
+    versao: z.string(),
+    agora: z.string().describe('Hora da caixa, ISO 8601'),
+    fuso_horario: z.string(),
+  }),
 });
-export const liveAnswerSchema = z.object({ success: z.literal(true), data: z.object({ status: z.literal('ok'), versao: z.string() }) });
+export const liveAnswerSchema = z.object({
+  success: z.literal(true),
+  data: z.object({ status: z.literal('ok'), versao: z.string() }),
+});
 export const readyAnswerSchema = z.object({
   success: z.literal(true),
   data: z.object({
     status: z.literal('ok'),
     versao: z.string(),
-    partes: z.record(z.string(), part).describe('banco, migracoes e, quando configurados, pistas, sincronizacao e relogio'),
+    partes: z
+      .record(z.string(), part)
+      .describe('banco, migracoes e, quando configurados, pistas, sincronizacao e relogio'),
     avisos: z.array(z.string()).optional().describe('Partes que falham sem tirar a caixa do ar (o relógio)'),
   }),
 });
@@ -27,14 +41,37 @@ export const healthDocs: OperationDocs = {
   ok: {
     description: 'A caixa grava.',
     schema: healthAnswerSchema,
-    examples: { ok: { summary: 'Tudo certo', value: { success: true, data: { status: 'ok', banco: 'ok', versao: '0.1.0', agora: '2026-11-21T13:00:00.000Z', fuso_horario: 'America/Sao_Paulo' } } } },
+    examples: {
+      ok: {
+        summary: 'Tudo certo',
+        value: {
+          success: true,
+          data: {
+            status: 'ok',
+            banco: 'ok',
+            versao: '0.1.0',
+            agora: '2026-11-21T13:00:00.000Z',
+            fuso_horario: 'America/Sao_Paulo',
+          },
+        },
+      },
+    },
   },
-  details: { SERVICE_UNAVAILABLE: [{ label: 'sem banco', details: { banco: 'indisponivel' } }, { label: 'sem gravação', details: { banco: 'sem_gravacao', motivo: 'SQLITE_FULL' } }] },
+  details: {
+    SERVICE_UNAVAILABLE: [
+      { label: 'sem banco', details: { banco: 'indisponivel' } },
+      { label: 'sem gravação', details: { banco: 'sem_gravacao', motivo: 'SQLITE_FULL' } },
+    ],
+  },
 };
 
 export const liveDocs: OperationDocs = {
   description: `O processo responde: para reiniciar um processo travado, sem olhar banco ou pistas. ${NO_KEY}`,
-  ok: { description: 'O processo responde.', schema: liveAnswerSchema, examples: { ok: { summary: 'Vivo', value: { success: true, data: { status: 'ok', versao: '0.1.0' } } } } },
+  ok: {
+    description: 'O processo responde.',
+    schema: liveAnswerSchema,
+    examples: { ok: { summary: 'Vivo', value: { success: true, data: { status: 'ok', versao: '0.1.0' } } } },
+  },
 };
 
 export const readyDocs: OperationDocs = {
@@ -43,19 +80,47 @@ export const readyDocs: OperationDocs = {
     description: 'Pronta.',
     schema: readyAnswerSchema,
     examples: {
-      pronta: { summary: 'Tudo certo', value: { success: true, data: { status: 'ok', versao: '0.1.0', partes: { banco: { ok: true }, migracoes: { ok: true }, pistas: { ok: true }, sincronizacao: { ok: true } } } } },
+      pronta: {
+        summary: 'Tudo certo',
+        value: {
+          success: true,
+          data: {
+            status: 'ok',
+            versao: '0.1.0',
+            partes: { banco: { ok: true }, migracoes: { ok: true }, pistas: { ok: true }, sincronizacao: { ok: true } },
+          },
+        },
+      },
     },
   },
-  details: { SERVICE_UNAVAILABLE: [{ label: 'não pronta', details: { partes: { banco: { ok: true }, migracoes: { ok: true }, pistas: { ok: false, motivo: 'entrada-1: relé /dev/ttyUSB0 offline' } } } }, { label: 'encerrando' }] },
+  details: {
+    SERVICE_UNAVAILABLE: [
+      {
+        label: 'não pronta',
+        details: {
+          partes: {
+            banco: { ok: true },
+            migracoes: { ok: true },
+            pistas: { ok: false, motivo: 'entrada-1: relé /dev/ttyUSB0 offline' },
+          },
+        },
+      },
+      { label: 'encerrando' },
+    ],
+  },
 };
 
 export const metricsDocs: OperationDocs = {
-  description: 'As métricas da caixa no formato de texto do Prometheus: leituras por porta e resultado e sua latência, a fila de gravação, o processo e o event loop, as pistas e dispositivos, o relógio e a sincronização. Aberta à própria caixa (loopback); de outro endereço, uma chave com local:read em `X-API-Key` ou como `Authorization: Bearer`.',
+  description:
+    'As métricas da caixa no formato de texto do Prometheus: leituras por porta e resultado e sua latência, a fila de gravação, o processo e o event loop, as pistas e dispositivos, o relógio e a sincronização. Aberta à própria caixa (loopback); de outro endereço, uma chave com local:read em `X-API-Key` ou como `Authorization: Bearer`.',
   permissions: ['local:read'],
   ok: {
     description: 'Uma coleta.',
     other: {
-      'text/plain': { example: '# HELP gate_scans_total Check-ins, reversals and movements by door and result (ok or the error code)\n# TYPE gate_scans_total counter\ngate_scans_total{porta="api",acao="checkin",resultado="ok"} 812\n' },
+      'text/plain': {
+        example:
+          '# HELP gate_scans_total Check-ins, reversals and movements by door and result (ok or the error code)\n# TYPE gate_scans_total counter\ngate_scans_total{porta="api",acao="checkin",resultado="ok"} 812\n',
+      },
     },
   },
 };

@@ -28,7 +28,12 @@ export interface HttpLimits {
 }
 
 export const HTTP_LIMITS: HttpLimits = {
-  idleMs: 60_000, headersMs: 20_000, requestMs: 30_000, keepAliveMs: 30_000, perAddress: 128, uncapped: ['127.0.0.1', '::1', '::ffff:127.0.0.1'],
+  idleMs: 60_000,
+  headersMs: 20_000,
+  requestMs: 30_000,
+  keepAliveMs: 30_000,
+  perAddress: 128,
+  uncapped: ['127.0.0.1', '::1', '::ffff:127.0.0.1'],
 };
 
 /** Applies the timeouts and the per-address cap to a server; logs the cap once per address a minute. */
@@ -39,7 +44,8 @@ export function limitConnections(server: Server, limits: HttpLimits, log: Log, c
   server.requestTimeout = limits.requestMs;
   server.keepAliveTimeout = limits.keepAliveMs;
   // How often Node checks headersTimeout and requestTimeout (default 30 s): a tenth of the shorter.
-  (server as Server & { connectionsCheckingInterval?: number }).connectionsCheckingInterval = Math.min(limits.headersMs, limits.requestMs) / 10;
+  (server as Server & { connectionsCheckingInterval?: number }).connectionsCheckingInterval =
+    Math.min(limits.headersMs, limits.requestMs) / 10;
   const open = new Map<string, number>();
   const warned = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
@@ -50,7 +56,10 @@ export function limitConnections(server: Server, limits: HttpLimits, log: Log, c
       const last = warned.get(address);
       if (last === undefined || now() - last >= 60_000) {
         warned.set(address, now());
-        log.warn({ endereco: address, limite: limits.perAddress }, 'too many connections from one address: new ones are closed');
+        log.warn(
+          { endereco: address, limite: limits.perAddress },
+          'too many connections from one address: new ones are closed',
+        );
       }
       socket.destroy();
       return;

@@ -43,7 +43,10 @@ export const errorCatalogue = {
   SEM_ENTRADA: { status: 422, message: 'Saída sem entrada registrada hoje.' },
   // The staff console (docs/console.md)
   CREDENCIAIS_INVALIDAS: { status: 401, message: 'Operador ou senha inválidos.' },
-  CONTA_BLOQUEADA: { status: 429, message: 'Conta bloqueada por tentativas erradas. Tente novamente em alguns minutos.' },
+  CONTA_BLOQUEADA: {
+    status: 429,
+    message: 'Conta bloqueada por tentativas erradas. Tente novamente em alguns minutos.',
+  },
   SESSAO_INVALIDA: { status: 401, message: 'Sessão encerrada ou expirada: entre novamente.' },
   CSRF_INVALIDO: { status: 403, message: 'Requisição sem o token da sessão (X-CSRF-Token).' },
   PAPEL_INSUFICIENTE: { status: 403, message: 'Operação permitida apenas a supervisores.' },

@@ -32,74 +32,124 @@ const ADVISORY = new Set(['relogio']);
  * and /health/ready (database writable, migrations current, every lane's devices online, sync not
  * stuck; each part with its reason; the clock reported, never failing it). No key needed, no data exposed.
  */
-export const healthRoutes = ({ db, clock, storage, gates, sync, clockCheck }: HealthDeps): RouteRegistrar => (app) => {
-  const { sqlite } = db;
-  const tags = ['box'];
+export const healthRoutes =
+  ({ db, clock, storage, gates, sync, clockCheck }: HealthDeps): RouteRegistrar =>
+  (app) => {
+    const { sqlite } = db;
+    const tags = ['box'];
 
-  const database = (): Part => {
-    try {
-      sqlite.prepare('select 1').get();
-    } catch {
-      return { ok: false, motivo: 'banco de dados indisponível' };
-    }
-    const failing = storage.probe();
-    return failing ? { ok: false, motivo: `${CANNOT_RECORD} (${failing})` } : { ok: true };
+    const database = (): Part => {
+      try {
+        sqlite.prepare('select 1').get();
+      } catch {
+        return { ok: false, motivo: 'banco de dados indisponível' };
+      }
+      const failing = storage.probe();
+      return failing ? { ok: false, motivo: `${CANNOT_RECORD} (${failing})` } : { ok: true };
+    };
+
+    const migrationsPart = (): Part => {
+      const { pending } = migrationState(sqlite);
+      return pending.length === 0
+        ? { ok: true }
+        : { ok: false, motivo: `migrações pendentes: ${pending.join(', ')} (gate migrate)` };
+    };
+
+    const lanesPart = (): Part | null => {
+      if (!gates) return null;
+      const down = gates.gates
+        .status()
+        .lanes.flatMap((l) => [
+          ...(l.relay.online ? [] : [`${l.name}: relé ${l.relay.path} offline`]),
+          ...l.scanners.filter((s) => !s.up).map((s) => `${l.name}: leitor ${s.path} desconectado`),
+        ]);
+      return down.length === 0 ? { ok: true } : { ok: false, motivo: down.join('; ') };
+    };
+
+    const syncPart = (): Part | null => {
+      if (!sync) return null;
+      const s = syncSummary(db, sync.tenantId);
+      const oldest = s.queue?.oldest ? Date.parse(s.queue.oldest) : null;
+      // Offline is normal for this box (it works without the cloud); stuck is the cloud answering and events not leaving.
+      if (sync.state.online() === true && oldest !== null && clock.now().getTime() - oldest > SYNC_STUCK_MS)
+        return { ok: false, motivo: `eventos aguardando envio desde ${s.queue!.oldest} com a nuvem respondendo` };
+      return {
+        ok: true,
+        ...(sync.state.online() === false
+          ? { motivo: 'nuvem inacessível: a caixa segue registrando e envia depois' }
+          : {}),
+      };
+    };
+
+    const clockPart = (): Part | null => {
+      if (!clockCheck) return null;
+      const s = clockCheck.state();
+      if (!s.suspeito) return { ok: true };
+      const times =
+        s.motivo === 'diferenca_da_nuvem'
+          ? { diferenca_segundos: s.diferenca_nuvem_segundos }
+          : { agora: s.agora, ultimo_evento_em: s.ultimo_evento_em };
+      return { ok: false, motivo: s.motivo!, ...times, mensagem: describeClock(s) };
+    };
+
+    // /health answers as it always has (compatibility): readable, then writable.
+    app.get(
+      '/health',
+      { schema: { tags, summary: 'Banco de dados legível e gravável', docs: healthDocs } },
+      async () => {
+        try {
+          sqlite.prepare('select 1').get();
+        } catch {
+          throw new AppError('SERVICE_UNAVAILABLE', { banco: 'indisponivel' }, 'Banco de dados indisponível.');
+        }
+        const failing = storage.probe();
+        if (failing)
+          throw new AppError('SERVICE_UNAVAILABLE', { banco: 'sem_gravacao', motivo: failing }, CANNOT_RECORD);
+        return {
+          success: true,
+          data: { status: 'ok', banco: 'ok', versao: VERSION, agora: clock.nowIso(), fuso_horario: clock.timeZone },
+        };
+      },
+    );
+
+    app.get('/health/live', { schema: { tags, summary: 'O processo responde', docs: liveDocs } }, async () => ({
+      success: true,
+      data: { status: 'ok', versao: VERSION },
+    }));
+
+    app.get(
+      '/health/ready',
+      {
+        schema: {
+          tags,
+          summary: 'Pronta para a portaria: banco gravável, migrações em dia, pistas online, sincronização andando',
+          docs: readyDocs,
+        },
+      },
+      async () => {
+        const parts = Object.fromEntries(
+          Object.entries({
+            banco: database(),
+            migracoes: migrationsPart(),
+            pistas: lanesPart(),
+            sincronizacao: syncPart(),
+            relogio: clockPart(),
+          }).filter(([, p]) => p !== null),
+        ) as Record<string, Part>;
+        const failing = Object.entries(parts).filter(([name, p]) => !p.ok && !ADVISORY.has(name));
+        if (failing.length > 0)
+          throw new AppError(
+            'SERVICE_UNAVAILABLE',
+            { partes: parts },
+            `Caixa não está pronta: ${failing.map(([name, p]) => `${name}: ${p.motivo}`).join('; ')}`,
+          );
+        const warnings = Object.entries(parts)
+          .filter(([, p]) => !p.ok)
+          .map(([name, p]) => `${name}: ${typeof p.mensagem === 'string' ? p.mensagem : p.motivo}`);
+        return {
+          success: true,
+          data: { status: 'ok', versao: VERSION, partes: parts, ...(warnings.length > 0 ? { avisos: warnings } : {}) },
+        };
+      },
+    );
   };
-
-  const migrationsPart = (): Part => {
-    const { pending } = migrationState(sqlite);
-    return pending.length === 0 ? { ok: true } : { ok: false, motivo: `migrações pendentes: ${pending.join(', ')} (gate migrate)` };
-  };
-
-  const lanesPart = (): Part | null => {
-    if (!gates) return null;
-    const down = gates.gates.status().lanes.flatMap((l) => [
-      ...(l.relay.online ? [] : [`${l.name}: relé ${l.relay.path} offline`]),
-      ...l.scanners.filter((s) => !s.up).map((s) => `${l.name}: leitor ${s.path} desconectado`),
-    ]);
-    return down.length === 0 ? { ok: true } : { ok: false, motivo: down.join('; ') };
-  };
-
-  const syncPart = (): Part | null => {
-    if (!sync) return null;
-    const s = syncSummary(db, sync.tenantId);
-    const oldest = s.queue?.oldest ? Date.parse(s.queue.oldest) : null;
-    // Offline is normal for this box (it works without the cloud); stuck is the cloud answering and events not leaving.
-    if (sync.state.online() === true && oldest !== null && clock.now().getTime() - oldest > SYNC_STUCK_MS)
-      return { ok: false, motivo: `eventos aguardando envio desde ${s.queue!.oldest} com a nuvem respondendo` };
-    return { ok: true, ...(sync.state.online() === false ? { motivo: 'nuvem inacessível: a caixa segue registrando e envia depois' } : {}) };
-  };
-
-  const clockPart = (): Part | null => {
-    if (!clockCheck) return null;
-    const s = clockCheck.state();
-    if (!s.suspeito) return { ok: true };
-    const times = s.motivo === 'diferenca_da_nuvem' ? { diferenca_segundos: s.diferenca_nuvem_segundos } : { agora: s.agora, ultimo_evento_em: s.ultimo_evento_em };
-    return { ok: false, motivo: s.motivo!, ...times, mensagem: describeClock(s) };
-  };
-
-  // /health answers as it always has (compatibility): readable, then writable.
-  app.get('/health', { schema: { tags, summary: 'Banco de dados legível e gravável', docs: healthDocs } }, async () => {
-    try {
-      sqlite.prepare('select 1').get();
-    } catch {
-      throw new AppError('SERVICE_UNAVAILABLE', { banco: 'indisponivel' }, 'Banco de dados indisponível.');
-    }
-    const failing = storage.probe();
-    if (failing) throw new AppError('SERVICE_UNAVAILABLE', { banco: 'sem_gravacao', motivo: failing }, CANNOT_RECORD);
-    return { success: true, data: { status: 'ok', banco: 'ok', versao: VERSION, agora: clock.nowIso(), fuso_horario: clock.timeZone } };
-  });
-
-  app.get('/health/live', { schema: { tags, summary: 'O processo responde', docs: liveDocs } }, async () => ({ success: true, data: { status: 'ok', versao: VERSION } }));
-
-  app.get('/health/ready', { schema: { tags, summary: 'Pronta para a portaria: banco gravável, migrações em dia, pistas online, sincronização andando', docs: readyDocs } }, async () => {
-    const parts = Object.fromEntries(
-      Object.entries({ banco: database(), migracoes: migrationsPart(), pistas: lanesPart(), sincronizacao: syncPart(), relogio: clockPart() }).filter(([, p]) => p !== null),
-    ) as Record<string, Part>;
-    const failing = Object.entries(parts).filter(([name, p]) => !p.ok && !ADVISORY.has(name));
-    if (failing.length > 0)
-      throw new AppError('SERVICE_UNAVAILABLE', { partes: parts }, `Caixa não está pronta: ${failing.map(([name, p]) => `${name}: ${p.motivo}`).join('; ')}`);
-    const warnings = Object.entries(parts).filter(([, p]) => !p.ok).map(([name, p]) => `${name}: ${typeof p.mensagem === 'string' ? p.mensagem : p.motivo}`);
-    return { success: true, data: { status: 'ok', versao: VERSION, partes: parts, ...(warnings.length > 0 ? { avisos: warnings } : {}) } };
-  });
-};

@@ -19,16 +19,39 @@ import { AppError } from './errors.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
-export function createMetrics({ db, clock, gates, sync, clockCheck }: { db: Db; clock: Clock; gates: () => GatesInfo | undefined; sync: SyncInfo | undefined; clockCheck?: ClockCheck | undefined }) {
+export function createMetrics({
+  db,
+  clock,
+  gates,
+  sync,
+  clockCheck,
+}: {
+  db: Db;
+  clock: Clock;
+  gates: () => GatesInfo | undefined;
+  sync: SyncInfo | undefined;
+  clockCheck?: ClockCheck | undefined;
+}) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'gate_' });
-  const scans = new Counter({ name: 'gate_scans_total', help: 'Check-ins, reversals and movements by door and result (ok or the error code)', labelNames: ['porta', 'acao', 'resultado'], registers: [registry] });
+  const scans = new Counter({
+    name: 'gate_scans_total',
+    help: 'Check-ins, reversals and movements by door and result (ok or the error code)',
+    labelNames: ['porta', 'acao', 'resultado'],
+    registers: [registry],
+  });
   const latency = new Histogram({
-    name: 'gate_scan_duration_seconds', help: 'From the door calling the check-in service to the durable commit', labelNames: ['porta', 'acao'],
-    buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1], registers: [registry],
+    name: 'gate_scan_duration_seconds',
+    help: 'From the door calling the check-in service to the durable commit',
+    labelNames: ['porta', 'acao'],
+    buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [registry],
   });
   new Gauge({
-    name: 'gate_device_up', help: 'Each lane device: 1 online, 0 offline', labelNames: ['pista', 'dispositivo', 'porta'], registers: [registry],
+    name: 'gate_device_up',
+    help: 'Each lane device: 1 online, 0 offline',
+    labelNames: ['pista', 'dispositivo', 'porta'],
+    registers: [registry],
     collect() {
       this.reset();
       for (const l of gates()?.gates.status().lanes ?? []) {
@@ -38,12 +61,29 @@ export function createMetrics({ db, clock, gates, sync, clockCheck }: { db: Db; 
     },
   });
   const grants = new Histogram({
-    name: 'gate_lane_grant_seconds', help: 'From a lane reading a code to its relay taking the grant', labelNames: ['pista'],
-    buckets: [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2], registers: [registry],
+    name: 'gate_lane_grant_seconds',
+    help: 'From a lane reading a code to its relay taking the grant',
+    labelNames: ['pista'],
+    buckets: [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2],
+    registers: [registry],
   });
   if (clockCheck) {
-    new Gauge({ name: 'gate_clock_suspect', help: '1 while the box clock is suspect (behind the newest event, or away from the cloud)', registers: [registry], collect() { this.set(clockCheck.state().suspeito ? 1 : 0); } });
-    new Gauge({ name: 'gate_clock_cloud_skew_seconds', help: 'Box clock minus the cloud clock (Date header), the least the last reading allows; NaN before one', registers: [registry], collect() { this.set(clockCheck.state().diferenca_nuvem_segundos ?? NaN); } });
+    new Gauge({
+      name: 'gate_clock_suspect',
+      help: '1 while the box clock is suspect (behind the newest event, or away from the cloud)',
+      registers: [registry],
+      collect() {
+        this.set(clockCheck.state().suspeito ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'gate_clock_cloud_skew_seconds',
+      help: 'Box clock minus the cloud clock (Date header), the least the last reading allows; NaN before one',
+      registers: [registry],
+      collect() {
+        this.set(clockCheck.state().diferenca_nuvem_segundos ?? NaN);
+      },
+    });
   }
   writeQueueMetrics(registry, db.writes);
   // One sync summary per scrape, whichever gauge asks first.
@@ -51,15 +91,47 @@ export function createMetrics({ db, clock, gates, sync, clockCheck }: { db: Db; 
   if (sync) {
     const summary = () => (scraped ??= syncSummary(db, sync.tenantId));
     const age = (iso: string | null | undefined) => (iso ? (clock.now().getTime() - Date.parse(iso)) / 1000 : -1);
-    new Gauge({ name: 'gate_sync_online', help: '1 when the cloud answered the last call', registers: [registry], collect() { this.set(sync.state.online() ? 1 : 0); } });
-    new Gauge({ name: 'gate_sync_last_pull_age_seconds', help: 'Seconds since the last good pull (-1: never)', registers: [registry], collect() { this.set(age(summary().state?.last_pull_ok_at)); } });
-    new Gauge({ name: 'gate_sync_last_push_age_seconds', help: 'Seconds since the last good push (-1: never)', registers: [registry], collect() { this.set(age(summary().state?.last_push_ok_at)); } });
-    new Gauge({ name: 'gate_sync_events_waiting', help: 'Events not yet accepted by the cloud', registers: [registry], collect() { this.set(eventsWaiting(summary(), true)); } });
     new Gauge({
-      name: 'gate_sync_conflicts', help: 'Events the cloud did not accept, by kind', labelNames: ['tipo'], registers: [registry],
+      name: 'gate_sync_online',
+      help: '1 when the cloud answered the last call',
+      registers: [registry],
+      collect() {
+        this.set(sync.state.online() ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'gate_sync_last_pull_age_seconds',
+      help: 'Seconds since the last good pull (-1: never)',
+      registers: [registry],
+      collect() {
+        this.set(age(summary().state?.last_pull_ok_at));
+      },
+    });
+    new Gauge({
+      name: 'gate_sync_last_push_age_seconds',
+      help: 'Seconds since the last good push (-1: never)',
+      registers: [registry],
+      collect() {
+        this.set(age(summary().state?.last_push_ok_at));
+      },
+    });
+    new Gauge({
+      name: 'gate_sync_events_waiting',
+      help: 'Events not yet accepted by the cloud',
+      registers: [registry],
+      collect() {
+        this.set(eventsWaiting(summary(), true));
+      },
+    });
+    new Gauge({
+      name: 'gate_sync_conflicts',
+      help: 'Events the cloud did not accept, by kind',
+      labelNames: ['tipo'],
+      registers: [registry],
       collect() {
         const s = summary();
-        for (const kind of CONFLICT_KINDS) this.set({ tipo: kind }, s.byResult.find((b) => b.resultado === kind)?.n ?? 0);
+        for (const kind of CONFLICT_KINDS)
+          this.set({ tipo: kind }, s.byResult.find((b) => b.resultado === kind)?.n ?? 0);
       },
     });
   }
@@ -89,19 +161,48 @@ function writeQueueMetrics(registry: Registry, writes: WriteQueue) {
   const FILA = { foreground: 'principal', background: 'fundo' } as const;
   const seconds = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
   new Gauge({
-    name: 'gate_write_queue_depth', help: 'Units of work waiting for a commit, by priority (principal: scans and other writes; fundo: sync pages, batch slices)', labelNames: ['fila'], registers: [registry],
+    name: 'gate_write_queue_depth',
+    help: 'Units of work waiting for a commit, by priority (principal: scans and other writes; fundo: sync pages, batch slices)',
+    labelNames: ['fila'],
+    registers: [registry],
     collect() {
       const { waiting } = writes.stats();
       this.set({ fila: FILA.foreground }, waiting.foreground);
       this.set({ fila: FILA.background }, waiting.background);
     },
   });
-  const commit = new Histogram({ name: 'gate_write_commit_seconds', help: 'One group commit: BEGIN IMMEDIATE, its units, COMMIT (without the fsync)', labelNames: ['fila'], buckets: seconds, registers: [registry] });
-  const fsync = new Histogram({ name: 'gate_write_fsync_seconds', help: 'The WAL fsync after a commit, which its units wait for', labelNames: ['fila'], buckets: seconds, registers: [registry] });
-  const units = new Histogram({ name: 'gate_write_commit_units', help: 'Units of work in one commit', labelNames: ['fila'], buckets: [1, 2, 5, 10, 20, 50, 100, 200, 512], registers: [registry] });
-  const failures = new Counter({ name: 'gate_write_commit_failures_total', help: 'Commits none of whose units was acknowledged, by stage (commit: the transaction; fsync: the disk)', labelNames: ['fila', 'etapa'], registers: [registry] });
+  const commit = new Histogram({
+    name: 'gate_write_commit_seconds',
+    help: 'One group commit: BEGIN IMMEDIATE, its units, COMMIT (without the fsync)',
+    labelNames: ['fila'],
+    buckets: seconds,
+    registers: [registry],
+  });
+  const fsync = new Histogram({
+    name: 'gate_write_fsync_seconds',
+    help: 'The WAL fsync after a commit, which its units wait for',
+    labelNames: ['fila'],
+    buckets: seconds,
+    registers: [registry],
+  });
+  const units = new Histogram({
+    name: 'gate_write_commit_units',
+    help: 'Units of work in one commit',
+    labelNames: ['fila'],
+    buckets: [1, 2, 5, 10, 20, 50, 100, 200, 512],
+    registers: [registry],
+  });
+  const failures = new Counter({
+    name: 'gate_write_commit_failures_total',
+    help: 'Commits none of whose units was acknowledged, by stage (commit: the transaction; fsync: the disk)',
+    labelNames: ['fila', 'etapa'],
+    registers: [registry],
+  });
   // Children made once: an observation per commit does not hash labels.
-  const per = <T>(make: (fila: string) => T) => ({ foreground: make(FILA.foreground), background: make(FILA.background) });
+  const per = <T>(make: (fila: string) => T) => ({
+    foreground: make(FILA.foreground),
+    background: make(FILA.background),
+  });
   const commitOf = per((fila) => commit.labels(fila));
   const fsyncOf = per((fila) => fsync.labels(fila));
   const unitsOf = per((fila) => units.labels(fila));
@@ -124,18 +225,32 @@ function writeQueueMetrics(registry: Registry, writes: WriteQueue) {
  * Open to the box itself (a local agent) and to a key with `local:read`, sent as X-API-Key or as
  * `Authorization: Bearer` (what Prometheus' scrape config sends).
  */
-export const metricsRoutes = ({ metrics, auth }: { metrics: Metrics; auth: Auth }): RouteRegistrar => (app) => {
-  const allowed = async (request: FastifyRequest) => {
-    if (LOOPBACK.has(request.socket.remoteAddress ?? '')) return;
-    const bearer = /^Bearer\s+(\S+)$/i.exec(String(request.headers.authorization ?? ''))?.[1];
-    if (bearer && !request.headers['x-api-key']) request.headers['x-api-key'] = bearer;
-    auth.apiKey(request, ['local:read']);
+export const metricsRoutes =
+  ({ metrics, auth }: { metrics: Metrics; auth: Auth }): RouteRegistrar =>
+  (app) => {
+    const allowed = async (request: FastifyRequest) => {
+      if (LOOPBACK.has(request.socket.remoteAddress ?? '')) return;
+      const bearer = /^Bearer\s+(\S+)$/i.exec(String(request.headers.authorization ?? ''))?.[1];
+      if (bearer && !request.headers['x-api-key']) request.headers['x-api-key'] = bearer;
+      auth.apiKey(request, ['local:read']);
+    };
+    app.get(
+      '/metrics',
+      {
+        onRequest: allowed,
+        schema: {
+          tags: ['box'],
+          summary: 'Métricas no formato do Prometheus (local:read, ou da própria caixa)',
+          security: [{}, { apiKey: [] }, { bearerKey: [] }],
+          docs: metricsDocs,
+        },
+      },
+      async (_request, reply) => {
+        try {
+          return reply.type(metrics.contentType).send(await metrics.scrape());
+        } catch {
+          throw new AppError('SERVICE_UNAVAILABLE', undefined, 'Métricas indisponíveis no momento.');
+        }
+      },
+    );
   };
-  app.get('/metrics', { onRequest: allowed, schema: { tags: ['box'], summary: 'Métricas no formato do Prometheus (local:read, ou da própria caixa)', security: [{}, { apiKey: [] }, { bearerKey: [] }], docs: metricsDocs } }, async (_request, reply) => {
-    try {
-      return reply.type(metrics.contentType).send(await metrics.scrape());
-    } catch {
-      throw new AppError('SERVICE_UNAVAILABLE', undefined, 'Métricas indisponíveis no momento.');
-    }
-  });
-};

@@ -80,7 +80,15 @@ export const DETAILS: Partial<Record<ErrorCode, readonly Variant[]>> = {
     { details: { qr_code: QR, checkin_em: '2026-11-21T12:31:07.000Z' } },
     { label: 'combo', details: { combo_qr_code: NUMERO, total_pessoas: 4 } },
     { label: 'pedido', details: { numero_pedido: NUMERO, total_pessoas: 4 } },
-    { label: 'adicional', details: { qr_code: 'AD7K2M9Q4X1B3C', checkin_em: '2026-11-21T12:40:00.000Z', quantidade: 2, unidades_utilizadas: 2 } },
+    {
+      label: 'adicional',
+      details: {
+        qr_code: 'AD7K2M9Q4X1B3C',
+        checkin_em: '2026-11-21T12:40:00.000Z',
+        quantidade: 2,
+        unidades_utilizadas: 2,
+      },
+    },
   ],
   TICKET_EXPIRED: [{ details: { data_ingresso: '2026-11-20', data_atual: '2026-11-21', qr_code: QR } }],
   TICKET_NOT_VALID_YET: [{ details: { data_ingresso: '2026-11-22', qr_code: QR } }],
@@ -88,12 +96,32 @@ export const DETAILS: Partial<Record<ErrorCode, readonly Variant[]>> = {
   ORDER_NOT_FOUND: [{ details: { numero_pedido: NUMERO } }],
   ORDER_NOT_PAID: [{ details: { numero_pedido: NUMERO, status: 'reembolsado' } }],
   NO_PEOPLE: [{ details: { numero_pedido: NUMERO } }],
-  ESTORNO_NAO_PERMITIDO: [{ details: { qr_code: QR, checkin_em: '2026-11-20T14:02:11.000Z', data_checkin: '2026-11-20', data_atual: '2026-11-21' } }],
+  ESTORNO_NAO_PERMITIDO: [
+    {
+      details: {
+        qr_code: QR,
+        checkin_em: '2026-11-20T14:02:11.000Z',
+        data_checkin: '2026-11-20',
+        data_atual: '2026-11-21',
+      },
+    },
+  ],
   SEM_CHECKIN: [{ details: { qr_code: QR } }],
-  JA_ESTORNADO: [{ details: { qr_code: QR, estornado_em: '2026-11-21T12:45:00.000Z', estorno_operador: 'Joana', estorno_terminal: 'catraca-2' } }],
+  JA_ESTORNADO: [
+    {
+      details: {
+        qr_code: QR,
+        estornado_em: '2026-11-21T12:45:00.000Z',
+        estorno_operador: 'Joana',
+        estorno_terminal: 'catraca-2',
+      },
+    },
+  ],
   TENANT_MISMATCH: [{ details: { qr_code: QR } }],
   RATE_LIMITED: [{ details: { limite: 100, janela_segundos: 60, tentar_novamente_em_segundos: 42 } }],
-  VALIDATION_ERROR: [{ details: { campos: [{ campo: 'querystring.limit', mensagem: 'deve ser um número inteiro decimal' }] } }],
+  VALIDATION_ERROR: [
+    { details: { campos: [{ campo: 'querystring.limit', mensagem: 'deve ser um número inteiro decimal' }] } },
+  ],
   SERVICE_UNAVAILABLE: [{ label: 'encerrando' }],
   CAPACITY_REACHED: [{ details: { area: 'piscina', capacidade: 120, ocupacao: 120 } }],
   SEM_ENTRADA: [{ details: { qr_code: QR, area: 'parque' } }],
@@ -102,15 +130,43 @@ export const DETAILS: Partial<Record<ErrorCode, readonly Variant[]>> = {
 };
 
 /** SERVICE_UNAVAILABLE where the operation writes: also a database that cannot be written (its message says so). */
-export const WRITE_REFUSED: readonly Variant[] = [{ label: 'encerrando' }, { label: 'sem gravação', details: { motivo: 'SQLITE_FULL' } }];
+export const WRITE_REFUSED: readonly Variant[] = [
+  { label: 'encerrando' },
+  { label: 'sem gravação', details: { motivo: 'SQLITE_FULL' } },
+];
 
 /** Security schemes of the box (components.securitySchemes). */
 export const SECURITY_SCHEMES = {
-  apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Chave de API da integração: check-in, vouchers, clientes e as rotas locais (permissão indicada em cada operação).' },
-  integrationKey: { type: 'apiKey', in: 'header', name: 'X-Integration-Key', description: 'Chave com a permissão integration:combos:read (ou all): rotas de combos.' },
-  bearerKey: { type: 'http', scheme: 'bearer', description: 'A mesma chave de API como `Authorization: Bearer`, para coletores como o Prometheus.' },
-  consoleSession: { type: 'apiKey', in: 'cookie', name: 'gate_console', description: 'Sessão do console, criada por POST /api/console/entrar.' },
-  csrfToken: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: 'O `csrf` da sessão, exigido em todo método que não seja GET no console.' },
+  apiKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description:
+      'Chave de API da integração: check-in, vouchers, clientes e as rotas locais (permissão indicada em cada operação).',
+  },
+  integrationKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Integration-Key',
+    description: 'Chave com a permissão integration:combos:read (ou all): rotas de combos.',
+  },
+  bearerKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A mesma chave de API como `Authorization: Bearer`, para coletores como o Prometheus.',
+  },
+  consoleSession: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'gate_console',
+    description: 'Sessão do console, criada por POST /api/console/entrar.',
+  },
+  csrfToken: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-CSRF-Token',
+    description: 'O `csrf` da sessão, exigido em todo método que não seja GET no console.',
+  },
 } as const;
 type Scheme = keyof typeof SECURITY_SCHEMES;
 
@@ -138,8 +194,10 @@ interface RouteFacts {
  */
 export function commonErrors(route: RouteFacts): ErrorCode[] {
   const codes: ErrorCode[] = [];
-  for (const alternative of route.security ?? []) for (const scheme of Object.keys(alternative)) codes.push(...(CREDENTIAL_ERRORS[scheme as Scheme] ?? []));
-  if (['POST', 'PUT', 'PATCH'].includes(route.method)) codes.push('INVALID_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE');
+  for (const alternative of route.security ?? [])
+    for (const scheme of Object.keys(alternative)) codes.push(...(CREDENTIAL_ERRORS[scheme as Scheme] ?? []));
+  if (['POST', 'PUT', 'PATCH'].includes(route.method))
+    codes.push('INVALID_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE');
   if (route.body || route.querystring || route.params) codes.push('VALIDATION_ERROR');
   if (route.params) codes.push('URI_TOO_LONG');
   codes.push('INTERNAL_ERROR', 'SERVICE_UNAVAILABLE');
@@ -148,18 +206,30 @@ export function commonErrors(route: RouteFacts): ErrorCode[] {
 
 /** The examples of one code for one operation. */
 function examplesOf(code: ErrorCode, docs: OperationDocs): [string, Example][] {
-  const permissions: Variant[] | undefined = code === 'PERMISSION_DENIED' && docs.permissions ? [{ details: { permissoes_necessarias: docs.permissions } }] : undefined;
+  const permissions: Variant[] | undefined =
+    code === 'PERMISSION_DENIED' && docs.permissions
+      ? [{ details: { permissoes_necessarias: docs.permissions } }]
+      : undefined;
   const variants: readonly Variant[] = docs.details?.[code] ?? permissions ?? DETAILS[code] ?? [{}];
   const { message } = errorCatalogue[code];
   return variants.map((v) => [
     v.label ? `${code} (${v.label})` : code,
-    { summary: v.label ? `${message} (${v.label})` : message, value: { success: false, error: { code, message, ...(v.details ? { details: v.details } : {}) } } },
+    {
+      summary: v.label ? `${message} (${v.label})` : message,
+      value: { success: false, error: { code, message, ...(v.details ? { details: v.details } : {}) } },
+    },
   ]);
 }
 
 /** JSON Schema (OpenAPI 3.0) of a zod schema's input side: what the box sends is what it would read. */
 export const toOpenapiSchema = (schema: z.ZodType) => {
-  const { $schema: _, ...json } = z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input', unrepresentable: 'any', reused: 'inline', cycles: 'ref' }) as Record<string, unknown>;
+  const { $schema: _, ...json } = z.toJSONSchema(schema, {
+    target: 'openapi-3.0',
+    io: 'input',
+    unrepresentable: 'any',
+    reused: 'inline',
+    cycles: 'ref',
+  }) as Record<string, unknown>;
   return json;
 };
 
@@ -174,26 +244,47 @@ function envelopeJson(codes: readonly ErrorCode[]) {
 }
 
 const headerObjects = (headers: Record<string, string> | undefined) =>
-  headers ? { headers: Object.fromEntries(Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }])) } : {};
+  headers
+    ? {
+        headers: Object.fromEntries(
+          Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
+        ),
+      }
+    : {};
 
 /** The responses of one operation: 200 and one entry per error status, each code with its examples. */
 export function responsesOf(docs: OperationDocs, route: RouteFacts) {
   const codes = [...new Set([...commonErrors(route), ...(docs.errors ?? [])])];
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) byStatus.set(errorCatalogue[code].status, [...(byStatus.get(errorCatalogue[code].status) ?? []), code]);
+  for (const code of codes)
+    byStatus.set(errorCatalogue[code].status, [...(byStatus.get(errorCatalogue[code].status) ?? []), code]);
 
   const { ok } = docs;
   const content: Record<string, unknown> = {};
-  if (ok.schema) content['application/json'] = { schema: toOpenapiSchema(ok.schema), ...(ok.examples ? { examples: ok.examples } : {}) };
-  for (const [type, other] of Object.entries(ok.other ?? {})) content[type] = { schema: { type: 'string' }, example: other.example };
-  const responses: Record<string, unknown> = { 200: { description: ok.description, ...headerObjects(ok.headers), content } };
+  if (ok.schema)
+    content['application/json'] = {
+      schema: toOpenapiSchema(ok.schema),
+      ...(ok.examples ? { examples: ok.examples } : {}),
+    };
+  for (const [type, other] of Object.entries(ok.other ?? {}))
+    content[type] = { schema: { type: 'string' }, example: other.example };
+  const responses: Record<string, unknown> = {
+    200: { description: ok.description, ...headerObjects(ok.headers), content },
+  };
 
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const retry = list.includes('RATE_LIMITED') ? { 'Retry-After': 'Segundos até a janela de requisições recomeçar' } : undefined;
+    const retry = list.includes('RATE_LIMITED')
+      ? { 'Retry-After': 'Segundos até a janela de requisições recomeçar' }
+      : undefined;
     responses[status] = {
       description: list.map((code) => `\`${code}\`: ${errorCatalogue[code].message}`).join('\n\n'),
       ...headerObjects(retry),
-      content: { 'application/json': { schema: envelopeJson(list), examples: Object.fromEntries(list.flatMap((code) => examplesOf(code, docs))) } },
+      content: {
+        'application/json': {
+          schema: envelopeJson(list),
+          examples: Object.fromEntries(list.flatMap((code) => examplesOf(code, docs))),
+        },
+      },
     };
   }
   return responses;
@@ -226,25 +317,48 @@ type TransformInput = Parameters<typeof jsonSchemaTransform>[0];
  * travel as an `x-` extension of the operation (copied as is) and become its `responses` at the end,
  * so swagger's conversion of response schemas never touches them.
  */
-export function openapiOptions({ version, routeDocs = {} }: { version: string; routeDocs?: Record<string, OperationDocs> }): SwaggerOptions {
+export function openapiOptions({
+  version,
+  routeDocs = {},
+}: {
+  version: string;
+  routeDocs?: Record<string, OperationDocs>;
+}): SwaggerOptions {
   return {
     openapi: {
-      info: { title: 'Caixa da portaria: API de integração de ingressos (local)', version, description: API_DESCRIPTION },
+      info: {
+        title: 'Caixa da portaria: API de integração de ingressos (local)',
+        version,
+        description: API_DESCRIPTION,
+      },
       tags: TAGS,
       components: { securitySchemes: SECURITY_SCHEMES as never },
     },
     transform: (input: TransformInput) => {
       const { docs: own, ...schema } = (input.schema ?? {}) as Record<string, unknown> & { docs?: OperationDocs };
-      const out = jsonSchemaTransform({ ...input, schema } as TransformInput) as { schema: Record<string, unknown>; url: string };
+      const out = jsonSchemaTransform({ ...input, schema } as TransformInput) as {
+        schema: Record<string, unknown>;
+        url: string;
+      };
       const method = String(input.route.method);
       const docs = own ?? routeDocs[routeKey(method, input.url)];
       if (!docs || out.schema.hide) return out;
       const security = (schema.security as RouteFacts['security']) ?? docs.security;
       const facts = { ...(schema as Omit<RouteFacts, 'method'>), method, security };
-      return { url: out.url, schema: { ...out.schema, ...(security ? { security } : {}), description: docs.description, [RESPONSES]: responsesOf(docs, facts) } };
+      return {
+        url: out.url,
+        schema: {
+          ...out.schema,
+          ...(security ? { security } : {}),
+          description: docs.description,
+          [RESPONSES]: responsesOf(docs, facts),
+        },
+      };
     },
     transformObject: ({ openapiObject }: { openapiObject: Record<string, unknown> }) => {
-      for (const operations of Object.values((openapiObject.paths ?? {}) as Record<string, Record<string, Record<string, unknown>>>))
+      for (const operations of Object.values(
+        (openapiObject.paths ?? {}) as Record<string, Record<string, Record<string, unknown>>>,
+      ))
         for (const op of Object.values(operations))
           if (op[RESPONSES]) {
             op.responses = op[RESPONSES];

@@ -8,5 +8,8 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 export function sendJsonBytes(reply: FastifyReply, { bytes, done }: Bytes) {
   reply.raw.once('close', done);
   // As a stream of one chunk: fastify serialises a buffer over shared memory as if it were an object.
-  return reply.type(JSON_TYPE).header('content-length', bytes.length).send(Readable.from([bytes]));
+  return reply
+    .type(JSON_TYPE)
+    .header('content-length', bytes.length)
+    .send(Readable.from([bytes]));
 }

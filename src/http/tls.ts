@@ -18,7 +18,9 @@ export function loadTls({ certFile, keyFile }: TlsFiles): { cert: Buffer; key: B
       return fs.readFileSync(file);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
-      throw new ConfigError(`${name}: não foi possível ler ${file} (${code}); o arquivo precisa ser legível pelo usuário do serviço`);
+      throw new ConfigError(
+        `${name}: não foi possível ler ${file} (${code}); o arquivo precisa ser legível pelo usuário do serviço`,
+      );
     }
   };
   const cert = read('GATE_TLS_CERT', certFile);
@@ -27,7 +29,9 @@ export function loadTls({ certFile, keyFile }: TlsFiles): { cert: Buffer; key: B
     tls.createSecureContext({ cert, key });
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    throw new ConfigError(`GATE_TLS_CERT e GATE_TLS_KEY: ${certFile} e ${keyFile} não formam um certificado PEM com sua chave privada (${why})`);
+    throw new ConfigError(
+      `GATE_TLS_CERT e GATE_TLS_KEY: ${certFile} e ${keyFile} não formam um certificado PEM com sua chave privada (${why})`,
+    );
   }
   return { cert, key };
 }

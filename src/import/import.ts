@@ -54,7 +54,9 @@ export async function importFile(opts: ImportOptions): Promise<ImportResult> {
   const nowIso = clock.nowIso();
   const plan = planReads(validation.keyOrder);
   const ctx = { db, tenantId, nowIso, ...(opts.batchSize ? { batchSize: opts.batchSize } : {}) };
-  const counts = await readable(opts.file, () => writeFile(opts.file, plan, ctx, progress('gravando', size * plan.length)));
+  const counts = await readable(opts.file, () =>
+    writeFile(opts.file, plan, ctx, progress('gravando', size * plan.length)),
+  );
   return { ok: true, dryRun, counts, records, bytes: size, ms: Date.now() - started };
 }
 
@@ -65,7 +67,9 @@ function fileSize(file: string): number {
     return stat.size;
   } catch (error) {
     if (error instanceof ImportFileError) throw error;
-    throw new ImportFileError(`não foi possível ler ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'arquivo não encontrado' : (error as Error).message}`);
+    throw new ImportFileError(
+      `não foi possível ler ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'arquivo não encontrado' : (error as Error).message}`,
+    );
   }
 }
 
@@ -77,7 +81,9 @@ async function readable<T>(file: string, pass: () => Promise<T>): Promise<T> {
     if (!isSyntaxError(error)) throw error;
     const at = await locateSyntaxError(file).catch(() => null);
     if (at && at.byte >= fs.statSync(file).size)
-      throw new ImportFileError(`JSON incompleto: o arquivo acaba na linha ${at.line}, coluna ${at.column} (byte ${at.byte}) sem fechar o JSON`);
+      throw new ImportFileError(
+        `JSON incompleto: o arquivo acaba na linha ${at.line}, coluna ${at.column} (byte ${at.byte}) sem fechar o JSON`,
+      );
     const where = at ? ` na linha ${at.line}, coluna ${at.column} (byte ${at.byte})` : '';
     throw new ImportFileError(`JSON malformado${where}: ${describeSyntaxError(error.message)}`);
   }

@@ -47,15 +47,41 @@ function predictOrder(db: Db, tenantId: number, p: Pedido): WriteOutcome {
 }
 
 export const handlers: Record<Kind, KindHandler> = {
-  pedidos: handler(pedidoSchema, upsertOrder, (r) => ({ created: r.created, statusChanged: r.statusChanged }), predictOrder),
-  combos: handler(comboSchema, upsertCombo, (r) => ({ created: r.created }), (db, tenantId, c) => ({
-    created: !first(db, db.kysely.selectFrom('combos').select('id').where('tenant_id', '=', tenantId).where('combo_id', '=', c.id)),
-  })),
+  pedidos: handler(
+    pedidoSchema,
+    upsertOrder,
+    (r) => ({ created: r.created, statusChanged: r.statusChanged }),
+    predictOrder,
+  ),
+  combos: handler(
+    comboSchema,
+    upsertCombo,
+    (r) => ({ created: r.created }),
+    (db, tenantId, c) => ({
+      created: !first(
+        db,
+        db.kysely.selectFrom('combos').select('id').where('tenant_id', '=', tenantId).where('combo_id', '=', c.id),
+      ),
+    }),
+  ),
   // Availability replaces the dates it carries: it is counted in dates, not as created or updated.
-  disponibilidade: handler(availabilitySchema, upsertAvailability, (r) => ({ created: false, dates: r.dates }), (_db, _t, a) => ({ created: false, dates: a.dates.length })),
-  clientes: handler(clienteRecordSchema, upsertClient, (r) => ({ created: r.created }), (db, tenantId, c) => ({
-    created: !first(db, db.kysely.selectFrom('clients').select('id').where('tenant_id', '=', tenantId).where('cliente_id', '=', c.id)),
-  })),
+  disponibilidade: handler(
+    availabilitySchema,
+    upsertAvailability,
+    (r) => ({ created: false, dates: r.dates }),
+    (_db, _t, a) => ({ created: false, dates: a.dates.length }),
+  ),
+  clientes: handler(
+    clienteRecordSchema,
+    upsertClient,
+    (r) => ({ created: r.created }),
+    (db, tenantId, c) => ({
+      created: !first(
+        db,
+        db.kysely.selectFrom('clients').select('id').where('tenant_id', '=', tenantId).where('cliente_id', '=', c.id),
+      ),
+    }),
+  ),
 };
 
 /** The cloud id of a parsed client record. */

@@ -10,7 +10,8 @@ export interface SyntaxPosition {
   column: number;
 }
 
-export const isSyntaxError = (error: unknown): error is Error => error instanceof Error && /^Parser (cannot parse|has expected)/.test(error.message);
+export const isSyntaxError = (error: unknown): error is Error =>
+  error instanceof Error && /^Parser (cannot parse|has expected)/.test(error.message);
 
 const MESSAGES: [RegExp, string][] = [
   [/digit|of a number/, 'número inválido'],
@@ -55,7 +56,8 @@ async function feed(file: string, fineFrom: number): Promise<{ chunkStart: numbe
   parser.on('error', () => {
     failed = true;
   });
-  const write = (s: string) => new Promise<boolean>((resolve) => parser.write(s, (err) => resolve(Boolean(err) || failed)));
+  const write = (s: string) =>
+    new Promise<boolean>((resolve) => parser.write(s, (err) => resolve(Boolean(err) || failed)));
   const decoder = new StringDecoder('utf8');
   let byte = 0;
   let char = 0;

@@ -21,7 +21,12 @@ const INTERVAL_MS = 100;
  * A progress bar redrawn in place on a terminal, at most ten times a second. Off a terminal it draws
  * nothing: the caller prints one summary line at the end instead.
  */
-export function createProgressBar(out: Writable, label: string, totalBytes: number, clock: Clock = systemClock): Progress {
+export function createProgressBar(
+  out: Writable,
+  label: string,
+  totalBytes: number,
+  clock: Clock = systemClock,
+): Progress {
   const now = () => clock.now().getTime();
   const started = now();
   let last = -Infinity;
@@ -32,7 +37,9 @@ export function createProgressBar(out: Writable, label: string, totalBytes: numb
     const rate = Math.round((records * 1000) / elapsed);
     const bar = '█'.repeat(filled) + '░'.repeat(WIDTH - filled);
     const pct = `${Math.floor(ratio * 100)}%`.padStart(4);
-    out.write(`\r\x1b[2K${label} ${bar} ${pct} ${formatMb(bytes)}/${formatMb(totalBytes)} MB · ${formatCount(records)} registros · ${formatCount(rate)}/s`);
+    out.write(
+      `\r\x1b[2K${label} ${bar} ${pct} ${formatMb(bytes)}/${formatMb(totalBytes)} MB · ${formatCount(records)} registros · ${formatCount(rate)}/s`,
+    );
   };
   return {
     update(bytes, records) {

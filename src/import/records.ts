@@ -71,7 +71,9 @@ class RecordWalker extends Transform {
     const closes = CLOSE.has(t.name);
     if (this.depth === 0) {
       if (t.name !== 'startObject')
-        throw new ImportFileError('o arquivo deve ser um objeto JSON: { "pedidos": [...], "combos": [...], "disponibilidade": [...], "clientes": [...] }');
+        throw new ImportFileError(
+          'o arquivo deve ser um objeto JSON: { "pedidos": [...], "combos": [...], "disponibilidade": [...], "clientes": [...] }',
+        );
       this.seenRoot = true;
       this.depth = 1;
       return;
@@ -103,7 +105,10 @@ class RecordWalker extends Transform {
     }
     const key = this.key ?? '';
     if (!isKind(key)) {
-      this.push({ type: 'issue', message: `${key}: chave desconhecida (use ${KINDS.join(', ')})` } satisfies OutlineIssue);
+      this.push({
+        type: 'issue',
+        message: `${key}: chave desconhecida (use ${KINDS.join(', ')})`,
+      } satisfies OutlineIssue);
       this.skipValue(opens);
       return;
     }

@@ -44,7 +44,11 @@ export interface ValidationContext {
  * Pass 1: reads the whole file, checks every record against its schema and the rules that span
  * records, and writes nothing. Syntax errors reject (see locateSyntaxError).
  */
-export async function validateFile(file: string, ctx: ValidationContext, progress: Progress): Promise<ValidationResult> {
+export async function validateFile(
+  file: string,
+  ctx: ValidationContext,
+  progress: Progress,
+): Promise<ValidationResult> {
   const issues = new IssueList();
   const checks = new CrossChecks(ctx.db, ctx.tenantId, issues.add);
   const counts = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<Kind, number>;

@@ -22,7 +22,8 @@ export interface KindCounts {
 }
 export type WriteCounts = Record<Kind, KindCounts>;
 
-export const emptyCounts = (): WriteCounts => Object.fromEntries(KINDS.map((k) => [k, { created: 0, updated: 0, statusChanged: 0, dates: 0 }])) as WriteCounts;
+export const emptyCounts = (): WriteCounts =>
+  Object.fromEntries(KINDS.map((k) => [k, { created: 0, updated: 0, statusChanged: 0, dates: 0 }])) as WriteCounts;
 
 /** Adds one record's outcome: the same tally for a real write and a dry run's prediction. */
 export function tally(counts: WriteCounts, kind: Kind, out: WriteOutcome): void {
@@ -68,7 +69,12 @@ export function planReads(keyOrder: readonly Kind[]): (ReadonlySet<Kind> | undef
 }
 
 /** Pass 2: reads the file again and upserts its records in short transactions. */
-export async function writeFile(file: string, plan: (ReadonlySet<Kind> | undefined)[], ctx: WriteContext, progress: Progress): Promise<WriteCounts> {
+export async function writeFile(
+  file: string,
+  plan: (ReadonlySet<Kind> | undefined)[],
+  ctx: WriteContext,
+  progress: Progress,
+): Promise<WriteCounts> {
   const counts = emptyCounts();
   const batchSize = ctx.batchSize ?? BATCH_SIZE;
   let committed = 0;
@@ -119,8 +125,14 @@ function committer({ db, tenantId, nowIso }: WriteContext, counts: WriteCounts) 
         outcomes.push({ kind: r.kind, out: handlers[r.kind].write(db, tenantId, r.parsed, nowIso) });
       } catch (error) {
         // OrderConflictError and ComboDataError name the field; say which record it was.
-        const where = error && typeof error === 'object' && 'path' in error && Array.isArray(error.path) ? (error.path as (string | number)[]) : [];
-        throw new Error(`${formatPath([r.kind, r.index, ...where])}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        const where =
+          error && typeof error === 'object' && 'path' in error && Array.isArray(error.path)
+            ? (error.path as (string | number)[])
+            : [];
+        throw new Error(
+          `${formatPath([r.kind, r.index, ...where])}: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
       }
     }
     return outcomes;

@@ -20,7 +20,10 @@ export interface WorkerClient<Q, A> {
   close(): Promise<void>;
 }
 
-export function createWorkerClient<Q extends object, A extends object>(start: () => Worker, name: string): WorkerClient<Q, A> {
+export function createWorkerClient<Q extends object, A extends object>(
+  start: () => Worker,
+  name: string,
+): WorkerClient<Q, A> {
   let worker: Worker | null = null;
   let nextId = 0;
   const pending = new Map<number, { resolve: (a: A) => void; reject: (e: unknown) => void }>();

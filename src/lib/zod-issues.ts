@@ -5,7 +5,10 @@ import type { z } from 'zod';
 
 /** `['pedidos', 12, 'lotes', 0, 'data_uso']` → `pedidos[12].lotes[0].data_uso`. */
 export const formatPath = (parts: readonly PropertyKey[]): string =>
-  parts.map((k) => (typeof k === 'number' ? `[${k}]` : `.${String(k)}`)).join('').replace(/^\./, '');
+  parts
+    .map((k) => (typeof k === 'number' ? `[${k}]` : `.${String(k)}`))
+    .join('')
+    .replace(/^\./, '');
 
 /** Formats a zod error as lines naming the path of each bad field. */
 export function describeIssues(error: z.ZodError, prefix: (string | number)[] = []): string[] {

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { adicionalSchema, clienteSchema, loteSchema, money, pedidoSchema, personDataSchema, timestamp } from './order.schemas.js';
+import {
+  adicionalSchema,
+  clienteSchema,
+  loteSchema,
+  money,
+  pedidoSchema,
+  personDataSchema,
+  timestamp,
+} from './order.schemas.js';
 
 // The orders as the box serves them (order.payload.ts), for the OpenAPI at /docs: built from the
 // cloud's schemas of order.schemas.ts (the one set), with the fields the box always fills made
@@ -36,7 +44,10 @@ export const listedPedidoSchema = z.object({
 });
 
 /** The order of a single-QR check-in: the listing's, with the short cliente and the lots' check-in fields. */
-export const checkinPedidoSchema = listedPedidoSchema.extend({ cliente: clienteCurto, lotes: z.array(checkinLoteSchema) });
+export const checkinPedidoSchema = listedPedidoSchema.extend({
+  cliente: clienteCurto,
+  lotes: z.array(checkinLoteSchema),
+});
 
 /** The order of a combo (group QR) check-in: lots with pessoas[], short additionals, `total`. */
 export const comboPedidoSchema = z.object({
@@ -98,7 +109,15 @@ export const exampleCliente = {
   data_nascimento: '1990-05-01',
   telefone: '11999990000',
   whatsapp: '11999990000',
-  endereco: { cep: '01001000', rua: 'Praça da Sé', numero: '1', complemento: '', bairro: 'Sé', cidade: 'São Paulo', estado: 'SP' },
+  endereco: {
+    cep: '01001000',
+    rua: 'Praça da Sé',
+    numero: '1',
+    complemento: '',
+    bairro: 'Sé',
+    cidade: 'São Paulo',
+    estado: 'SP',
+  },
 };
 
 const exampleLot = {
@@ -176,7 +195,11 @@ const lotAfterCheckin = (checkedIn: number) => ({
 export const EXAMPLE_CHECKIN_AT = CHECKIN_AT;
 
 /** The example order in a single-QR check-in answer, `checkedIn` people in. */
-export const exampleCheckinPedido = (checkedIn: number) => ({ ...examplePedido, cliente, lotes: [lotAfterCheckin(checkedIn)] });
+export const exampleCheckinPedido = (checkedIn: number) => ({
+  ...examplePedido,
+  cliente,
+  lotes: [lotAfterCheckin(checkedIn)],
+});
 
 /** The example order in a combo check-in answer, everyone in. */
 export const exampleComboPedido = () => {
@@ -191,16 +214,33 @@ export const exampleComboPedido = () => {
     lotes: [
       {
         ...lot,
-        pessoas: dados.map((d) => ({ qr_code: d.qr_code, nome: d.Nome, checkin_realizado: true, checkin_em: CHECKIN_AT, checkin_dispositivo: 'catraca-1', checkin_operador: 'Joana' })),
+        pessoas: dados.map((d) => ({
+          qr_code: d.qr_code,
+          nome: d.Nome,
+          checkin_realizado: true,
+          checkin_em: CHECKIN_AT,
+          checkin_dispositivo: 'catraca-1',
+          checkin_operador: 'Joana',
+        })),
       },
     ],
     total_pessoas: 2,
-    adicionais: examplePedido.adicionais.map(({ nome, quantidade, preco_unitario, subtotal }) => ({ nome, quantidade, preco_unitario, subtotal })),
+    adicionais: examplePedido.adicionais.map(({ nome, quantidade, preco_unitario, subtotal }) => ({
+      nome,
+      quantidade,
+      preco_unitario,
+      subtotal,
+    })),
   };
 };
 
 /** The example order in an order-mode check-in answer, everyone in. */
-export const exampleOrderModePedido = () => ({ numero_pedido: EXAMPLE_NUMERO, status: examplePedido.status, cliente, lotes: [lotAfterCheckin(exampleLot.dados.length)] });
+export const exampleOrderModePedido = () => ({
+  numero_pedido: EXAMPLE_NUMERO,
+  status: examplePedido.status,
+  cliente,
+  lotes: [lotAfterCheckin(exampleLot.dados.length)],
+});
 
 /** A reversed person of the example order. */
 export const exampleReversed = (i: 0 | 1) => ({

@@ -6,7 +6,10 @@ import { fromCents, paymentTotals, toCents, type PaymentAdjustment, type Promoti
 
 export type OrderRow = Selectable<OrdersTable>;
 export type LotRow = Selectable<LotsTable>;
-export type PersonRow = Pick<Selectable<PeopleTable>, 'lot_id' | 'qr_code' | 'nome' | 'dados' | 'checkin_em' | 'checkin_dispositivo' | 'checkin_operador'> & {
+export type PersonRow = Pick<
+  Selectable<PeopleTable>,
+  'lot_id' | 'qr_code' | 'nome' | 'dados' | 'checkin_em' | 'checkin_dispositivo' | 'checkin_operador'
+> & {
   sincronizado_em: string | null;
 };
 export type AdditionalRow = Selectable<AdditionalsTable>;
@@ -19,7 +22,15 @@ export interface OrderRecord {
 }
 
 /** The person columns the payloads read (the others are not fetched: 4+ rows per order, on every check-in). */
-const personColumns = ['people.lot_id', 'people.qr_code', 'people.nome', 'people.dados', 'people.checkin_em', 'people.checkin_dispositivo', 'people.checkin_operador'] as const;
+const personColumns = [
+  'people.lot_id',
+  'people.qr_code',
+  'people.nome',
+  'people.dados',
+  'people.checkin_em',
+  'people.checkin_dispositivo',
+  'people.checkin_operador',
+] as const;
 
 /**
  * The four queries of loadOrders, compiled once: for one order (`id = ?`, the check-in path) or for a
@@ -29,18 +40,41 @@ function loadQueries(one: boolean) {
   type P = { id: number; ids: readonly number[]; apiKeyId: number };
   const ofOrder = (p: P) => (one ? p.id : inList(p.ids));
   return {
-    orders: defineQuery((k, p: P) => k.selectFrom('orders').selectAll().where('id', one ? '=' : 'in', ofOrder(p))),
+    orders: defineQuery((k, p: P) =>
+      k
+        .selectFrom('orders')
+        .selectAll()
+        .where('id', one ? '=' : 'in', ofOrder(p)),
+    ),
     lots: defineQuery((k, p: P) =>
-      k.selectFrom('lots').selectAll().where('order_id', one ? '=' : 'in', ofOrder(p)).orderBy('order_id').orderBy('position')),
+      k
+        .selectFrom('lots')
+        .selectAll()
+        .where('order_id', one ? '=' : 'in', ofOrder(p))
+        .orderBy('order_id')
+        .orderBy('position'),
+    ),
     people: defineQuery((k, p: P) =>
-      k.selectFrom('people')
-        .leftJoin('voucher_marks', (j) => j.onRef('voucher_marks.person_id', '=', 'people.id').on('voucher_marks.api_key_id', '=', p.apiKeyId))
+      k
+        .selectFrom('people')
+        .leftJoin('voucher_marks', (j) =>
+          j.onRef('voucher_marks.person_id', '=', 'people.id').on('voucher_marks.api_key_id', '=', p.apiKeyId),
+        )
         .select(personColumns)
         .select('voucher_marks.sincronizado_em')
         .where('people.order_id', one ? '=' : 'in', ofOrder(p))
-        .orderBy('people.order_id').orderBy('people.lot_id').orderBy('people.position')),
+        .orderBy('people.order_id')
+        .orderBy('people.lot_id')
+        .orderBy('people.position'),
+    ),
     additionals: defineQuery((k, p: P) =>
-      k.selectFrom('additionals').selectAll().where('order_id', one ? '=' : 'in', ofOrder(p)).orderBy('order_id').orderBy('position')),
+      k
+        .selectFrom('additionals')
+        .selectAll()
+        .where('order_id', one ? '=' : 'in', ofOrder(p))
+        .orderBy('order_id')
+        .orderBy('position'),
+    ),
   };
 }
 const ofOne = loadQueries(true);
@@ -69,7 +103,8 @@ export function loadOrders(db: Db, orderIds: readonly number[], apiKeyId: number
   return orderIds.map((id) => byId.get(id)).filter((r): r is OrderRecord => r !== undefined);
 }
 
-const latest = (values: (string | null)[]) => values.reduce<string | null>((m, v) => (v !== null && (m === null || v > m) ? v : m), null);
+const latest = (values: (string | null)[]) =>
+  values.reduce<string | null>((m, v) => (v !== null && (m === null || v > m) ? v : m), null);
 const parse = <T>(json: string | null): T | null => (json === null ? null : (JSON.parse(json) as T));
 
 export function valores(order: OrderRow) {
@@ -195,7 +230,12 @@ export function comboPedido(r: OrderRecord) {
       })),
     })),
     total_pessoas: peopleCount(r),
-    adicionais: r.additionals.map((a) => ({ nome: a.nome, quantidade: a.quantidade, preco_unitario: fromCents(a.preco_unitario), subtotal: fromCents(a.subtotal) })),
+    adicionais: r.additionals.map((a) => ({
+      nome: a.nome,
+      quantidade: a.quantidade,
+      preco_unitario: fromCents(a.preco_unitario),
+      subtotal: fromCents(a.subtotal),
+    })),
   };
 }
 
@@ -205,12 +245,18 @@ export function orderModePedido(r: OrderRecord) {
     numero_pedido: r.order.numero_pedido,
     status: r.order.status,
     cliente: clienteShort(r.order),
-    lotes: r.lots.map(({ lot, people }) => ({ ...lotSummary(lot, people), ...lotCheckinFields(lot, people), dados: people.map(dados) })),
+    lotes: r.lots.map(({ lot, people }) => ({
+      ...lotSummary(lot, people),
+      ...lotCheckinFields(lot, people),
+      dados: people.map(dados),
+    })),
   };
 }
 
 /** A person in a reversal response (4.2). */
-export const reversedPerson = (p: Pick<Selectable<PeopleTable>, 'qr_code' | 'nome' | 'estornado_em' | 'estorno_dispositivo' | 'estorno_operador'>) => ({
+export const reversedPerson = (
+  p: Pick<Selectable<PeopleTable>, 'qr_code' | 'nome' | 'estornado_em' | 'estorno_dispositivo' | 'estorno_operador'>,
+) => ({
   qr_code: p.qr_code,
   nome: p.nome,
   estornado_em: p.estornado_em,

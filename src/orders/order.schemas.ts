@@ -8,14 +8,22 @@ import { paymentTotals, toCents } from './money.js';
 export const dateString = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'use o formato YYYY-MM-DD')
-  .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), 'data inexistente');
-export const timestamp = z.string().refine((s) => /^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s)), 'timestamp ISO 8601 inválido');
+  .refine(
+    (s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s),
+    'data inexistente',
+  );
+export const timestamp = z
+  .string()
+  .refine((s) => /^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s)), 'timestamp ISO 8601 inválido');
 /** Stored as UTC ISO (`...Z`), whatever offset the cloud sent, so timestamps compare and sort as text. */
 export const utcTimestamp = timestamp.transform((s) => new Date(s).toISOString());
 export const numeroPedido = z.string().regex(/^\d{8}-\d{4}$/, 'use o formato YYYYMMDD-NNNN');
 export const money = z.number().finite().min(0, 'valor monetário não pode ser negativo');
 const digits = z.string().transform((s) => s.replace(/\D/g, ''));
-const text = z.string().nullish().transform((s) => s ?? '');
+const text = z
+  .string()
+  .nullish()
+  .transform((s) => s ?? '');
 const id = z.string().min(1);
 
 export const orderStatus = z.enum(['pago', 'cancelado', 'reembolsado']);
@@ -48,7 +56,11 @@ export const valoresSchema = z
   })
   .superRefine((v, ctx) => {
     if (v.desconto_pagamento && v.acrescimo_pagamento) {
-      ctx.addIssue({ code: 'custom', path: ['acrescimo_pagamento'], message: 'desconto_pagamento e acrescimo_pagamento são mutuamente exclusivos' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['acrescimo_pagamento'],
+        message: 'desconto_pagamento e acrescimo_pagamento são mutuamente exclusivos',
+      });
       return;
     }
     const totals = paymentTotals({
@@ -61,7 +73,11 @@ export const valoresSchema = z
     const check = (field: 'subtotal' | 'total_desconto' | 'total_pago', cents: number) => {
       const given = v[field];
       if (given !== undefined && toCents(given) !== cents)
-        ctx.addIssue({ code: 'custom', path: [field], message: `não confere com as regras de 2.2: esperado ${(cents / 100).toFixed(2)}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `não confere com as regras de 2.2: esperado ${(cents / 100).toFixed(2)}`,
+        });
     };
     check('subtotal', totals.subtotal);
     check('total_desconto', totals.totalDesconto);
@@ -83,7 +99,10 @@ export const clienteSchema = z.object({
   sobrenome: text,
   email: text,
   cpf: digits.nullish().transform((s) => s ?? ''),
-  data_nascimento: z.union([dateString, z.literal(''), z.null()]).optional().transform((s) => s || ''),
+  data_nascimento: z
+    .union([dateString, z.literal(''), z.null()])
+    .optional()
+    .transform((s) => s || ''),
   telefone: digits.nullish().transform((s) => s ?? ''),
   whatsapp: digits.nullish().transform((s) => s ?? ''),
   endereco: enderecoSchema.nullish().transform((e) => e ?? enderecoSchema.parse({})),
@@ -116,12 +135,25 @@ export const adicionalSchema = z.object({
   quantidade: z.number().int().min(1),
   preco_unitario: money,
   subtotal: money,
-  pessoa_ingresso_id: z.string().nullish().transform((s) => s ?? null),
-  combo_id: z.string().nullish().transform((s) => s ?? null),
-  combo_item_id: z.string().nullish().transform((s) => s ?? null),
+  pessoa_ingresso_id: z
+    .string()
+    .nullish()
+    .transform((s) => s ?? null),
+  combo_id: z
+    .string()
+    .nullish()
+    .transform((s) => s ?? null),
+  combo_item_id: z
+    .string()
+    .nullish()
+    .transform((s) => s ?? null),
   is_brinde: z.boolean().default(false),
   codigo_integracao: text,
-  adicional_qr_code: z.string().length(14, 'o QR de um adicional tem 14 caracteres').nullish().transform((s) => s ?? null),
+  adicional_qr_code: z
+    .string()
+    .length(14, 'o QR de um adicional tem 14 caracteres')
+    .nullish()
+    .transform((s) => s ?? null),
 });
 
 export const pedidoSchema = z
@@ -131,7 +163,10 @@ export const pedidoSchema = z
     pago_em: utcTimestamp.nullable(),
     origem: z.enum(['online', 'balcao', 'central', 'afiliado_pdv']),
     pagamento: z.object({ valores: valoresSchema }),
-    cupom: z.object({ codigo: z.string(), nome: z.string() }).nullish().transform((c) => c ?? null),
+    cupom: z
+      .object({ codigo: z.string(), nome: z.string() })
+      .nullish()
+      .transform((c) => c ?? null),
     cliente: clienteSchema,
     lotes: z.array(loteSchema),
     total_pessoas: z.number().int().min(0).optional(),
@@ -144,14 +179,22 @@ export const pedidoSchema = z
   .superRefine((p, ctx) => {
     const people = p.lotes.reduce((n, l) => n + l.dados.length, 0);
     if (p.total_pessoas !== undefined && p.total_pessoas !== people)
-      ctx.addIssue({ code: 'custom', path: ['total_pessoas'], message: `não confere com as pessoas dos lotes (${people})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['total_pessoas'],
+        message: `não confere com as pessoas dos lotes (${people})`,
+      });
     if (p.total_lotes !== undefined && p.total_lotes !== p.lotes.length)
       ctx.addIssue({ code: 'custom', path: ['total_lotes'], message: `não confere com os lotes (${p.lotes.length})` });
     const seen = new Map<string, string>();
     p.lotes.forEach((l, li) =>
       l.dados.forEach((d, di) => {
         if (seen.has(d.qr_code))
-          ctx.addIssue({ code: 'custom', path: ['lotes', li, 'dados', di, 'qr_code'], message: `qr_code repetido no pedido (${seen.get(d.qr_code)})` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['lotes', li, 'dados', di, 'qr_code'],
+            message: `qr_code repetido no pedido (${seen.get(d.qr_code)})`,
+          });
         seen.set(d.qr_code, `lotes.${li}.dados.${di}`);
       }),
     );

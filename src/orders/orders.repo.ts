@@ -29,7 +29,8 @@ export function cleanDados(person: Record<string, unknown>): Record<string, stri
   return out;
 }
 
-const lotKey = (l: { ingresso_id: string; lote_mestre_id: string; data_uso: string }) => `${l.ingresso_id}|${l.lote_mestre_id}|${l.data_uso}`;
+const lotKey = (l: { ingresso_id: string; lote_mestre_id: string; data_uso: string }) =>
+  `${l.ingresso_id}|${l.lote_mestre_id}|${l.data_uso}`;
 
 export interface UpsertResult {
   orderId: number;
@@ -71,7 +72,16 @@ export function upsertOrder(db: Db, tenantId: number, p: Pedido, nowIso: string)
     statusChanged = existing.status !== p.status;
     q.updateOrder.run(db, Object.assign(columns, { id: orderId }));
   } else {
-    orderId = Number(q.insertOrder.run(db, Object.assign(columns, { tenant_id: tenantId, numero_pedido: p.numero_pedido, created_at: p.created_at ?? nowIso })).lastInsertRowid);
+    orderId = Number(
+      q.insertOrder.run(
+        db,
+        Object.assign(columns, {
+          tenant_id: tenantId,
+          numero_pedido: p.numero_pedido,
+          created_at: p.created_at ?? nowIso,
+        }),
+      ).lastInsertRowid,
+    );
   }
 
   // A new order has no lots, people or additionals yet: nothing to match against.
@@ -100,7 +110,12 @@ function syncLotsAndPeople(db: Db, tenantId: number, orderId: number, p: Pedido,
     if (lotId !== undefined && !keptLots.has(lotId)) {
       q.updateLot.run(db, Object.assign(lotColumns, { id: lotId }));
     } else {
-      const ids = { ingresso_id: lote.ingresso_id, lote_mestre_id: lote.lote_mestre_id, data_uso: lote.data_uso, order_id: orderId };
+      const ids = {
+        ingresso_id: lote.ingresso_id,
+        lote_mestre_id: lote.lote_mestre_id,
+        data_uso: lote.data_uso,
+        order_id: orderId,
+      };
       lotId = Number(q.insertLot.run(db, Object.assign(lotColumns, ids)).lastInsertRowid);
     }
     keptLots.add(lotId);
@@ -118,8 +133,23 @@ function syncLotsAndPeople(db: Db, tenantId: number, orderId: number, p: Pedido,
         return;
       }
       const clash = q.personClash.get(db, { tenantId, qr: person.qr_code });
-      if (clash) throw new OrderConflictError(`qr_code ${person.qr_code} já pertence ao pedido ${clash.numero_pedido}`, ['lotes', li, 'dados', pi, 'qr_code']);
-      const res = q.insertPerson.run(db, Object.assign(personColumns, { tenant_id: tenantId, order_id: orderId, qr_code: person.qr_code, checkin_em: cloudCheckin }));
+      if (clash)
+        throw new OrderConflictError(`qr_code ${person.qr_code} já pertence ao pedido ${clash.numero_pedido}`, [
+          'lotes',
+          li,
+          'dados',
+          pi,
+          'qr_code',
+        ]);
+      const res = q.insertPerson.run(
+        db,
+        Object.assign(personColumns, {
+          tenant_id: tenantId,
+          order_id: orderId,
+          qr_code: person.qr_code,
+          checkin_em: cloudCheckin,
+        }),
+      );
       keptPeople.add(Number(res.lastInsertRowid));
     });
   });
@@ -149,7 +179,10 @@ function syncAdditionals(db: Db, tenantId: number, orderId: number, p: Pedido, i
     if (a.adicional_qr_code) {
       const clash = q.additionalClash.get(db, { tenantId, qr: a.adicional_qr_code });
       if (clash && clash.order_id !== orderId)
-        throw new OrderConflictError(`adicional_qr_code ${a.adicional_qr_code} já pertence ao pedido ${clash.numero_pedido}`, ['adicionais', i, 'adicional_qr_code']);
+        throw new OrderConflictError(
+          `adicional_qr_code ${a.adicional_qr_code} já pertence ao pedido ${clash.numero_pedido}`,
+          ['adicionais', i, 'adicional_qr_code'],
+        );
     }
     const row = existing[i];
     if (row) q.updateAdditional.run(db, Object.assign(columns, { id: row.id }));

@@ -25,7 +25,13 @@ Página: \`limit\` padrão 100, no máximo 1000 (um valor maior é servido como 
     schema: vouchersAnswerSchema,
     examples: {
       pagina: { summary: 'Uma página', value: { success: true, data: { pedidos: [examplePedido], total: 1 } } },
-      vazia: { summary: 'Nada novo para esta chave', value: { success: true, data: { pedidos: [], total: 0, mensagem: 'Nenhum voucher novo para sincronizar com esta chave.' } } },
+      vazia: {
+        summary: 'Nada novo para esta chave',
+        value: {
+          success: true,
+          data: { pedidos: [], total: 0, mensagem: 'Nenhum voucher novo para sincronizar com esta chave.' },
+        },
+      },
     },
   },
 };

@@ -13,16 +13,18 @@ const LOAD_SLICE = 50;
  * `{ success, data: { pedidos, total } }` gives, read in one snapshot of the database.
  */
 export function voucherPageJson(db: Db, orderIds: readonly number[], apiKeyId: number): string {
-  return db.sqlite.transaction(() => {
-    const parts: string[] = [];
-    let total = 0;
-    for (let from = 0; from < orderIds.length; from += LOAD_SLICE) {
-      const slice = loadOrders(db, orderIds.slice(from, from + LOAD_SLICE), apiKeyId);
-      total += slice.length;
-      if (slice.length > 0) parts.push(JSON.stringify(slice.map((r) => voucherPedido(r))).slice(1, -1));
-    }
-    return `{"success":true,"data":{"pedidos":[${parts.join(',')}],"total":${total}}}`;
-  }).deferred();
+  return db.sqlite
+    .transaction(() => {
+      const parts: string[] = [];
+      let total = 0;
+      for (let from = 0; from < orderIds.length; from += LOAD_SLICE) {
+        const slice = loadOrders(db, orderIds.slice(from, from + LOAD_SLICE), apiKeyId);
+        total += slice.length;
+        if (slice.length > 0) parts.push(JSON.stringify(slice.map((r) => voucherPedido(r))).slice(1, -1));
+      }
+      return `{"success":true,"data":{"pedidos":[${parts.join(',')}],"total":${total}}}`;
+    })
+    .deferred();
 }
 
 export interface VoucherPages {
@@ -33,7 +35,8 @@ export interface VoucherPages {
   close(): Promise<void>;
 }
 
-export type PagesAsk = { find: VoucherFilters } | { render: { orderIds: readonly number[]; apiKeyId: number; slot: number } };
+export type PagesAsk =
+  { find: VoucherFilters } | { render: { orderIds: readonly number[]; apiKeyId: number; slot: number } };
 type Answer = { ids: number[] } | { written: number } | { bytes: Uint8Array } | { error: string };
 
 /**
@@ -47,7 +50,10 @@ type Answer = { ids: number[] } | { written: number } | { bytes: Uint8Array } | 
  */
 export function createVoucherPages(file: string, slots: ByteSlots): VoucherPages {
   const worker = createWorkerClient<PagesAsk, Answer>(
-    () => new Worker(compiledWorker(import.meta.url, './vouchers.worker.js'), { workerData: { file, shared: slots.shared, slotBytes: slots.slotBytes } }),
+    () =>
+      new Worker(compiledWorker(import.meta.url, './vouchers.worker.js'), {
+        workerData: { file, shared: slots.shared, slotBytes: slots.slotBytes },
+      }),
     'leitor de vouchers',
   );
   const ask = async (question: PagesAsk) => {
@@ -57,7 +63,7 @@ export function createVoucherPages(file: string, slots: ByteSlots): VoucherPages
   };
   return {
     async find(filters) {
-      return (await ask({ find: filters }) as { ids: number[] }).ids;
+      return ((await ask({ find: filters })) as { ids: number[] }).ids;
     },
     async render(orderIds, apiKeyId) {
       const slot = slots.take();
@@ -68,7 +74,10 @@ export function createVoucherPages(file: string, slots: ByteSlots): VoucherPages
       if ('written' in answer) return slotBytes(slots, slot, answer.written);
       slots.give(slot);
       if (!('bytes' in answer)) throw new Error('leitor de vouchers: resposta inesperada');
-      return { bytes: Buffer.from(answer.bytes.buffer, answer.bytes.byteOffset, answer.bytes.byteLength), done: () => undefined };
+      return {
+        bytes: Buffer.from(answer.bytes.buffer, answer.bytes.byteOffset, answer.bytes.byteLength),
+        done: () => undefined,
+      };
     },
     close: () => worker.close(),
   };

@@ -20,7 +20,10 @@ try {
 
 // A page goes into the answer slot the event loop gave (lib/byte-slots.ts), or into a buffer of its
 // own when there is none or it does not fit.
-function render({ orderIds, apiKeyId, slot }: { orderIds: readonly number[]; apiKeyId: number; slot: number }, id: number) {
+function render(
+  { orderIds, apiKeyId, slot }: { orderIds: readonly number[]; apiKeyId: number; slot: number },
+  id: number,
+) {
   const text = voucherPageJson(db, orderIds, apiKeyId);
   if (slot >= 0) {
     const { read, written } = encoder.encodeInto(text, new Uint8Array(shared, slot * slotBytes, slotBytes));

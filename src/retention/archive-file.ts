@@ -15,7 +15,13 @@ export interface Family {
 }
 
 export const FAMILIES: readonly Family[] = [
-  { root: 'events', dependents: [{ table: 'sync_push', fk: 'event_id' }, { table: 'event_marks', fk: 'event_id' }] },
+  {
+    root: 'events',
+    dependents: [
+      { table: 'sync_push', fk: 'event_id' },
+      { table: 'event_marks', fk: 'event_id' },
+    ],
+  },
   { root: 'lane_events', dependents: [{ table: 'alarm_acks', fk: 'lane_event_id' }] },
 ];
 
@@ -33,7 +39,10 @@ const columnsOf = (sqlite: Sqlite, schema: 'main' | 'arc', table: string) =>
   sqlite.prepare(`SELECT name, type, pk FROM pragma_table_info(?, ?) ORDER BY cid`).all(table, schema) as ColumnInfo[];
 
 /** The live table's column names, quoted and joined, for INSERT ... SELECT between the two files. */
-export const columnList = (sqlite: Sqlite, table: string) => columnsOf(sqlite, 'main', table).map((c) => quote(c.name)).join(', ');
+export const columnList = (sqlite: Sqlite, table: string) =>
+  columnsOf(sqlite, 'main', table)
+    .map((c) => quote(c.name))
+    .join(', ');
 
 // Names for reading an archive on its own: which tenant an event is of, who acknowledged an alarm.
 const LOOKUPS = [
@@ -50,14 +59,18 @@ function mirrorTable(sqlite: Sqlite, table: string): void {
   if (live.length === 0) throw new Error(`tabela ${table} não existe no banco`);
   const archived = columnsOf(sqlite, 'arc', table);
   if (archived.length === 0) {
-    const keys = live.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => quote(c.name));
+    const keys = live
+      .filter((c) => c.pk > 0)
+      .sort((a, b) => a.pk - b.pk)
+      .map((c) => quote(c.name));
     const cols = live.map((c) => `${quote(c.name)} ${c.type}`);
     sqlite.exec(`CREATE TABLE arc.${quote(table)} (${cols.join(', ')}, PRIMARY KEY (${keys.join(', ')}))`);
     return;
   }
   // A file from an earlier release: the columns added since then, empty for its older rows.
   const have = new Set(archived.map((c) => c.name));
-  for (const c of live) if (!have.has(c.name)) sqlite.exec(`ALTER TABLE arc.${quote(table)} ADD COLUMN ${quote(c.name)} ${c.type}`);
+  for (const c of live)
+    if (!have.has(c.name)) sqlite.exec(`ALTER TABLE arc.${quote(table)} ADD COLUMN ${quote(c.name)} ${c.type}`);
 }
 
 /** Flushes a file or a directory entry to the disk. */
@@ -88,7 +101,8 @@ export function attachArchive(sqlite: Sqlite, file: string): AttachedArchive {
     sqlite.pragma('arc.synchronous = FULL');
     sqlite.transaction(() => {
       for (const table of ARCHIVED_TABLES) mirrorTable(sqlite, table);
-      for (const statement of LOOKUPS) sqlite.exec(statement.replace(/(TABLE|INDEX) IF NOT EXISTS /, '$1 IF NOT EXISTS arc.'));
+      for (const statement of LOOKUPS)
+        sqlite.exec(statement.replace(/(TABLE|INDEX) IF NOT EXISTS /, '$1 IF NOT EXISTS arc.'));
     })();
   } catch (error) {
     sqlite.exec('DETACH DATABASE arc');
@@ -96,7 +110,11 @@ export function attachArchive(sqlite: Sqlite, file: string): AttachedArchive {
   }
   return {
     file,
-    integrity: () => (sqlite.pragma('arc.integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check).slice(0, 5).join('; '),
+    integrity: () =>
+      (sqlite.pragma('arc.integrity_check') as { integrity_check: string }[])
+        .map((r) => r.integrity_check)
+        .slice(0, 5)
+        .join('; '),
     flush() {
       fsyncPath(file);
       fsyncPath(path.dirname(file));
@@ -108,5 +126,7 @@ export function attachArchive(sqlite: Sqlite, file: string): AttachedArchive {
 /** Refreshes the archive's names of tenants and operators; call inside a transaction writing to `arc`. */
 export function copyLookups(sqlite: Sqlite): void {
   sqlite.exec('INSERT OR REPLACE INTO arc.tenants (id, slug, nome) SELECT id, slug, nome FROM main.tenants');
-  sqlite.exec('INSERT OR REPLACE INTO arc.operators (id, tenant_id, nome) SELECT id, tenant_id, nome FROM main.operators');
+  sqlite.exec(
+    'INSERT OR REPLACE INTO arc.operators (id, tenant_id, nome) SELECT id, tenant_id, nome FROM main.operators',
+  );
 }

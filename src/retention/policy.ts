@@ -70,7 +70,10 @@ export interface EventCandidate {
 
 /** 'move', or 'wait' for an answer of the cloud. The caller has checked the event's age. */
 export function eventVerdict(e: EventCandidate, cutoffIso: string, standalone: boolean): 'move' | 'wait' {
-  if (e.push_id !== null) return e.push_status === 'concluido' && e.settled_at !== null && e.settled_at < cutoffIso && !e.chave_waiting ? 'move' : 'wait';
+  if (e.push_id !== null)
+    return e.push_status === 'concluido' && e.settled_at !== null && e.settled_at < cutoffIso && !e.chave_waiting
+      ? 'move'
+      : 'wait';
   const sentToCloud = e.result === 'ok' && (e.action === 'checkin' || e.action === 'estorno');
   return !sentToCloud || standalone ? 'move' : 'wait';
 }

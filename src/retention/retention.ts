@@ -4,7 +4,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import type { Clock } from '../clock.js';
 import type { Sqlite } from '../db/open.js';
-import { attachArchive, columnList, copyLookups, FAMILIES, fsyncPath, quote, type AttachedArchive, type Family } from './archive-file.js';
+import {
+  attachArchive,
+  columnList,
+  copyLookups,
+  FAMILIES,
+  fsyncPath,
+  quote,
+  type AttachedArchive,
+  type Family,
+} from './archive-file.js';
 import { cutoffOf, STILL_MOVABLE_EVENT, tenantScopes, type Cutoff } from './policy.js';
 import { scanFamily } from './scan.js';
 
@@ -75,7 +84,10 @@ interface RunRow {
 
 export async function archiveOldEvents(sqlite: Sqlite, clock: Clock, opts: ArchiveOptions): Promise<ArchiveResult> {
   const cutoff = cutoffOf(clock, opts.days);
-  const unfinished = () => sqlite.prepare('SELECT id, file, cutoff FROM main.retention_runs WHERE finished_at IS NULL ORDER BY id').all() as RunRow[];
+  const unfinished = () =>
+    sqlite
+      .prepare('SELECT id, file, cutoff FROM main.retention_runs WHERE finished_at IS NULL ORDER BY id')
+      .all() as RunRow[];
   if (opts.dryRun) return dryRun(sqlite, cutoff, opts.cloudTenants ?? [], unfinished(), opts.copyBatch ?? 5000);
   const lock = takeLock(opts.lockFile);
   try {
@@ -89,7 +101,13 @@ export async function archiveOldEvents(sqlite: Sqlite, clock: Clock, opts: Archi
   }
 }
 
-function dryRun(sqlite: Sqlite, cutoff: Cutoff, cloud: readonly string[], unfinished: RunRow[], batch: number): ArchiveResult {
+function dryRun(
+  sqlite: Sqlite,
+  cutoff: Cutoff,
+  cloud: readonly string[],
+  unfinished: RunRow[],
+  batch: number,
+): ArchiveResult {
   const count = { events: 0, laneEvents: 0, waiting: 0 };
   for (const family of FAMILIES)
     for (const scope of tenantScopes(sqlite, cloud))
@@ -97,10 +115,21 @@ function dryRun(sqlite: Sqlite, cutoff: Cutoff, cloud: readonly string[], unfini
         count[family.root === 'events' ? 'events' : 'laneEvents'] += b.ids.length;
         count.waiting += b.waiting;
       }
-  return { cutoff, runs: [], waiting: count.waiting, wouldMove: { events: count.events, laneEvents: count.laneEvents, interrupted: unfinished.map((r) => r.file) } };
+  return {
+    cutoff,
+    runs: [],
+    waiting: count.waiting,
+    wouldMove: { events: count.events, laneEvents: count.laneEvents, interrupted: unfinished.map((r) => r.file) },
+  };
 }
 
-async function runOnce(sqlite: Sqlite, clock: Clock, opts: ArchiveOptions, cutoffIso: string, resumed: RunRow | undefined) {
+async function runOnce(
+  sqlite: Sqlite,
+  clock: Clock,
+  opts: ArchiveOptions,
+  cutoffIso: string,
+  resumed: RunRow | undefined,
+) {
   const cloud = opts.cloudTenants ?? [];
   let run = resumed;
   let archive: AttachedArchive | undefined;
@@ -127,13 +156,16 @@ async function runOnce(sqlite: Sqlite, clock: Clock, opts: ArchiveOptions, cutof
     if (!run || !archive) return { waiting, summary: undefined };
 
     const integrity = archive.integrity();
-    if (integrity !== 'ok') throw new Error(`o arquivo ${run.file} não passou no integrity_check (${integrity}); nada foi apagado do banco`);
+    if (integrity !== 'ok')
+      throw new Error(`o arquivo ${run.file} não passou no integrity_check (${integrity}); nada foi apagado do banco`);
     archive.flush();
     opts.afterCopy?.();
 
     const moved = { events: 0, laneEvents: 0 };
     const longest = { ms: 0 };
-    const cloudIds = tenantScopes(sqlite, cloud).filter((s) => !s.standalone).map((s) => s.id);
+    const cloudIds = tenantScopes(sqlite, cloud)
+      .filter((s) => !s.standalone)
+      .map((s) => s.id);
     for (const family of FAMILIES) {
       const n = await deleteArchived(sqlite, family, cloudIds, opts.deleteBatch ?? 500, opts.pauseMs ?? 150, longest);
       moved[family.root === 'events' ? 'events' : 'laneEvents'] += n;
@@ -144,7 +176,16 @@ async function runOnce(sqlite: Sqlite, clock: Clock, opts: ArchiveOptions, cutof
     }
     finishRun(sqlite, run.id, clock.nowIso(), moved);
     archive.flush();
-    return { waiting, summary: { file: run.file, cutoffDate: clock.localDate(run.cutoff), resumed: resumed !== undefined, ...moved, longestMs: longest.ms } };
+    return {
+      waiting,
+      summary: {
+        file: run.file,
+        cutoffDate: clock.localDate(run.cutoff),
+        resumed: resumed !== undefined,
+        ...moved,
+        longestMs: longest.ms,
+      },
+    };
   } finally {
     archive?.detach();
     sqlite.pragma('main.synchronous = FULL');
@@ -152,7 +193,11 @@ async function runOnce(sqlite: Sqlite, clock: Clock, opts: ArchiveOptions, cutof
 }
 
 function startRun(sqlite: Sqlite, file: string, cutoffIso: string, nowIso: string): RunRow {
-  const id = Number(sqlite.prepare('INSERT INTO main.retention_runs (file, cutoff, started_at) VALUES (?, ?, ?)').run(file, cutoffIso, nowIso).lastInsertRowid);
+  const id = Number(
+    sqlite
+      .prepare('INSERT INTO main.retention_runs (file, cutoff, started_at) VALUES (?, ?, ?)')
+      .run(file, cutoffIso, nowIso).lastInsertRowid,
+  );
   // Committed without an fsync (synchronous=NORMAL): the WAL's fsync makes it durable, or a checkpoint already has.
   const wal = `${sqlite.name}-wal`;
   if (fs.existsSync(wal)) fsyncPath(wal);
@@ -180,21 +225,35 @@ function copier(sqlite: Sqlite, family: Family): (ids: number[]) => void {
 }
 
 const primaryKey = (sqlite: Sqlite, table: string) =>
-  (sqlite.prepare(`SELECT name FROM pragma_table_info(?, 'main') WHERE pk > 0 ORDER BY pk`).pluck().all(table) as string[]);
+  sqlite
+    .prepare(`SELECT name FROM pragma_table_info(?, 'main') WHERE pk > 0 ORDER BY pk`)
+    .pluck()
+    .all(table) as string[];
 
 // A delete transaction holds the box's write lock: aim to keep each under this.
 const TARGET_MS = 5;
 const MIN_BATCH = 25;
 
 /** Deletes from the live tables the rows of a family the archive holds; returns how many roots left. */
-async function deleteArchived(sqlite: Sqlite, family: Family, cloudIds: number[], batch: number, pauseMs: number, longest: { ms: number }): Promise<number> {
+async function deleteArchived(
+  sqlite: Sqlite,
+  family: Family,
+  cloudIds: number[],
+  batch: number,
+  pauseMs: number,
+  longest: { ms: number },
+): Promise<number> {
   const { root } = family;
-  const candidates = sqlite.prepare(
-    `SELECT a.id FROM arc.${root} a WHERE a.id > ? AND EXISTS (SELECT 1 FROM main.${root} m WHERE m.id = a.id) ORDER BY a.id LIMIT ?`,
-  ).pluck();
+  const candidates = sqlite
+    .prepare(
+      `SELECT a.id FROM arc.${root} a WHERE a.id > ? AND EXISTS (SELECT 1 FROM main.${root} m WHERE m.id = a.id) ORDER BY a.id LIMIT ?`,
+    )
+    .pluck();
   // A dependent row added since the copy (a mark, an acknowledgement) is not in the archive: its row stays.
   const depsArchived = family.dependents.map(({ table, fk }) => {
-    const same = primaryKey(sqlite, table).map((c) => `ad.${quote(c)} = d.${quote(c)}`).join(' AND ');
+    const same = primaryKey(sqlite, table)
+      .map((c) => `ad.${quote(c)} = d.${quote(c)}`)
+      .join(' AND ');
     return `NOT EXISTS (SELECT 1 FROM main.${table} d WHERE d.${quote(fk)} = e.id AND NOT EXISTS (SELECT 1 FROM arc.${table} ad WHERE ${same}))`;
   });
   const mark = sqlite.prepare(
@@ -209,7 +268,8 @@ async function deleteArchived(sqlite: Sqlite, family: Family, cloudIds: number[]
     sqlite.prepare(`DELETE FROM main.${root} WHERE id IN ${moving}`),
   ];
   const clear = sqlite.prepare('DELETE FROM main.retention_moving');
-  const params = (ids: number[]) => (root === 'events' ? { ids: JSON.stringify(ids), cloud: JSON.stringify(cloudIds) } : { ids: JSON.stringify(ids) });
+  const params = (ids: number[]) =>
+    root === 'events' ? { ids: JSON.stringify(ids), cloud: JSON.stringify(cloudIds) } : { ids: JSON.stringify(ids) };
   const moveBatch = sqlite.transaction((ids: number[]) => {
     mark.run(params(ids));
     let n = 0;
@@ -250,9 +310,15 @@ function reconcile(sqlite: Sqlite): number {
 
 function finishRun(sqlite: Sqlite, id: number, nowIso: string, moved: { events: number; laneEvents: number }): void {
   sqlite.transaction(() => {
-    sqlite.prepare('UPDATE main.retention_runs SET finished_at = ?, events = events + ?, lane_events = lane_events + ? WHERE id = ?').run(nowIso, moved.events, moved.laneEvents, id);
     sqlite
-      .prepare('INSERT OR REPLACE INTO arc.runs (id, cutoff, started_at, finished_at, events, lane_events) SELECT id, cutoff, started_at, finished_at, events, lane_events FROM main.retention_runs WHERE id = ?')
+      .prepare(
+        'UPDATE main.retention_runs SET finished_at = ?, events = events + ?, lane_events = lane_events + ? WHERE id = ?',
+      )
+      .run(nowIso, moved.events, moved.laneEvents, id);
+    sqlite
+      .prepare(
+        'INSERT OR REPLACE INTO arc.runs (id, cutoff, started_at, finished_at, events, lane_events) SELECT id, cutoff, started_at, finished_at, events, lane_events FROM main.retention_runs WHERE id = ?',
+      )
       .run(id);
   })();
 }
@@ -266,7 +332,10 @@ function takeLock(file: string): { release(): void } {
     db.exec('BEGIN EXCLUSIVE');
   } catch (error) {
     db.close();
-    if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new ArchiveBusyError('outro "gate archive" está em andamento neste banco; tente de novo quando ele terminar');
+    if ((error as { code?: string }).code === 'SQLITE_BUSY')
+      throw new ArchiveBusyError(
+        'outro "gate archive" está em andamento neste banco; tente de novo quando ele terminar',
+      );
     throw error;
   }
   return {

@@ -15,7 +15,13 @@ export interface ScanBatch {
  * appended in time order, so the scan stops at the first one at or after the cut-off; the rare row
  * written out of order by a clock that moved stays until a later run.
  */
-export function* scanFamily(sqlite: Sqlite, family: Family, scope: TenantScope, cutoffIso: string, batch: number): Generator<ScanBatch> {
+export function* scanFamily(
+  sqlite: Sqlite,
+  family: Family,
+  scope: TenantScope,
+  cutoffIso: string,
+  batch: number,
+): Generator<ScanBatch> {
   const events = family.root === 'events';
   const newest = events ? scope.newestEvent : scope.newestLaneEvent;
   const read = events
@@ -25,7 +31,9 @@ export function* scanFamily(sqlite: Sqlite, family: Family, scope: TenantScope, 
            FROM main.events e LEFT JOIN main.sync_push p ON p.event_id = e.id
           WHERE e.tenant_id = ? AND e.id > ? AND e.id < ? ORDER BY e.id LIMIT ?`,
       )
-    : sqlite.prepare(`SELECT id, occurred_at FROM main.lane_events WHERE tenant_id = ? AND id > ? AND id < ? ORDER BY id LIMIT ?`);
+    : sqlite.prepare(
+        `SELECT id, occurred_at FROM main.lane_events WHERE tenant_id = ? AND id > ? AND id < ? ORDER BY id LIMIT ?`,
+      );
   let after = 0;
   for (;;) {
     const rows = read.all(scope.id, after, newest, batch) as EventCandidate[];

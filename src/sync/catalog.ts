@@ -37,10 +37,21 @@ export function createCatalogPuller({ db, clock, client, tenantId, state, tuning
         const listed = [...combos.map((c) => c.id), ...rejected.map((r) => r.ref)];
         run(
           db,
-          k.updateTable('combos').set({ ativo: 0, updated_at: now })
-            .where('tenant_id', '=', tenantId).where('ativo', '=', 1).where('combo_id', 'not in', inList(listed)),
+          k
+            .updateTable('combos')
+            .set({ ativo: 0, updated_at: now })
+            .where('tenant_id', '=', tenantId)
+            .where('ativo', '=', 1)
+            .where('combo_id', 'not in', inList(listed)),
         );
-        recordRejects(db, tenantId, 'combo', rejected, combos.map((c) => c.id), now);
+        recordRejects(
+          db,
+          tenantId,
+          'combo',
+          rejected,
+          combos.map((c) => c.id),
+          now,
+        );
       });
 
       const from = clock.today();
@@ -69,17 +80,30 @@ export function createCatalogPuller({ db, clock, client, tenantId, state, tuning
     async clients(incremental: boolean, signal: AbortSignal): Promise<number> {
       let stored = 0;
       for (let offset = 0, pages = 0; pages < tuning.maxPages; pages++) {
-        const page = await client.listClients({ ...(incremental ? { sincronizado: false } : {}), marcar: incremental, limit: CLIENT_PAGE, offset }, signal);
+        const page = await client.listClients(
+          { ...(incremental ? { sincronizado: false } : {}), marcar: incremental, limit: CLIENT_PAGE, offset },
+          signal,
+        );
         const now = clock.nowIso();
         // In pieces as background work of the write queue, like the orders (pull.ts): a scan never waits for a page.
         for (let i = 0; i === 0 || i < page.items.length; i += CLIENT_PIECE) {
           const piece = page.items.slice(i, i + CLIENT_PIECE);
           const last = i + CLIENT_PIECE >= page.items.length;
-          await db.writes.run(() => {
-            for (const c of piece) upsertClient(db, tenantId, c, now);
-            recordRejects(db, tenantId, 'cliente', i === 0 ? page.rejected : [], piece.map((c) => c.id), now);
-            if (last) state.succeeded(incremental ? 'pull' : 'full');
-          }, { background: true });
+          await db.writes.run(
+            () => {
+              for (const c of piece) upsertClient(db, tenantId, c, now);
+              recordRejects(
+                db,
+                tenantId,
+                'cliente',
+                i === 0 ? page.rejected : [],
+                piece.map((c) => c.id),
+                now,
+              );
+              if (last) state.succeeded(incremental ? 'pull' : 'full');
+            },
+            { background: true },
+          );
         }
         stored += page.items.length;
         if (incremental ? page.received === 0 : page.received < CLIENT_PAGE) break;

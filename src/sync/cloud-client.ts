@@ -87,7 +87,12 @@ export interface CloudClient {
   listCombos(q: { limit: number; offset: number }, signal?: AbortSignal): Promise<Page<Combo>>;
   comboAvailability(comboId: string, from: string, to: string, signal?: AbortSignal): Promise<ComboAvailability>;
   /** POST (check-in) or PATCH (reversal) api-qrcode-checkin with distinct comma-separated codes: one result per code. */
-  send(action: 'checkin' | 'estorno', codes: readonly string[], actor: CheckinActor, signal?: AbortSignal): Promise<ItemResult[]>;
+  send(
+    action: 'checkin' | 'estorno',
+    codes: readonly string[],
+    actor: CheckinActor,
+    signal?: AbortSignal,
+  ): Promise<ItemResult[]>;
   /** Hears the `Date` header of every answer from the cloud's application (below 500), with the milliseconds from request to headers. */
   onDate?(listener: CloudDateListener): void;
   close(): Promise<void>;
@@ -117,17 +122,35 @@ export function createCloudClient(opts: CloudClientOptions): CloudClient {
     ...(json ? { 'content-type': 'application/json' } : {}),
   });
 
-  async function call(method: 'GET' | 'POST' | 'PATCH', path: string, auth: Auth, body: unknown, signal: AbortSignal | undefined) {
+  async function call(
+    method: 'GET' | 'POST' | 'PATCH',
+    path: string,
+    auth: Auth,
+    body: unknown,
+    signal: AbortSignal | undefined,
+  ) {
     const res = await callText(method, path, auth, body, signal);
     return { status: res.status, body: parseJson(res.text, res.status) };
   }
 
-  async function callText(method: 'GET' | 'POST' | 'PATCH', path: string, auth: Auth, body: unknown, signal: AbortSignal | undefined) {
+  async function callText(
+    method: 'GET' | 'POST' | 'PATCH',
+    path: string,
+    auth: Auth,
+    body: unknown,
+    signal: AbortSignal | undefined,
+  ) {
     const res = await callBytes(method, path, auth, body, signal);
     return { status: res.status, text: utf8.decode(res.body) };
   }
 
-  async function callBytes(method: 'GET' | 'POST' | 'PATCH', path: string, auth: Auth, body: unknown, signal: AbortSignal | undefined) {
+  async function callBytes(
+    method: 'GET' | 'POST' | 'PATCH',
+    path: string,
+    auth: Auth,
+    body: unknown,
+    signal: AbortSignal | undefined,
+  ) {
     const signals = [AbortSignal.timeout(opts.timeoutMs * 3), ...(signal ? [signal] : [])];
     try {
       const started = performance.now();
@@ -148,9 +171,18 @@ export function createCloudClient(opts: CloudClientOptions): CloudClient {
 
   async function voucherPage(body: Buffer, status: number, offset: number, pack: boolean): Promise<VoucherPage> {
     const split = status === 200 ? await splitter.split(body, pack) : { body: parseJson(utf8.decode(body), status) };
-    if ('malformed' in split) throw new CloudUnavailableError('malformed', `HTTP ${status}, ${body.length} bytes`, status);
-    const { items, refs, reasons, packed } = 'items' in split ? split : { ...checkedPage(listItems(successData(split.body, status))), packed: null };
-    return { items, refs: refs.map((ref, i) => ref ?? `#${offset + i}`), reasons, received: items.length, body, packed };
+    if ('malformed' in split)
+      throw new CloudUnavailableError('malformed', `HTTP ${status}, ${body.length} bytes`, status);
+    const { items, refs, reasons, packed } =
+      'items' in split ? split : { ...checkedPage(listItems(successData(split.body, status))), packed: null };
+    return {
+      items,
+      refs: refs.map((ref, i) => ref ?? `#${offset + i}`),
+      reasons,
+      received: items.length,
+      body,
+      packed,
+    };
   }
 
   const get = async (path: string, auth: Auth, signal?: AbortSignal) => {
@@ -169,7 +201,13 @@ export function createCloudClient(opts: CloudClientOptions): CloudClient {
       return voucherPage(bytes, 200, 0, false);
     },
     async listClients(q, signal) {
-      const items = listItems(await get(`/api/v1/api-clientes?${query({ ...q, marcar: undefined, marcar_sincronizado: q.marcar, order_by: 'created_at', order: 'asc' })}`, 'api', signal));
+      const items = listItems(
+        await get(
+          `/api/v1/api-clientes?${query({ ...q, marcar: undefined, marcar_sincronizado: q.marcar, order_by: 'created_at', order: 'asc' })}`,
+          'api',
+          signal,
+        ),
+      );
       return parseEach(items, clienteRecordSchema, (raw, i) => fieldOf(raw, 'id') ?? `#${q.offset + i}`);
     },
     async listCombos(q, signal) {
@@ -177,14 +215,32 @@ export function createCloudClient(opts: CloudClientOptions): CloudClient {
       return parseEach(items, comboSchema, (raw, i) => fieldOf(raw, 'id') ?? `#${q.offset + i}`);
     },
     async comboAvailability(comboId, from, to, signal) {
-      const data = await get(`/api/integration/combos/${encodeURIComponent(comboId)}/availability?${query({ date_from: from, date_to: to })}`, 'integration', signal);
+      const data = await get(
+        `/api/integration/combos/${encodeURIComponent(comboId)}/availability?${query({ date_from: from, date_to: to })}`,
+        'integration',
+        signal,
+      );
       const parsed = availabilitySchema.safeParse(data);
-      if (!parsed.success) throw new CloudUnavailableError('envelope', `disponibilidade do combo ${comboId}: ${describeIssues(parsed.error)[0]}`);
+      if (!parsed.success)
+        throw new CloudUnavailableError(
+          'envelope',
+          `disponibilidade do combo ${comboId}: ${describeIssues(parsed.error)[0]}`,
+        );
       return parsed.data;
     },
     async send(action, codes, actor, signal) {
-      const body = { qr_code: codes.join(','), ...(actor.terminal ? { terminal: actor.terminal } : {}), ...(actor.operador ? { operador: actor.operador } : {}) };
-      const res = await call(action === 'checkin' ? 'POST' : 'PATCH', '/api/v1/api-qrcode-checkin', 'api', body, signal);
+      const body = {
+        qr_code: codes.join(','),
+        ...(actor.terminal ? { terminal: actor.terminal } : {}),
+        ...(actor.operador ? { operador: actor.operador } : {}),
+      };
+      const res = await call(
+        action === 'checkin' ? 'POST' : 'PATCH',
+        '/api/v1/api-qrcode-checkin',
+        'api',
+        body,
+        signal,
+      );
       return checkinResults(codes, res.body, res.status);
     },
     onDate(listener) {
@@ -205,7 +261,12 @@ function query(params: Record<string, string | number | boolean | undefined>): s
   return q.toString();
 }
 
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
 
 /** Every way a call can fail below HTTP, as one typed, retryable failure. */
 function asUnavailable(error: unknown, signal: AbortSignal | undefined): CloudUnavailableError {
@@ -214,6 +275,7 @@ function asUnavailable(error: unknown, signal: AbortSignal | undefined): CloudUn
   const code = e.code ?? e.cause?.code ?? '';
   if (signal?.aborted) return new CloudUnavailableError('aborted', 'parada do sincronizador');
   if (code === 'ECONNREFUSED') return new CloudUnavailableError('refused', code);
-  if (TIMEOUT_CODES.has(code) || e.name === 'TimeoutError') return new CloudUnavailableError('timeout', code || 'tempo total da requisição');
+  if (TIMEOUT_CODES.has(code) || e.name === 'TimeoutError')
+    return new CloudUnavailableError('timeout', code || 'tempo total da requisição');
   return new CloudUnavailableError('network', code || e.message || String(error));
 }

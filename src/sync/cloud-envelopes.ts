@@ -7,7 +7,8 @@ import { describeIssues } from '../lib/zod-issues.js';
 // the box (and plausible cloud versions) use; docs/sync.md lists them.
 
 /** Why a call to the cloud did not produce an answer the box can use. All of these are retried. */
-export type TransientKind = 'refused' | 'timeout' | 'network' | 'server' | 'rate-limited' | 'auth' | 'malformed' | 'envelope' | 'aborted';
+export type TransientKind =
+  'refused' | 'timeout' | 'network' | 'server' | 'rate-limited' | 'auth' | 'malformed' | 'envelope' | 'aborted';
 
 const KIND_TEXT: Record<TransientKind, string> = {
   refused: 'conexão recusada',
@@ -32,7 +33,11 @@ export class CloudUnavailableError extends Error {
   }
 }
 
-const errorBody = z.object({ code: z.string(), message: z.string().optional(), details: z.record(z.string(), z.unknown()).optional() });
+const errorBody = z.object({
+  code: z.string(),
+  message: z.string().optional(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
 export type CloudErrorBody = z.output<typeof errorBody>;
 const errorEnvelope = z.object({ success: z.literal(false), error: errorBody });
 const okEnvelope = z.object({ success: z.literal(true), data: z.unknown() });
@@ -58,11 +63,13 @@ export function successData(body: unknown, status: number): unknown {
   const failed = errorEnvelope.safeParse(body);
   if (failed.success) {
     const code = failed.data.error.code;
-    if (AUTH_CODES.has(code) || status === 401) throw new CloudUnavailableError('auth', `${code} (HTTP ${status})`, status);
+    if (AUTH_CODES.has(code) || status === 401)
+      throw new CloudUnavailableError('auth', `${code} (HTTP ${status})`, status);
     throw new CloudUnavailableError('envelope', `${code} (HTTP ${status})`, status);
   }
   const ok = okEnvelope.safeParse(body);
-  if (!ok.success || status !== 200) throw new CloudUnavailableError('envelope', `HTTP ${status} sem { success: true, data }`, status);
+  if (!ok.success || status !== 200)
+    throw new CloudUnavailableError('envelope', `HTTP ${status} sem { success: true, data }`, status);
   return ok.data.data;
 }
 
@@ -92,7 +99,11 @@ const PARSE_SLICE_MS = 3;
  * Parses each item with the import schema; an item that does not fit is set aside, never the whole
  * page. Yields to the event loop between slices, so check-ins are not held up by a big page.
  */
-export async function parseEach<T>(items: unknown[], schema: z.ZodType<T, unknown>, refOf: (raw: unknown, index: number) => string) {
+export async function parseEach<T>(
+  items: unknown[],
+  schema: z.ZodType<T, unknown>,
+  refOf: (raw: unknown, index: number) => string,
+) {
   const ok: T[] = [];
   const rejected: Rejected[] = [];
   // The caller has just parsed the JSON of the page: that was a slice already.
@@ -141,7 +152,8 @@ const pessoaEstornadoEm = (data: unknown) => {
   const pedido = (data as { pedido?: { pessoa?: { estornado_em?: unknown } } } | undefined)?.pedido;
   return str(pedido?.pessoa?.estornado_em);
 };
-const detailsAt = (error: CloudErrorBody | undefined) => str(error?.details?.checkin_em) ?? str(error?.details?.estornado_em);
+const detailsAt = (error: CloudErrorBody | undefined) =>
+  str(error?.details?.checkin_em) ?? str(error?.details?.estornado_em);
 
 function itemFromData(code: string, data: unknown): ItemResult {
   const d = (data ?? {}) as Record<string, unknown>;
@@ -159,12 +171,14 @@ export function checkinResults(codes: readonly string[], body: unknown, status: 
   const failed = errorEnvelope.safeParse(body);
   if (failed.success) {
     const error = failed.data.error;
-    if (AUTH_CODES.has(error.code) || status === 401) throw new CloudUnavailableError('auth', `${error.code} (HTTP ${status})`, status);
+    if (AUTH_CODES.has(error.code) || status === 401)
+      throw new CloudUnavailableError('auth', `${error.code} (HTTP ${status})`, status);
     // A refusal of the whole call is the answer for each of its codes (for one code it is the single-code answer).
     return codes.map((code) => ({ code, ok: false, status, error, at: detailsAt(error) }));
   }
   const ok = okEnvelope.safeParse(body);
-  if (!ok.success || status !== 200) throw new CloudUnavailableError('envelope', `HTTP ${status} sem { success: true, data }`, status);
+  if (!ok.success || status !== 200)
+    throw new CloudUnavailableError('envelope', `HTTP ${status} sem { success: true, data }`, status);
   const batch = batchData.safeParse(ok.data.data);
   if (!batch.success) {
     if (codes.length === 1) return [itemFromData(codes[0]!, ok.data.data)];
@@ -173,7 +187,11 @@ export function checkinResults(codes: readonly string[], body: unknown, status: 
   const byCode = new Map(batch.data.resultados.map((r) => [r.qr_code.trim(), r]));
   return codes.map((code) => {
     const r = byCode.get(code);
-    if (!r) throw new CloudUnavailableError('envelope', `resultados[] sem o código enviado na posição ${codes.indexOf(code)}`);
+    if (!r)
+      throw new CloudUnavailableError(
+        'envelope',
+        `resultados[] sem o código enviado na posição ${codes.indexOf(code)}`,
+      );
     if (r.success) return { ...itemFromData(code, r), status: r.status ?? 200 };
     return { code, ok: false, status: r.status ?? 0, ...(r.error ? { error: r.error } : {}), at: detailsAt(r.error) };
   });

@@ -12,8 +12,25 @@ export interface CloudSync {
 }
 
 /** The sync worker and its cloud client, built from the configuration (src/box-lifecycle.ts). */
-export function createCloudSync({ db, clock, log, cloud, tenantId }: { db: Db; clock: Clock; log: Log & { child(fields: { modulo: string }): Log }; cloud: CloudConfig; tenantId: number }): CloudSync {
-  const client = createCloudClient({ url: cloud.url, apiKey: cloud.apiKey, integrationKey: cloud.integrationKey, timeoutMs: cloud.timeoutMs });
+export function createCloudSync({
+  db,
+  clock,
+  log,
+  cloud,
+  tenantId,
+}: {
+  db: Db;
+  clock: Clock;
+  log: Log & { child(fields: { modulo: string }): Log };
+  cloud: CloudConfig;
+  tenantId: number;
+}): CloudSync {
+  const client = createCloudClient({
+    url: cloud.url,
+    apiKey: cloud.apiKey,
+    integrationKey: cloud.integrationKey,
+    timeoutMs: cloud.timeoutMs,
+  });
   const worker = createSyncWorker({ db, clock, log: log.child({ modulo: 'sync' }), config: cloud, client, tenantId });
   return {
     worker,

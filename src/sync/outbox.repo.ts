@@ -22,7 +22,14 @@ export function createOutboxRepo(db: Db, tenantId: number) {
   const k = db.kysely;
   // The newest event id already looked at: a poll with no new event costs one index read, no write.
   let seen = -1;
-  const newestEvent = () => first(db, k.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).where('tenant_id', '=', tenantId))?.id ?? 0;
+  const newestEvent = () =>
+    first(
+      db,
+      k
+        .selectFrom('events')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .where('tenant_id', '=', tenantId),
+    )?.id ?? 0;
   return {
     /**
      * Copies the check-ins and reversals the gate made ('ok') since the last call into the outbox, at
@@ -35,13 +42,21 @@ export function createOutboxRepo(db: Db, tenantId: number) {
       const cursor = sql<number>`(select coalesce(max(event_id), 0) from sync_push where tenant_id = ${tenantId})`;
       const copied = run(
         db,
-        k.insertInto('sync_push').columns(['event_id', 'tenant_id', 'chave', 'action']).expression(
-          k.selectFrom('events')
-            .select(['id', 'tenant_id', sql<string>`coalesce(qr_code, code)`.as('chave'), 'action'])
-            .where('tenant_id', '=', tenantId).where('result', '=', 'ok').where('id', '>', cursor)
-            // Exits, re-entries and area entries are local facts: the cloud knows check-ins and reversals.
-            .where('action', 'in', ['checkin', 'estorno']).orderBy('id').limit(limit),
-        ),
+        k
+          .insertInto('sync_push')
+          .columns(['event_id', 'tenant_id', 'chave', 'action'])
+          .expression(
+            k
+              .selectFrom('events')
+              .select(['id', 'tenant_id', sql<string>`coalesce(qr_code, code)`.as('chave'), 'action'])
+              .where('tenant_id', '=', tenantId)
+              .where('result', '=', 'ok')
+              .where('id', '>', cursor)
+              // Exits, re-entries and area entries are local facts: the cloud knows check-ins and reversals.
+              .where('action', 'in', ['checkin', 'estorno'])
+              .orderBy('id')
+              .limit(limit),
+          ),
       ).changes;
       if (copied < limit) seen = newest;
       return copied;
@@ -51,19 +66,42 @@ export function createOutboxRepo(db: Db, tenantId: number) {
     pending(limit: number): PendingRow[] {
       return all(
         db,
-        k.selectFrom('sync_push as p').innerJoin('events as e', 'e.id', 'p.event_id')
-          .select(['p.event_id', 'p.chave', 'p.action', 'p.attempts', 'p.next_attempt_at', 'p.first_sent_at', 'e.terminal', 'e.operador'])
-          .where('p.tenant_id', '=', tenantId).where('p.status', '=', 'pendente').orderBy('p.event_id').limit(limit),
+        k
+          .selectFrom('sync_push as p')
+          .innerJoin('events as e', 'e.id', 'p.event_id')
+          .select([
+            'p.event_id',
+            'p.chave',
+            'p.action',
+            'p.attempts',
+            'p.next_attempt_at',
+            'p.first_sent_at',
+            'e.terminal',
+            'e.operador',
+          ])
+          .where('p.tenant_id', '=', tenantId)
+          .where('p.status', '=', 'pendente')
+          .orderBy('p.event_id')
+          .limit(limit),
       );
     },
 
     /** The latest earlier check-in of the same QR, for a reversal about to be sent. */
-    previousCheckin(chave: string, beforeEventId: number): { status: string; resultado: PushResult | null } | undefined {
+    previousCheckin(
+      chave: string,
+      beforeEventId: number,
+    ): { status: string; resultado: PushResult | null } | undefined {
       return first(
         db,
-        k.selectFrom('sync_push').select(['status', 'resultado'])
-          .where('tenant_id', '=', tenantId).where('chave', '=', chave).where('event_id', '<', beforeEventId).where('action', '=', 'checkin')
-          .orderBy('event_id', 'desc').limit(1),
+        k
+          .selectFrom('sync_push')
+          .select(['status', 'resultado'])
+          .where('tenant_id', '=', tenantId)
+          .where('chave', '=', chave)
+          .where('event_id', '<', beforeEventId)
+          .where('action', '=', 'checkin')
+          .orderBy('event_id', 'desc')
+          .limit(1),
       );
     },
 
@@ -71,8 +109,13 @@ export function createOutboxRepo(db: Db, tenantId: number) {
     markSending(eventIds: readonly number[], nowIso: string): void {
       run(
         db,
-        k.updateTable('sync_push')
-          .set({ attempts: sql`attempts + 1`, first_sent_at: sql`coalesce(first_sent_at, ${nowIso})`, last_sent_at: nowIso })
+        k
+          .updateTable('sync_push')
+          .set({
+            attempts: sql`attempts + 1`,
+            first_sent_at: sql`coalesce(first_sent_at, ${nowIso})`,
+            last_sent_at: nowIso,
+          })
           .where('event_id', 'in', inList(eventIds)),
       );
     },
@@ -81,23 +124,43 @@ export function createOutboxRepo(db: Db, tenantId: number) {
     settle(eventId: number, c: Classified, nowIso: string): void {
       run(
         db,
-        k.updateTable('sync_push')
-          .set({ status: 'concluido', resultado: c.resultado, cloud_code: c.code, cloud_message: c.message, cloud_em: c.at, settled_at: nowIso, next_attempt_at: null, last_error: null })
-          .where('event_id', '=', eventId).where('status', '=', 'pendente'),
+        k
+          .updateTable('sync_push')
+          .set({
+            status: 'concluido',
+            resultado: c.resultado,
+            cloud_code: c.code,
+            cloud_message: c.message,
+            cloud_em: c.at,
+            settled_at: nowIso,
+            next_attempt_at: null,
+            last_error: null,
+          })
+          .where('event_id', '=', eventId)
+          .where('status', '=', 'pendente'),
       );
       run(db, k.deleteFrom('event_marks').where('event_id', '=', eventId));
     },
 
     /** The call failed as a whole: try these again later. */
     retryLater(eventIds: readonly number[], nextAttemptAt: string | null, error: string): void {
-      run(db, k.updateTable('sync_push').set({ next_attempt_at: nextAttemptAt, last_error: error.slice(0, 500) }).where('event_id', 'in', inList(eventIds)));
+      run(
+        db,
+        k
+          .updateTable('sync_push')
+          .set({ next_attempt_at: nextAttemptAt, last_error: error.slice(0, 500) })
+          .where('event_id', 'in', inList(eventIds)),
+      );
     },
 
     counts(): { pending: number; nextAttemptAt: string | null } {
       const row = first(
         db,
-        k.selectFrom('sync_push').select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('next_attempt_at').as('next')])
-          .where('tenant_id', '=', tenantId).where('status', '=', 'pendente'),
+        k
+          .selectFrom('sync_push')
+          .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('next_attempt_at').as('next')])
+          .where('tenant_id', '=', tenantId)
+          .where('status', '=', 'pendente'),
       );
       return { pending: row?.n ?? 0, nextAttemptAt: (row?.next as string | null | undefined) ?? null };
     },

@@ -46,7 +46,9 @@ export type CheckedOrder = { json: string; reason: null } | { json: ''; reason: 
 
 export function checkOrder(raw: unknown): CheckedOrder {
   const parsed = pedidoSchema.safeParse(raw);
-  return parsed.success ? { json: JSON.stringify(parsed.data), reason: null } : { json: '', reason: rejectReason(parsed.error) };
+  return parsed.success
+    ? { json: JSON.stringify(parsed.data), reason: null }
+    : { json: '', reason: rejectReason(parsed.error) };
 }
 
 /** The order number of an item as the cloud sent it, whatever the item is. */
@@ -89,18 +91,35 @@ export interface PageSplitter {
 /** Orders found some other way than in the worker (listItems() on the event loop), checked in the same way. */
 export function checkedPage(list: unknown[]): CheckedPage {
   const checked = list.map(checkOrder);
-  return { items: PageItems.of(checked.map((c) => c.json)), refs: list.map(orderRef), reasons: checked.map((c) => c.reason) };
+  return {
+    items: PageItems.of(checked.map((c) => c.json)),
+    refs: list.map(orderRef),
+    reasons: checked.map((c) => c.reason),
+  };
 }
 
 /** One worker thread (lib/worker-client.ts), started on first use and again should it die; it never keeps the process alive. */
 export function createPageSplitter(): PageSplitter {
-  type Answer = { items: Uint8Array; ends: Uint32Array; refs: (string | null)[]; reasons: (string | null)[]; packed: Uint8Array | null } | { body: unknown } | { malformed: true };
-  const worker = createWorkerClient<SplitAsk, Answer>(() => new Worker(compiledWorker(import.meta.url, './page-splitter.worker.js')), 'leitor de páginas');
+  type Answer =
+    | {
+        items: Uint8Array;
+        ends: Uint32Array;
+        refs: (string | null)[];
+        reasons: (string | null)[];
+        packed: Uint8Array | null;
+      }
+    | { body: unknown }
+    | { malformed: true };
+  const worker = createWorkerClient<SplitAsk, Answer>(
+    () => new Worker(compiledWorker(import.meta.url, './page-splitter.worker.js')),
+    'leitor de páginas',
+  );
   return {
     async split(bytes, pack = false) {
       const answer = await worker.call({ bytes, pack });
       if (!('items' in answer)) return answer;
-      const packed = answer.packed && Buffer.from(answer.packed.buffer, answer.packed.byteOffset, answer.packed.byteLength);
+      const packed =
+        answer.packed && Buffer.from(answer.packed.buffer, answer.packed.byteOffset, answer.packed.byteLength);
       return { items: new PageItems(answer.items, answer.ends), refs: answer.refs, reasons: answer.reasons, packed };
     },
     close: () => worker.close(),

@@ -35,5 +35,8 @@ parentPort!.on('message', ({ id, bytes, pack }: SplitAsk & { id: number }) => {
   // A copy of its own: zlib's result may share its memory with other buffers, which cannot be transferred.
   const packed = pack ? new Uint8Array(gzipSync(bytes, { level: 1 })) : null;
   const transfer = [items.buffer, ends.buffer, ...(packed ? [packed.buffer] : [])] as ArrayBuffer[];
-  parentPort!.postMessage({ id, items, ends, refs: list.map(orderRef), reasons: checked.map((c) => c.reason), packed }, transfer);
+  parentPort!.postMessage(
+    { id, items, ends, refs: list.map(orderRef), reasons: checked.map((c) => c.reason), packed },
+    transfer,
+  );
 });

@@ -28,7 +28,6 @@ export interface SyncStepDeps {
 
 export type PullDeps = SyncStepDeps & { tuning: PullTuning };
 
-
 /**
  * Longest a piece of a page may hold the event loop and the write lock: a scan waits at most this long.
  * Measured with `npm run bench:sync`: 2 ms gave a turnstile p99 of 15–19 ms, 1 ms 13–17 ms but under
@@ -92,7 +91,12 @@ export function createOrderPuller({ db, clock, log, client, tenantId, state, tun
   }
 
   /** Every order of the page, piece by piece, from `from` on; returns the orders stored. */
-  async function store(page: VoucherPage, activity: 'pull' | 'refresh' | 'full', inboxId: number | null = null, from = 0): Promise<number> {
+  async function store(
+    page: VoucherPage,
+    activity: 'pull' | 'refresh' | 'full',
+    inboxId: number | null = null,
+    from = 0,
+  ): Promise<number> {
     let stored = 0;
     let at = from;
     do {
@@ -106,7 +110,13 @@ export function createOrderPuller({ db, clock, log, client, tenantId, state, tun
   /** A marked page is kept before anything else: from here on a crash no longer loses it. */
   const keepPage = async (page: VoucherPage) => ({
     page,
-    inboxId: page.received === 0 ? null : await writes.run(() => Number(keep.run(tenantId, page.packed ?? page.body, clock.nowIso()).lastInsertRowid), BACKGROUND),
+    inboxId:
+      page.received === 0
+        ? null
+        : await writes.run(
+            () => Number(keep.run(tenantId, page.packed ?? page.body, clock.nowIso()).lastInsertRowid),
+            BACKGROUND,
+          ),
   });
 
   /** Pages kept by an earlier run that did not finish storing them (a crash, a power cut, a full disk). */
@@ -123,7 +133,10 @@ export function createOrderPuller({ db, clock, log, client, tenantId, state, tun
   return {
     /** sincronizado=false with marking, from offset 0 until an empty page; the next page is fetched (and kept) while this one is stored. */
     async incremental(signal: AbortSignal): Promise<number> {
-      const fetchPage = () => client.listVouchers({ sincronizado: false, marcar: true, limit: tuning.pageSize, offset: 0 }, signal).then(keepPage);
+      const fetchPage = () =>
+        client
+          .listVouchers({ sincronizado: false, marcar: true, limit: tuning.pageSize, offset: 0 }, signal)
+          .then(keepPage);
       let stored = await resumeKept();
       let previous = '';
       let next = fetchPage();
@@ -136,7 +149,10 @@ export function createOrderPuller({ db, clock, log, client, tenantId, state, tun
         const keys = page.refs.join(',');
         // The same page twice: the cloud is not marking. Stop instead of looping; the refresh covers it.
         if (keys === previous) {
-          log.warn({ orders: page.received }, 'sync: a nuvem devolveu a mesma página duas vezes; marcação não aplicada?');
+          log.warn(
+            { orders: page.received },
+            'sync: a nuvem devolveu a mesma página duas vezes; marcação não aplicada?',
+          );
           return stored + (await store(page, 'pull', inboxId));
         }
         previous = keys;
@@ -154,8 +170,11 @@ export function createOrderPuller({ db, clock, log, client, tenantId, state, tun
     async refresh(dates: readonly string[] | null, signal: AbortSignal): Promise<number> {
       let stored = 0;
       for (const data_uso of dates ?? [undefined]) {
-        for (let offset = 0; ; ) {
-          const page = await client.listVouchers({ marcar: false, ...(data_uso ? { data_uso } : {}), limit: tuning.pageSize, offset }, signal);
+        for (let offset = 0; ;) {
+          const page = await client.listVouchers(
+            { marcar: false, ...(data_uso ? { data_uso } : {}), limit: tuning.pageSize, offset },
+            signal,
+          );
           stored += await store(page, dates ? 'refresh' : 'full');
           if (page.received < tuning.pageSize) break;
           offset += page.received;

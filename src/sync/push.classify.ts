@@ -46,10 +46,18 @@ export function classify(a: Attempt, item: ItemResult): Classified {
   const base = { code, message, at: item.at };
   if (a.action === 'checkin' && code === 'TICKET_ALREADY_USED')
     return isOwnEarlierAttempt(a, item.at)
-      ? { ...base, resultado: 'aceito', message: 'Confirmado: um envio anterior deste evento foi aplicado pela nuvem (a resposta se perdeu).' }
+      ? {
+          ...base,
+          resultado: 'aceito',
+          message: 'Confirmado: um envio anterior deste evento foi aplicado pela nuvem (a resposta se perdeu).',
+        }
       : { ...base, resultado: 'ja_utilizado_na_nuvem' };
   if (a.action === 'estorno' && code === 'JA_ESTORNADO' && isOwnEarlierAttempt(a, item.at))
-    return { ...base, resultado: 'aceito', message: 'Confirmado: um envio anterior deste estorno foi aplicado pela nuvem (a resposta se perdeu).' };
+    return {
+      ...base,
+      resultado: 'aceito',
+      message: 'Confirmado: um envio anterior deste estorno foi aplicado pela nuvem (a resposta se perdeu).',
+    };
   if (TOO_LATE.has(code)) return { ...base, resultado: 'fora_do_prazo' };
   if (CANCELLED.has(code)) return { ...base, resultado: 'cancelado_na_nuvem' };
   return { ...base, resultado: 'outro' };
@@ -58,5 +66,6 @@ export function classify(a: Attempt, item: ItemResult): Classified {
 /** A reversal whose check-in the cloud did not take is not sent: it would undo someone else's entry. */
 export const REVERSAL_NOT_SENT = {
   code: 'CHECKIN_NAO_ACEITO',
-  message: (previous: PushResult) => `Estorno não enviado: o check-in correspondente não foi aceito pela nuvem (${previous}).`,
+  message: (previous: PushResult) =>
+    `Estorno não enviado: o check-in correspondente não foi aceito pela nuvem (${previous}).`,
 };

@@ -16,7 +16,13 @@ export interface PushTuning {
   backoff: BackoffOptions;
 }
 
-export const DEFAULT_PUSH: PushTuning = { batchSize: 100, window: 2_000, concurrency: 2, isolateAfter: 3, backoff: { baseMs: 1_000, maxMs: 60_000 } };
+export const DEFAULT_PUSH: PushTuning = {
+  batchSize: 100,
+  window: 2_000,
+  concurrency: 2,
+  isolateAfter: 3,
+  backoff: { baseMs: 1_000, maxMs: 60_000 },
+};
 
 /** Events copied into the outbox per commit of the write queue: scans get their turn between two. */
 const ENQUEUE_SLICE = 500;
@@ -68,7 +74,16 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
       for (const r of due) {
         const previous = r.action === 'estorno' ? repo.previousCheckin(r.chave, r.event_id) : undefined;
         if (previous?.resultado && previous.resultado !== 'aceito') {
-          repo.settle(r.event_id, { resultado: 'outro', code: REVERSAL_NOT_SENT.code, message: REVERSAL_NOT_SENT.message(previous.resultado), at: null }, now);
+          repo.settle(
+            r.event_id,
+            {
+              resultado: 'outro',
+              code: REVERSAL_NOT_SENT.code,
+              message: REVERSAL_NOT_SENT.message(previous.resultado),
+              at: null,
+            },
+            now,
+          );
         } else toSend.push(r);
       }
     });
@@ -102,12 +117,20 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
     await tx(() => repo.markSending(eventIds, sentAt));
     let results;
     try {
-      results = await client.send(b.action, b.rows.map((r) => r.chave), { terminal: b.terminal, operador: b.operador }, signal);
+      results = await client.send(
+        b.action,
+        b.rows.map((r) => r.chave),
+        { terminal: b.terminal, operador: b.operador },
+        signal,
+      );
     } catch (error) {
       if (!(error instanceof CloudUnavailableError)) throw error;
       const attempts = Math.max(...b.rows.map((r) => r.attempts + 1));
       // A stop is not a failure of the link: the events are due again as soon as the worker restarts.
-      const next = error.kind === 'aborted' ? null : new Date(clock.now().getTime() + backoffDelay(attempts, tuning.backoff)).toISOString();
+      const next =
+        error.kind === 'aborted'
+          ? null
+          : new Date(clock.now().getTime() + backoffDelay(attempts, tuning.backoff)).toISOString();
       await tx(() => {
         repo.retryLater(eventIds, next, error.message);
         state.failed(error);
@@ -117,7 +140,10 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
     const now = clock.nowIso();
     await tx(() => {
       b.rows.forEach((r, i) => {
-        const c = classify({ action: r.action, priorAttempts: r.attempts, firstSentAt: r.first_sent_at ?? sentAt }, results[i]!);
+        const c = classify(
+          { action: r.action, priorAttempts: r.attempts, firstSentAt: r.first_sent_at ?? sentAt },
+          results[i]!,
+        );
         repo.settle(r.event_id, c, now);
       });
       state.succeeded('push');

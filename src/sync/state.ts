@@ -25,7 +25,24 @@ export interface SyncState {
 /** Online/offline is derived from the last call's outcome and kept in sync_state, so it outlives a restart. */
 export function createSyncState(db: Db, tenantId: number, clock: Clock): SyncState {
   const k = db.kysely;
-  const ensure = () => run(db, k.insertInto('sync_state').orIgnore().values({ tenant_id: tenantId, online: null, last_contact_at: null, last_pull_ok_at: null, last_push_ok_at: null, last_refresh_ok_at: null, last_full_refresh_ok_at: null, last_error: null, last_error_at: null }));
+  const ensure = () =>
+    run(
+      db,
+      k
+        .insertInto('sync_state')
+        .orIgnore()
+        .values({
+          tenant_id: tenantId,
+          online: null,
+          last_contact_at: null,
+          last_pull_ok_at: null,
+          last_push_ok_at: null,
+          last_refresh_ok_at: null,
+          last_full_refresh_ok_at: null,
+          last_error: null,
+          last_error_at: null,
+        }),
+    );
   ensure();
   let online = first(db, k.selectFrom('sync_state').select('online').where('tenant_id', '=', tenantId))?.online ?? null;
 
@@ -33,7 +50,13 @@ export function createSyncState(db: Db, tenantId: number, clock: Clock): SyncSta
     succeeded(activity) {
       const now = clock.nowIso();
       online = 1;
-      run(db, k.updateTable('sync_state').set({ online: 1, last_contact_at: now, [COLUMN[activity]]: now }).where('tenant_id', '=', tenantId));
+      run(
+        db,
+        k
+          .updateTable('sync_state')
+          .set({ online: 1, last_contact_at: now, [COLUMN[activity]]: now })
+          .where('tenant_id', '=', tenantId),
+      );
     },
     failed(error) {
       if (error instanceof CloudUnavailableError && error.kind === 'aborted') return;
@@ -42,7 +65,13 @@ export function createSyncState(db: Db, tenantId: number, clock: Clock): SyncSta
       if (linkDown) online = 0;
       const message = error instanceof Error ? error.message : String(error);
       const last = { last_error: message.slice(0, 500), last_error_at: clock.nowIso() };
-      run(db, k.updateTable('sync_state').set(linkDown ? { ...last, online: 0 } : last).where('tenant_id', '=', tenantId));
+      run(
+        db,
+        k
+          .updateTable('sync_state')
+          .set(linkDown ? { ...last, online: 0 } : last)
+          .where('tenant_id', '=', tenantId),
+      );
     },
     online: () => (online === null ? null : online === 1),
     read: () => first(db, k.selectFrom('sync_state').selectAll().where('tenant_id', '=', tenantId)),

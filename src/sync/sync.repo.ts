@@ -5,7 +5,13 @@ import type { DB, PushResult } from '../db/schema.js';
 
 // Reads of the local API for the central office (sync.routes.ts).
 
-export const PUSH_RESULTS: readonly PushResult[] = ['aceito', 'ja_utilizado_na_nuvem', 'fora_do_prazo', 'cancelado_na_nuvem', 'outro'];
+export const PUSH_RESULTS: readonly PushResult[] = [
+  'aceito',
+  'ja_utilizado_na_nuvem',
+  'fora_do_prazo',
+  'cancelado_na_nuvem',
+  'outro',
+];
 export const CONFLICT_KINDS = PUSH_RESULTS.filter((r) => r !== 'aceito') as Exclude<PushResult, 'aceito'>[];
 
 export function syncSummary(db: Db, tenantId: number) {
@@ -13,33 +19,60 @@ export function syncSummary(db: Db, tenantId: number) {
   const state = first(db, k.selectFrom('sync_state').selectAll().where('tenant_id', '=', tenantId));
   const byResult = all(
     db,
-    k.selectFrom('sync_push').select(['resultado', (eb) => eb.fn.countAll<number>().as('n')]).where('tenant_id', '=', tenantId).where('status', '=', 'concluido').groupBy('resultado'),
+    k
+      .selectFrom('sync_push')
+      .select(['resultado', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('tenant_id', '=', tenantId)
+      .where('status', '=', 'concluido')
+      .groupBy('resultado'),
   );
   const queue = first(
     db,
-    k.selectFrom('sync_push as p').innerJoin('events as e', 'e.id', 'p.event_id')
+    k
+      .selectFrom('sync_push as p')
+      .innerJoin('events as e', 'e.id', 'p.event_id')
       .select((eb) => [
         eb.fn.countAll<number>().as('n'),
         eb.fn.min('e.occurred_at').as('oldest'),
         eb.fn.min('p.next_attempt_at').as('next'),
         sql<number>`sum(case when p.attempts > 0 then 1 else 0 end)`.as('retrying'),
       ])
-      .where('p.tenant_id', '=', tenantId).where('p.status', '=', 'pendente'),
+      .where('p.tenant_id', '=', tenantId)
+      .where('p.status', '=', 'pendente'),
   );
   // Events of the gate not yet copied into the outbox (it is filled on the worker's next cycle).
   const notQueued = first(
     db,
-    k.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('tenant_id', '=', tenantId).where('result', '=', 'ok')
+    k
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('tenant_id', '=', tenantId)
+      .where('result', '=', 'ok')
       .where('id', '>', sql<number>`(select coalesce(max(event_id), 0) from sync_push where tenant_id = ${tenantId})`),
   );
-  const rejects = all(db, k.selectFrom('sync_rejects').select(['kind', 'ref', 'reason', 'at']).where('tenant_id', '=', tenantId).orderBy('at', 'desc').limit(20));
-  const rejectCount = first(db, k.selectFrom('sync_rejects').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', tenantId))?.n ?? 0;
+  const rejects = all(
+    db,
+    k
+      .selectFrom('sync_rejects')
+      .select(['kind', 'ref', 'reason', 'at'])
+      .where('tenant_id', '=', tenantId)
+      .orderBy('at', 'desc')
+      .limit(20),
+  );
+  const rejectCount =
+    first(
+      db,
+      k
+        .selectFrom('sync_rejects')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('tenant_id', '=', tenantId),
+    )?.n ?? 0;
   return { state, byResult, queue, notQueued: notQueued?.n ?? 0, rejects, rejectCount };
 }
 
 /** Events not yet accepted by the cloud: the outbox's, plus the gate's not yet copied into it (only when a sync worker will copy them). */
-export const eventsWaiting = (s: ReturnType<typeof syncSummary>, syncRuns: boolean) => (s.queue?.n ?? 0) + (syncRuns ? s.notQueued : 0);
+export const eventsWaiting = (s: ReturnType<typeof syncSummary>, syncRuns: boolean) =>
+  (s.queue?.n ?? 0) + (syncRuns ? s.notQueued : 0);
 
 const eventColumns = [
   'e.id',
@@ -81,11 +114,18 @@ export interface ConflictFilter {
 /** Events the cloud did not accept, oldest first, and how many match in all. */
 export function findConflicts(db: Db, f: ConflictFilter) {
   const k = db.kysely;
-  let q = withPush(k).where('e.tenant_id', '=', f.tenantId).where('p.status', '=', 'concluido').where('p.resultado', '!=', 'aceito');
+  let q = withPush(k)
+    .where('e.tenant_id', '=', f.tenantId)
+    .where('p.status', '=', 'concluido')
+    .where('p.resultado', '!=', 'aceito');
   if (f.kind) q = q.where('p.resultado', '=', f.kind);
   if (f.from) q = q.where('e.occurred_at', '>=', f.from);
   if (f.to) q = q.where('e.occurred_at', '<', f.to);
-  const total = first(db, q.select((eb) => eb.fn.countAll<number>().as('n')))?.n ?? 0;
+  const total =
+    first(
+      db,
+      q.select((eb) => eb.fn.countAll<number>().as('n')),
+    )?.n ?? 0;
   const rows = all(db, q.select(eventColumns).orderBy('e.id').limit(f.limit).offset(f.offset));
   return { rows, total };
 }
@@ -119,7 +159,15 @@ export function markEvents(db: Db, apiKeyId: number, eventIds: readonly number[]
   if (eventIds.length === 0) return;
   run(
     db,
-    k.insertInto('event_marks').orIgnore().columns(['api_key_id', 'event_id', 'sincronizado_em'])
-      .expression(k.selectFrom('events').select([sql<number>`${apiKeyId}`.as('k'), 'id', sql<string>`${nowIso}`.as('at')]).where('id', 'in', inList(eventIds))),
+    k
+      .insertInto('event_marks')
+      .orIgnore()
+      .columns(['api_key_id', 'event_id', 'sincronizado_em'])
+      .expression(
+        k
+          .selectFrom('events')
+          .select([sql<number>`${apiKeyId}`.as('k'), 'id', sql<string>`${nowIso}`.as('at')])
+          .where('id', 'in', inList(eventIds)),
+      ),
   );
 }

@@ -10,7 +10,10 @@ import { createOrderPuller, DEFAULT_PULL, type PullTuning } from './pull.js';
 import { createPusher, DEFAULT_PUSH, type PushOutcome, type PushTuning } from './push.js';
 import { createSyncState, type SyncState } from './state.js';
 
-export type SyncConfig = Pick<CloudConfig, 'tenant' | 'pullSeconds' | 'pushSeconds' | 'refreshCron' | 'fullRefreshCron' | 'daysAhead'> & {
+export type SyncConfig = Pick<
+  CloudConfig,
+  'tenant' | 'pullSeconds' | 'pushSeconds' | 'refreshCron' | 'fullRefreshCron' | 'daysAhead'
+> & {
   /** Retry and batch sizes; defaults suit production, tests shrink them. */
   tuning?: { pull?: Partial<PullTuning>; push?: Partial<PushTuning>; backoff?: BackoffOptions };
 };
@@ -176,8 +179,18 @@ export function createSyncWorker({ db, clock, log, config, client, tenantId }: S
       loop(config.pullSeconds * 1000, pullNow);
       loop(config.pushSeconds * 1000, pushDelay);
       const options = { timezone: clock.timeZone, noOverlap: true };
-      tasks.push(cron.createTask(config.refreshCron, () => refreshNow().catch(() => undefined), { ...options, name: 'gate-sync-refresh' }));
-      tasks.push(cron.createTask(config.fullRefreshCron, () => fullRefreshNow().catch(() => undefined), { ...options, name: 'gate-sync-full' }));
+      tasks.push(
+        cron.createTask(config.refreshCron, () => refreshNow().catch(() => undefined), {
+          ...options,
+          name: 'gate-sync-refresh',
+        }),
+      );
+      tasks.push(
+        cron.createTask(config.fullRefreshCron, () => fullRefreshNow().catch(() => undefined), {
+          ...options,
+          name: 'gate-sync-full',
+        }),
+      );
       for (const t of tasks) void t.start();
       log.info({ tenant: config.tenant }, 'sync: sincronizador iniciado');
     },

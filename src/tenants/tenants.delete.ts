@@ -18,10 +18,13 @@ const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 export function deleteTenantRows(sqlite: Sqlite, tenantId: number): void {
   if (!sqlite.inTransaction) throw new Error('deleteTenantRows: must run inside a transaction');
   const tables = sqlite
-    .prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' AND name <> 'tenants'`)
+    .prepare(
+      `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' AND name <> 'tenants'`,
+    )
     .pluck()
     .all() as string[];
-  const columns = (table: string) => (sqlite.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(table) as string[]);
+  const columns = (table: string) =>
+    sqlite.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(table) as string[];
   const owned = new Set(tables.filter((t) => columns(t).includes('tenant_id')));
 
   const guards = sqlite
@@ -37,11 +40,15 @@ export function deleteTenantRows(sqlite: Sqlite, tenantId: number): void {
 
   for (const table of tables) {
     if (owned.has(table)) continue;
-    const fks = sqlite.prepare(`SELECT "table" AS parent, "from" AS col, "to" AS ref FROM pragma_foreign_key_list(?)`).all(table) as { parent: string; col: string; ref: string | null }[];
+    const fks = sqlite
+      .prepare(`SELECT "table" AS parent, "from" AS col, "to" AS ref FROM pragma_foreign_key_list(?)`)
+      .all(table) as { parent: string; col: string; ref: string | null }[];
     for (const fk of fks) {
       if (!owned.has(fk.parent)) continue;
       sqlite
-        .prepare(`DELETE FROM ${quote(table)} WHERE ${quote(fk.col)} IN (SELECT ${fk.ref ? quote(fk.ref) : 'rowid'} FROM ${quote(fk.parent)} WHERE tenant_id = ?)`)
+        .prepare(
+          `DELETE FROM ${quote(table)} WHERE ${quote(fk.col)} IN (SELECT ${fk.ref ? quote(fk.ref) : 'rowid'} FROM ${quote(fk.parent)} WHERE tenant_id = ?)`,
+        )
         .run(tenantId);
     }
   }
@@ -51,5 +58,7 @@ export function deleteTenantRows(sqlite: Sqlite, tenantId: number): void {
   for (const g of guards) sqlite.exec(g.sql);
   const broken = sqlite.pragma('foreign_key_check') as { table: string; parent: string }[];
   if (broken.length > 0)
-    throw new Error(`a remoção deixaria referências quebradas (${[...new Set(broken.map((b) => `${b.table} → ${b.parent}`))].join(', ')}); nada foi removido`);
+    throw new Error(
+      `a remoção deixaria referências quebradas (${[...new Set(broken.map((b) => `${b.table} → ${b.parent}`))].join(', ')}); nada foi removido`,
+    );
 }

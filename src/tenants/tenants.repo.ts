@@ -23,7 +23,9 @@ export class UnknownTenantError extends Error {
     source?: string,
   ) {
     const knownText = known.length === 0 ? 'nenhum tenant neste banco' : `conhecidos: ${known.join(', ')}`;
-    super(`${source ? `${source}: ` : ''}tenant "${slug}" não existe; ${knownText}. Crie com: gate tenants create ${slug}`);
+    super(
+      `${source ? `${source}: ` : ''}tenant "${slug}" não existe; ${knownText}. Crie com: gate tenants create ${slug}`,
+    );
   }
 }
 
@@ -50,10 +52,15 @@ export function resolveTenant(db: Db, slug: string, source?: string) {
 /** `gate tenants create`: a new tenant, or TenantExistsError. */
 export function createTenant(db: Db, input: { slug: string; nome: string; nowIso: string }): number {
   const k = db.kysely;
-  return db.sqlite.transaction(() => {
-    if (findTenant(db, input.slug)) throw new TenantExistsError(`tenant "${input.slug}" já existe`);
-    return Number(run(db, k.insertInto('tenants').values({ slug: input.slug, nome: input.nome, created_at: input.nowIso })).lastInsertRowid);
-  }).immediate();
+  return db.sqlite
+    .transaction(() => {
+      if (findTenant(db, input.slug)) throw new TenantExistsError(`tenant "${input.slug}" já existe`);
+      return Number(
+        run(db, k.insertInto('tenants').values({ slug: input.slug, nome: input.nome, created_at: input.nowIso }))
+          .lastInsertRowid,
+      );
+    })
+    .immediate();
 }
 
 /**

@@ -11,10 +11,31 @@ import { createByteSlots } from '../../src/lib/byte-slots.js';
 const granted = (code: string) => ({ ok: true, target: 'person', code }) as CheckinResult;
 const items = [
   // A person's answer carries the code as its own qr_code: it keeps its place.
-  { code: 'A-1', result: granted('A-1'), view: asJson({ message: 'Check-in realizado com sucesso.', qr_code: 'A-1', checkin_em: '2026-11-21T13:00:00.000Z', pedido: { numero_pedido: '20261121-0001' } }) },
+  {
+    code: 'A-1',
+    result: granted('A-1'),
+    view: asJson({
+      message: 'Check-in realizado com sucesso.',
+      qr_code: 'A-1',
+      checkin_em: '2026-11-21T13:00:00.000Z',
+      pedido: { numero_pedido: '20261121-0001' },
+    }),
+  },
   // A group's answer has none: qr_code comes after its data.
-  { code: '20261121-0002', result: granted('20261121-0002'), view: asJson({ message: 'Check-in do combo realizado: 2 de 2 pessoa(s).', combo_qr_code: '20261121-0002', total_checkins: 2 }) },
-  { code: 'NAO-EXISTE', result: { ok: false, code: 'TICKET_NOT_FOUND', details: { qr_code: 'NAO-EXISTE' } } as CheckinResult, view: undefined },
+  {
+    code: '20261121-0002',
+    result: granted('20261121-0002'),
+    view: asJson({
+      message: 'Check-in do combo realizado: 2 de 2 pessoa(s).',
+      combo_qr_code: '20261121-0002',
+      total_checkins: 2,
+    }),
+  },
+  {
+    code: 'NAO-EXISTE',
+    result: { ok: false, code: 'TICKET_NOT_FOUND', details: { qr_code: 'NAO-EXISTE' } } as CheckinResult,
+    view: undefined,
+  },
   { code: 'ção-1', result: granted('ção-1'), view: asJson({ message: 'ok', qr_code: 'ção-1' }) },
 ];
 // What JSON.stringify of { success, data } gives, items as `{ ...data, qr_code, success, status }`.
@@ -26,9 +47,28 @@ const expected = JSON.stringify({
     total_sucesso: 3,
     total_falha: 1,
     resultados: [
-      { message: 'Check-in realizado com sucesso.', qr_code: 'A-1', checkin_em: '2026-11-21T13:00:00.000Z', pedido: { numero_pedido: '20261121-0001' }, success: true, status: 200 },
-      { message: 'Check-in do combo realizado: 2 de 2 pessoa(s).', combo_qr_code: '20261121-0002', total_checkins: 2, qr_code: '20261121-0002', success: true, status: 200 },
-      { qr_code: 'NAO-EXISTE', success: false, status: 404, error: new AppError('TICKET_NOT_FOUND', { qr_code: 'NAO-EXISTE' }).toBody() },
+      {
+        message: 'Check-in realizado com sucesso.',
+        qr_code: 'A-1',
+        checkin_em: '2026-11-21T13:00:00.000Z',
+        pedido: { numero_pedido: '20261121-0001' },
+        success: true,
+        status: 200,
+      },
+      {
+        message: 'Check-in do combo realizado: 2 de 2 pessoa(s).',
+        combo_qr_code: '20261121-0002',
+        total_checkins: 2,
+        qr_code: '20261121-0002',
+        success: true,
+        status: 200,
+      },
+      {
+        qr_code: 'NAO-EXISTE',
+        success: false,
+        status: 404,
+        error: new AppError('TICKET_NOT_FOUND', { qr_code: 'NAO-EXISTE' }).toBody(),
+      },
       { message: 'ok', qr_code: 'ção-1', success: true, status: 200 },
     ],
   },

@@ -14,7 +14,19 @@ const comboOrder = (numero: string, prefix: string, people = 3) =>
     numero,
     prefix,
     people,
-    adicionais: [{ adicional_id: 'a1', nome: 'Pipoca', quantidade: 1, preco_unitario: 10, subtotal: 10, combo_id: 'c1', is_brinde: false, codigo_integracao: '', adicional_qr_code: null }],
+    adicionais: [
+      {
+        adicional_id: 'a1',
+        nome: 'Pipoca',
+        quantidade: 1,
+        preco_unitario: 10,
+        subtotal: 10,
+        combo_id: 'c1',
+        is_brinde: false,
+        codigo_integracao: '',
+        adicional_qr_code: null,
+      },
+    ],
   });
 
 describe('combo group QR (YYYYMMDD-NNNN)', () => {
@@ -24,10 +36,22 @@ describe('combo group QR (YYYYMMDD-NNNN)', () => {
     expect(res.status).toBe(200);
     const d = res.body.data;
     expect(d).toMatchObject({ combo_qr_code: '20261120-0100', total_checkins: 3, total_pessoas: 3 });
-    expect(d.pedido).toMatchObject({ numero_pedido: '20261120-0100', pago_em: '2026-11-20T15:00:00.000Z', origem: 'online', total: 300 });
-    expect(d.pedido.lotes[0].pessoas).toEqual([1, 2, 3].map((i) => ({
-      qr_code: `G-${i}`, nome: `Pessoa ${i}`, checkin_realizado: true, checkin_em: '2026-11-21T13:00:00.000Z', checkin_dispositivo: 't9', checkin_operador: 'Ana',
-    })));
+    expect(d.pedido).toMatchObject({
+      numero_pedido: '20261120-0100',
+      pago_em: '2026-11-20T15:00:00.000Z',
+      origem: 'online',
+      total: 300,
+    });
+    expect(d.pedido.lotes[0].pessoas).toEqual(
+      [1, 2, 3].map((i) => ({
+        qr_code: `G-${i}`,
+        nome: `Pessoa ${i}`,
+        checkin_realizado: true,
+        checkin_em: '2026-11-21T13:00:00.000Z',
+        checkin_dispositivo: 't9',
+        checkin_operador: 'Ana',
+      })),
+    );
     expect(d.pedido.adicionais).toEqual([{ nome: 'Pipoca', quantidade: 1, preco_unitario: 10, subtotal: 10 }]);
   });
 
@@ -38,7 +62,10 @@ describe('combo group QR (YYYYMMDD-NNNN)', () => {
     expect(rest.body.data).toMatchObject({ total_checkins: 2, total_pessoas: 3 });
     const again = await checkin(box, { qr_code: '20261120-0101' });
     expect(again.status).toBe(409);
-    expect(again.body.error).toMatchObject({ code: 'TICKET_ALREADY_USED', details: { combo_qr_code: '20261120-0101', total_pessoas: 3 } });
+    expect(again.body.error).toMatchObject({
+      code: 'TICKET_ALREADY_USED',
+      details: { combo_qr_code: '20261120-0101', total_pessoas: 3 },
+    });
   });
 
   it('refuses the group QR of a cancelled order and of another tenant', async () => {
@@ -58,7 +85,9 @@ describe('batch (comma-separated codes)', () => {
     const d = res.body.data;
     expect(d).toMatchObject({ total_enviados: 4, total_sucesso: 2, total_falha: 2 });
     expect(d.message).toMatch(/2 .*sucesso.*2 .*falha/);
-    expect(d.resultados.map((r: { qr_code: string; success: boolean; status: number }) => [r.qr_code, r.success, r.status])).toEqual([
+    expect(
+      d.resultados.map((r: { qr_code: string; success: boolean; status: number }) => [r.qr_code, r.success, r.status]),
+    ).toEqual([
       ['K-1', true, 200],
       ['K-2', false, 409],
       ['NOPE', false, 404],
@@ -79,30 +108,50 @@ describe('batch (comma-separated codes)', () => {
     const tooMany = Array.from({ length: 1001 }, (_, i) => `X-${i}`).join(',');
     const refused = await checkin(box, { qr_code: `${tooMany}` });
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { campos: [{ campo: 'body.qr_code', mensagem: expect.stringMatching(/1000 códigos/) }] } });
+    expect(refused.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { campos: [{ campo: 'body.qr_code', mensagem: expect.stringMatching(/1000 códigos/) }] },
+    });
     const before = box.db.sqlite.prepare('select count(*) from events').pluck().get();
-    expect((await checkin(box, { qr_code: Array.from({ length: 1000 }, (_, i) => `X-${i}`).join(',') })).body.data.total_falha).toBe(1000);
+    expect(
+      (await checkin(box, { qr_code: Array.from({ length: 1000 }, (_, i) => `X-${i}`).join(',') })).body.data
+        .total_falha,
+    ).toBe(1000);
     expect(box.db.sqlite.prepare('select count(*) from events').pluck().get()).toBe((before as number) + 1000);
   });
 
   it('refuses a code longer than any ticket before storing anything; the event log keeps at most 256 characters of a code', async () => {
     const events = () => box.db.sqlite.prepare('select count(*) from events').pluck().get() as number;
     const before = events();
-    for (const payload of [{ qr_code: 'Q'.repeat(257) }, { qr_code: `A-1,${'Q'.repeat(100_000 - 4)}` }, { numero_pedido: '9'.repeat(257) }]) {
+    for (const payload of [
+      { qr_code: 'Q'.repeat(257) },
+      { qr_code: `A-1,${'Q'.repeat(100_000 - 4)}` },
+      { numero_pedido: '9'.repeat(257) },
+    ]) {
       const res = await checkin(box, payload);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('VALIDATION_ERROR');
     }
-    expect((await checkin(box, { qr_code: 'Q'.repeat(257) })).body.error.details.campos[0].mensagem).toMatch(/no máximo 256 caracteres/);
+    expect((await checkin(box, { qr_code: 'Q'.repeat(257) })).body.error.details.campos[0].mensagem).toMatch(
+      /no máximo 256 caracteres/,
+    );
     expect(events()).toBe(before);
     expect((await checkin(box, { qr_code: 'Q'.repeat(256) })).body.error.code).toBe('TICKET_NOT_FOUND');
-    const stored = box.db.sqlite.prepare('select length(code) + length(coalesce(details, \'\')) from events order by id desc limit 1').pluck().get() as number;
+    const stored = box.db.sqlite
+      .prepare("select length(code) + length(coalesce(details, '')) from events order by id desc limit 1")
+      .pluck()
+      .get() as number;
     expect(stored).toBeLessThan(600);
   });
 
   it('a body that is not an object is named body', async () => {
     for (const payload of ['[1]', '"S-1"', '42']) {
-      const res = await box.app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': box.keys.checkin, 'content-type': 'application/json' }, payload });
+      const res = await box.app.inject({
+        method: 'POST',
+        url: '/api/v1/api-qrcode-checkin',
+        headers: { 'x-api-key': box.keys.checkin, 'content-type': 'application/json' },
+        payload,
+      });
       expect(res.statusCode).toBe(400);
       expect(res.json().error.details.campos.map((c: { campo: string }) => c.campo)).toEqual(['body']);
     }
@@ -112,10 +161,13 @@ describe('batch (comma-separated codes)', () => {
     box.importOrders([makeOrder({ prefix: 'S', people: 2 })]);
     const lane = { tenantId: box.tenantId, apiKeyId: null, keyName: null, source: 'lane' };
     expect(await box.checkin.checkIn({ qr_code: 'S-1,S-2' }, lane, { batch: false })).toMatchObject({
-      batch: false, result: { ok: false, code: 'TICKET_NOT_FOUND', details: { qr_code: 'S-1,S-2' } },
+      batch: false,
+      result: { ok: false, code: 'TICKET_NOT_FOUND', details: { qr_code: 'S-1,S-2' } },
     });
     expect((await checkin(box, { qr_code: 'S-1' })).status).toBe(200); // nothing of it was checked in
-    expect(await box.checkin.reverse({ qr_code: 'S-1,S-2' }, lane, { batch: false })).toMatchObject({ result: { ok: false, code: 'TICKET_NOT_FOUND' } });
+    expect(await box.checkin.reverse({ qr_code: 'S-1,S-2' }, lane, { batch: false })).toMatchObject({
+      result: { ok: false, code: 'TICKET_NOT_FOUND' },
+    });
   });
 
   it('uses the single-code shape when only one distinct code is sent', async () => {
@@ -132,7 +184,22 @@ describe('batch (comma-separated codes)', () => {
 describe('order mode (numero_pedido)', () => {
   it('checks in every pending person of a paid order and leaves additionals alone', async () => {
     box.importOrders([
-      makeOrder({ numero: '20261120-0200', prefix: 'N', people: 3, adicionais: [{ adicional_id: 'a', nome: 'Água', quantidade: 1, preco_unitario: 5, subtotal: 5, codigo_integracao: '', adicional_qr_code: 'AGUA0000000001' }] }),
+      makeOrder({
+        numero: '20261120-0200',
+        prefix: 'N',
+        people: 3,
+        adicionais: [
+          {
+            adicional_id: 'a',
+            nome: 'Água',
+            quantidade: 1,
+            preco_unitario: 5,
+            subtotal: 5,
+            codigo_integracao: '',
+            adicional_qr_code: 'AGUA0000000001',
+          },
+        ],
+      }),
     ]);
     await checkin(box, { qr_code: 'N-1' });
     const res = await checkin(box, { numero_pedido: '20261120-0200', terminal: 'balcao' });

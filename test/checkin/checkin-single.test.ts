@@ -30,7 +30,17 @@ describe('single QR check-in', () => {
     });
     expect(pedido.lotes[0].dados.map((d: { qr_code: string }) => d.qr_code)).toEqual(['A-1', 'A-2']);
     expect(events(box)).toEqual([
-      { action: 'checkin', mode: 'qr', code: 'A-1', qr_code: 'A-1', result: 'ok', key_name: 'catraca-1', terminal: 'catraca-3', operador: 'Joana', source: 'api' },
+      {
+        action: 'checkin',
+        mode: 'qr',
+        code: 'A-1',
+        qr_code: 'A-1',
+        result: 'ok',
+        key_name: 'catraca-1',
+        terminal: 'catraca-3',
+        operador: 'Joana',
+        source: 'api',
+      },
     ]);
   });
 
@@ -49,19 +59,32 @@ describe('single QR check-in', () => {
     expect(res.status).toBe(409);
     expect(res.body).toEqual({
       success: false,
-      error: { code: 'TICKET_ALREADY_USED', message: expect.any(String), details: { qr_code: 'C-1', checkin_em: '2026-11-21T13:00:00.000Z' } },
+      error: {
+        code: 'TICKET_ALREADY_USED',
+        message: expect.any(String),
+        details: { qr_code: 'C-1', checkin_em: '2026-11-21T13:00:00.000Z' },
+      },
     });
     expect(events(box).map((e) => e.result)).toEqual(['ok', 'TICKET_ALREADY_USED']);
   });
 
   it('refuses past and future tickets with their dates', async () => {
-    box.importOrders([makeOrder({ prefix: 'OLD', dataUso: '2026-11-20' }), makeOrder({ prefix: 'NEW', dataUso: '2026-11-22' })]);
+    box.importOrders([
+      makeOrder({ prefix: 'OLD', dataUso: '2026-11-20' }),
+      makeOrder({ prefix: 'NEW', dataUso: '2026-11-22' }),
+    ]);
     const old = await checkin(box, { qr_code: 'OLD-1' });
     expect(old.status).toBe(410);
-    expect(old.body.error).toMatchObject({ code: 'TICKET_EXPIRED', details: { data_ingresso: '2026-11-20', data_atual: '2026-11-21', qr_code: 'OLD-1' } });
+    expect(old.body.error).toMatchObject({
+      code: 'TICKET_EXPIRED',
+      details: { data_ingresso: '2026-11-20', data_atual: '2026-11-21', qr_code: 'OLD-1' },
+    });
     const early = await checkin(box, { qr_code: 'NEW-1' });
     expect(early.status).toBe(422);
-    expect(early.body.error).toMatchObject({ code: 'TICKET_NOT_VALID_YET', details: { data_ingresso: '2026-11-22', qr_code: 'NEW-1' } });
+    expect(early.body.error).toMatchObject({
+      code: 'TICKET_NOT_VALID_YET',
+      details: { data_ingresso: '2026-11-22', qr_code: 'NEW-1' },
+    });
   });
 
   it('judges "today" in the tenant time zone, not in UTC', async () => {
@@ -78,7 +101,10 @@ describe('single QR check-in', () => {
   });
 
   it('refuses tickets of cancelled and refunded orders', async () => {
-    box.importOrders([makeOrder({ prefix: 'X', status: 'cancelado' }), makeOrder({ prefix: 'R', status: 'reembolsado' })]);
+    box.importOrders([
+      makeOrder({ prefix: 'X', status: 'cancelado' }),
+      makeOrder({ prefix: 'R', status: 'reembolsado' }),
+    ]);
     for (const qr of ['X-1', 'R-1']) {
       const res = await checkin(box, { qr_code: qr });
       expect(res.status).toBe(403);
@@ -101,17 +127,36 @@ describe('single QR check-in', () => {
     box.importOrders([
       makeOrder({
         prefix: 'ADD',
-        adicionais: [{ adicional_id: 'a1', nome: 'Refrigerante', quantidade: 2, preco_unitario: 8, subtotal: 16, codigo_integracao: 'REF', adicional_qr_code: 'ADQR0000000001' }],
+        adicionais: [
+          {
+            adicional_id: 'a1',
+            nome: 'Refrigerante',
+            quantidade: 2,
+            preco_unitario: 8,
+            subtotal: 16,
+            codigo_integracao: 'REF',
+            adicional_qr_code: 'ADQR0000000001',
+          },
+        ],
       }),
     ]);
     const first = await checkin(box, { qr_code: 'ADQR0000000001' });
     expect(first.status).toBe(200);
-    expect(first.body.data.adicional).toEqual({ nome: 'Refrigerante', quantidade: 2, unidades_utilizadas: 1, unidades_restantes: 1 });
+    expect(first.body.data.adicional).toEqual({
+      nome: 'Refrigerante',
+      quantidade: 2,
+      unidades_utilizadas: 1,
+      unidades_restantes: 1,
+    });
     expect(first.body.data.pedido.adicionais[0].adicional_qr_code).toBe('ADQR0000000001');
     expect((await checkin(box, { qr_code: 'ADQR0000000001' })).status).toBe(200);
     const third = await checkin(box, { qr_code: 'ADQR0000000001' });
     expect(third.status).toBe(409);
-    expect(third.body.error.details).toMatchObject({ qr_code: 'ADQR0000000001', quantidade: 2, unidades_utilizadas: 2 });
+    expect(third.body.error.details).toMatchObject({
+      qr_code: 'ADQR0000000001',
+      quantidade: 2,
+      unidades_utilizadas: 2,
+    });
   });
 });
 
@@ -128,15 +173,27 @@ describe('request errors', () => {
   });
 
   it('answers a bare POST without a body with MISSING_FIELD', async () => {
-    const res = await box.app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': box.keys.checkin } });
+    const res = await box.app.inject({
+      method: 'POST',
+      url: '/api/v1/api-qrcode-checkin',
+      headers: { 'x-api-key': box.keys.checkin },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().error.code).toBe('MISSING_FIELD');
   });
 
   it('rejects malformed JSON and wrong types in the envelope, in Portuguese', async () => {
-    const bad = await box.app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': box.keys.checkin, 'content-type': 'application/json' }, payload: '{"qr_code":' });
+    const bad = await box.app.inject({
+      method: 'POST',
+      url: '/api/v1/api-qrcode-checkin',
+      headers: { 'x-api-key': box.keys.checkin, 'content-type': 'application/json' },
+      payload: '{"qr_code":',
+    });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toEqual({ success: false, error: { code: 'INVALID_JSON', message: expect.stringMatching(/JSON/) } });
+    expect(bad.json()).toEqual({
+      success: false,
+      error: { code: 'INVALID_JSON', message: expect.stringMatching(/JSON/) },
+    });
     const typed = await checkin(box, { qr_code: 123 });
     expect(typed.status).toBe(400);
     expect(typed.body.error.code).toBe('VALIDATION_ERROR');
@@ -156,7 +213,12 @@ describe('request errors', () => {
 
   it('authenticates before reading the body: bad JSON, another media type or a huge body still get the auth error', async () => {
     const send = (method: 'POST' | 'PATCH', key: string | null, type: string, payload: string) =>
-      box.app.inject({ method, url: '/api/v1/api-qrcode-checkin', headers: { 'content-type': type, ...(key ? { 'x-api-key': key } : {}) }, payload });
+      box.app.inject({
+        method,
+        url: '/api/v1/api-qrcode-checkin',
+        headers: { 'content-type': type, ...(key ? { 'x-api-key': key } : {}) },
+        payload,
+      });
     for (const method of ['POST', 'PATCH'] as const) {
       const codes = [
         await send(method, null, 'application/json', '{bad'),
@@ -165,7 +227,13 @@ describe('request errors', () => {
         await send(method, null, 'application/x-www-form-urlencoded', 'qr_code=A'),
         await send(method, null, 'application/json', JSON.stringify({ qr_code: 'A', terminal: 'x'.repeat(1_100_000) })),
       ].map((r) => [r.statusCode, r.json().error.code]);
-      expect(codes).toEqual([[401, 'MISSING_API_KEY'], [401, 'INVALID_API_KEY'], [403, 'PERMISSION_DENIED'], [401, 'MISSING_API_KEY'], [401, 'MISSING_API_KEY']]);
+      expect(codes).toEqual([
+        [401, 'MISSING_API_KEY'],
+        [401, 'INVALID_API_KEY'],
+        [403, 'PERMISSION_DENIED'],
+        [401, 'MISSING_API_KEY'],
+        [401, 'MISSING_API_KEY'],
+      ]);
     }
   });
 
@@ -195,15 +263,30 @@ describe('request errors', () => {
     box.db.sqlite.exec('drop trigger events_no_update; drop trigger events_no_delete; drop table events');
     const res = await checkin(box, { qr_code: 'BOOM-1' });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: 'Erro interno do servidor.' } });
+    expect(res.body).toEqual({
+      success: false,
+      error: { code: 'INTERNAL_ERROR', message: 'Erro interno do servidor.' },
+    });
     // Nothing half-written: the check-in rolled back with its event.
-    expect(box.db.sqlite.prepare("select checkin_em from people where qr_code = 'BOOM-1'").get()).toEqual({ checkin_em: null });
+    expect(box.db.sqlite.prepare("select checkin_em from people where qr_code = 'BOOM-1'").get()).toEqual({
+      checkin_em: null,
+    });
   });
 
   it('answers a body that is not JSON with 415 and an oversized body with 413', async () => {
-    const form = await box.app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': box.keys.checkin, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'qr_code=A' });
+    const form = await box.app.inject({
+      method: 'POST',
+      url: '/api/v1/api-qrcode-checkin',
+      headers: { 'x-api-key': box.keys.checkin, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'qr_code=A',
+    });
     expect([form.statusCode, form.json().error.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
-    const text = await box.app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': box.keys.checkin, 'content-type': 'text/plain' }, payload: '{"qr_code":"A"}' });
+    const text = await box.app.inject({
+      method: 'POST',
+      url: '/api/v1/api-qrcode-checkin',
+      headers: { 'x-api-key': box.keys.checkin, 'content-type': 'text/plain' },
+      payload: '{"qr_code":"A"}',
+    });
     expect([text.statusCode, text.json().error.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
     const big = await checkin(box, { qr_code: 'A', terminal: 'x'.repeat(1_100_000) });
     expect([big.status, big.body.error.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);

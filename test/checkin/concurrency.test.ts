@@ -16,7 +16,10 @@ const post = (qr: string, terminal: string) =>
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': box.keys.checkin },
     body: JSON.stringify({ qr_code: qr, terminal }),
-  }).then(async (r) => ({ status: r.status, body: (await r.json()) as { success: boolean; error?: { code: string } } }));
+  }).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as { success: boolean; error?: { code: string } },
+  }));
 
 it('lets exactly one of 100 simultaneous posts of the same QR in, over a real socket', async () => {
   box.importOrders([makeOrder({ prefix: 'RACE', people: 1 })]);

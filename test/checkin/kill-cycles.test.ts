@@ -31,7 +31,8 @@ function envInt(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < min) throw new Error(`${name} must be an integer ≥ ${min} (got ${JSON.stringify(raw)})`);
+  if (!Number.isSafeInteger(n) || n < min)
+    throw new Error(`${name} must be an integer ≥ ${min} (got ${JSON.stringify(raw)})`);
   return n;
 }
 
@@ -88,7 +89,16 @@ interface Fact {
 }
 const acked = { checkins: [] as Fact[], reversals: [] as Fact[], alreadyUsed: [] as Fact[] };
 const unexpected: string[] = [];
-const totals = { requests: 0, batches: 0, groupCheckins: 0, groupReversals: 0, killsByAcks: 0, killsByDelay: 0, probes: 0, batchCodes: 0 };
+const totals = {
+  requests: 0,
+  batches: 0,
+  groupCheckins: 0,
+  groupReversals: 0,
+  killsByAcks: 0,
+  killsByDelay: 0,
+  probes: 0,
+  batchCodes: 0,
+};
 
 // Client-side pools, shared by every client and kept across cycles (same day, same database).
 const fresh = new Pool<string>(); // person QRs never sent
@@ -134,10 +144,27 @@ beforeAll(async () => {
     const families = 12 * CYCLES + 8;
     for (let i = 1; i <= families; i++) {
       const people = int(2, 6);
-      orders.push(makeOrder({
-        numero: `20261121-${pad(i)}`, prefix: `F${i}`, people, dataUso: today,
-        adicionais: [{ adicional_id: 'a1', nome: 'Pipoca', quantidade: 1, preco_unitario: 10, subtotal: 10, combo_id: 'c1', is_brinde: false, codigo_integracao: '', adicional_qr_code: null }],
-      }));
+      orders.push(
+        makeOrder({
+          numero: `20261121-${pad(i)}`,
+          prefix: `F${i}`,
+          people,
+          dataUso: today,
+          adicionais: [
+            {
+              adicional_id: 'a1',
+              nome: 'Pipoca',
+              quantidade: 1,
+              preco_unitario: 10,
+              subtotal: 10,
+              combo_id: 'c1',
+              is_brinde: false,
+              codigo_integracao: '',
+              adicional_qr_code: null,
+            },
+          ],
+        }),
+      );
       freshFamilies.add(`20261121-${pad(i)}`);
       peopleLoaded += people;
       familiesLoaded += 1;
@@ -161,8 +188,16 @@ function pad(n: number): string {
 }
 
 async function start(): Promise<Served & { exited: Promise<void> }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, GATE_DATA_DIR: dir, GATE_PORT: '0', GATE_HOST: '127.0.0.1', GATE_TENANT: 'parque', GATE_LOG_LEVEL: 'info' };
-  for (const name of ['GATE_CONFIG', 'GATE_CLOUD_URL', 'GATE_CLOUD_API_KEY', 'GATE_CLOUD_INTEGRATION_KEY']) delete env[name];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    GATE_DATA_DIR: dir,
+    GATE_PORT: '0',
+    GATE_HOST: '127.0.0.1',
+    GATE_TENANT: 'parque',
+    GATE_LOG_LEVEL: 'info',
+  };
+  for (const name of ['GATE_CONFIG', 'GATE_CLOUD_URL', 'GATE_CLOUD_API_KEY', 'GATE_CLOUD_INTEGRATION_KEY'])
+    delete env[name];
   const served = await serveGate(env, dir, children);
   const exited = new Promise<void>((resolve) => {
     if (served.child.exitCode !== null || served.child.signalCode !== null) resolve();
@@ -186,9 +221,14 @@ async function send(url: string, method: 'POST' | 'PATCH', qr: string): Promise<
 // ---- reading answers into facts ----
 
 const REFUSALS_OK = new Set([
-  'TICKET_ALREADY_USED', 'TICKET_NOT_FOUND', 'SEM_CHECKIN', 'JA_ESTORNADO',
+  'TICKET_ALREADY_USED',
+  'TICKET_NOT_FOUND',
+  'SEM_CHECKIN',
+  'JA_ESTORNADO',
   // only if a run crosses midnight in the tenant's zone:
-  'TICKET_EXPIRED', 'TICKET_NOT_VALID_YET', 'ESTORNO_NAO_PERMITIDO',
+  'TICKET_EXPIRED',
+  'TICKET_NOT_VALID_YET',
+  'ESTORNO_NAO_PERMITIDO',
 ]);
 
 interface CycleState {
@@ -203,11 +243,14 @@ function granted(s: CycleState, d: any) {
     familiesIn.add(d.combo_qr_code);
     familiesOut.delete(d.combo_qr_code);
     // The order as it stood right after this commit: everyone shown checked in is durably so.
-    for (const lot of d.pedido.lotes) for (const p of lot.pessoas) if (p.checkin_realizado) checkinFact(s, p.qr_code, p.checkin_em);
+    for (const lot of d.pedido.lotes)
+      for (const p of lot.pessoas) if (p.checkin_realizado) checkinFact(s, p.qr_code, p.checkin_em);
   } else if (typeof d?.qr_code === 'string' && typeof d.checkin_em === 'string') {
     checkinFact(s, d.qr_code, d.checkin_em);
   } else {
-    unexpected.push(`cycle ${s.cycle}: a check-in granted without qr_code/checkin_em: ${JSON.stringify(d).slice(0, 300)}`);
+    unexpected.push(
+      `cycle ${s.cycle}: a check-in granted without qr_code/checkin_em: ${JSON.stringify(d).slice(0, 300)}`,
+    );
   }
 }
 
@@ -258,7 +301,8 @@ function absorbReversal(s: CycleState, sent: string, a: Answer) {
       familiesOut.add(d.combo_qr_code);
     }
     const people = d?.pedido?.pessoa ? [d.pedido.pessoa] : (d?.pedido?.pessoas ?? []);
-    if (people.length === 0) unexpected.push(`cycle ${s.cycle}: a reversal granted without people: ${JSON.stringify(d).slice(0, 300)}`);
+    if (people.length === 0)
+      unexpected.push(`cycle ${s.cycle}: a reversal granted without people: ${JSON.stringify(d).slice(0, 300)}`);
     for (const p of people) reversedFact(s, p.qr_code, p.estornado_em);
   };
   if (a.status === 200 && Array.isArray(a.body?.data?.resultados)) {
@@ -273,7 +317,8 @@ function absorbReversal(s: CycleState, sent: string, a: Answer) {
 // ---- one client's moves ----
 
 /** A code some other client is sending right now, or just sent (races on one QR). */
-const racy = () => (recent.length > 0 && chance(0.6) ? recent[Math.floor(rng() * recent.length)] : checkedIn.pick() ?? limbo.pick());
+const racy = () =>
+  recent.length > 0 && chance(0.6) ? recent[Math.floor(rng() * recent.length)] : (checkedIn.pick() ?? limbo.pick());
 function takeFresh(): string | undefined {
   const qr = fresh.take();
   if (qr) {
@@ -322,7 +367,9 @@ async function move(url: string, s: CycleState): Promise<boolean> {
     absorbReversal(s, qr, await send(url, 'PATCH', qr));
   } else if (r < 0.89) {
     // A small reversal batch.
-    const codes = [...new Set(Array.from({ length: int(2, 5) }, () => checkedIn.pick()).filter((x): x is string => !!x))];
+    const codes = [
+      ...new Set(Array.from({ length: int(2, 5) }, () => checkedIn.pick()).filter((x): x is string => !!x)),
+    ];
     if (codes.length === 0) return false;
     absorbReversal(s, codes.join(','), await send(url, 'PATCH', codes.join(',')));
   } else if (r < 0.93) {
@@ -369,9 +416,15 @@ async function cycle(c: number, url: string, child: ChildProcess, exited: Promis
   await Promise.all(Array.from({ length: clients }, client));
   clearTimeout(timer);
   await exited;
-  expect(child.signalCode, `[${WHO}] cycle ${c}: the box must die by our SIGKILL, not by itself (exit ${child.exitCode})`).toBe('SIGKILL');
+  expect(
+    child.signalCode,
+    `[${WHO}] cycle ${c}: the box must die by our SIGKILL, not by itself (exit ${child.exitCode})`,
+  ).toBe('SIGKILL');
   expect(unexpected, `[${WHO}] cycle ${c}: unexpected answers`).toEqual([]);
-  if (byAcks) expect(s.acks, `[${WHO}] cycle ${c}: killed by the backstop, not after ${killAtAcks} acks`).toBeGreaterThanOrEqual(killAtAcks);
+  if (byAcks)
+    expect(s.acks, `[${WHO}] cycle ${c}: killed by the backstop, not after ${killAtAcks} acks`).toBeGreaterThanOrEqual(
+      killAtAcks,
+    );
   return { clients, acks: s.acks, plan: byAcks ? `after ${killAtAcks} acks` : `after ${killAfterMs} ms` };
 }
 
@@ -396,8 +449,16 @@ function verify(what: string): Map<string, PersonNow> {
     return db.transaction(() => {
       const people = db.prepare('select id, qr_code, checkin_em, estornado_em from people').all() as PersonNow[];
       const events = db
-        .prepare("select id, person_id, action, occurred_at, details from events where result = 'ok' and action in ('checkin', 'estorno') and person_id is not null order by id")
-        .all() as { id: number; person_id: number; action: 'checkin' | 'estorno'; occurred_at: string; details: string | null }[];
+        .prepare(
+          "select id, person_id, action, occurred_at, details from events where result = 'ok' and action in ('checkin', 'estorno') and person_id is not null order by id",
+        )
+        .all() as {
+        id: number;
+        person_id: number;
+        action: 'checkin' | 'estorno';
+        occurred_at: string;
+        details: string | null;
+      }[];
       const byQr = new Map(people.map((p) => [p.qr_code, p]));
       const log = new Map<number, typeof events>();
       for (const e of events) {
@@ -412,18 +473,27 @@ function verify(what: string): Map<string, PersonNow> {
         // Check-in, reversal, check-in...: never two check-ins without a reversal between, never a reversal of nothing.
         l.forEach((e, i) => {
           const expected = i % 2 === 0 ? 'checkin' : 'estorno';
-          if (e.action !== expected) problems.push(`${p.qr_code}: event ${e.id} is '${e.action}' where '${expected}' was due (${l.map((x) => x.action).join(',')})`);
+          if (e.action !== expected)
+            problems.push(
+              `${p.qr_code}: event ${e.id} is '${e.action}' where '${expected}' was due (${l.map((x) => x.action).join(',')})`,
+            );
           if (e.action === 'estorno' && i > 0 && JSON.parse(e.details ?? '{}').checkin_em !== l[i - 1]!.occurred_at)
-            problems.push(`${p.qr_code}: reversal ${e.id} undoes ${e.details}, not the check-in at ${l[i - 1]!.occurred_at}`);
+            problems.push(
+              `${p.qr_code}: reversal ${e.id} undoes ${e.details}, not the check-in at ${l[i - 1]!.occurred_at}`,
+            );
         });
         // The person's row says what the last event says.
         const last = l[l.length - 1];
         if (!last) {
-          if (p.checkin_em !== null || p.estornado_em !== null) problems.push(`${p.qr_code}: checkin_em ${p.checkin_em} / estornado_em ${p.estornado_em} with no event`);
+          if (p.checkin_em !== null || p.estornado_em !== null)
+            problems.push(`${p.qr_code}: checkin_em ${p.checkin_em} / estornado_em ${p.estornado_em} with no event`);
         } else if (last.action === 'checkin') {
-          if (p.checkin_em !== last.occurred_at) problems.push(`${p.qr_code}: checkin_em ${p.checkin_em}, last event a check-in at ${last.occurred_at}`);
+          if (p.checkin_em !== last.occurred_at)
+            problems.push(`${p.qr_code}: checkin_em ${p.checkin_em}, last event a check-in at ${last.occurred_at}`);
         } else if (p.checkin_em !== null || p.estornado_em !== last.occurred_at) {
-          problems.push(`${p.qr_code}: checkin_em ${p.checkin_em} / estornado_em ${p.estornado_em}, last event a reversal at ${last.occurred_at}`);
+          problems.push(
+            `${p.qr_code}: checkin_em ${p.checkin_em} / estornado_em ${p.estornado_em}, last event a reversal at ${last.occurred_at}`,
+          );
         }
       }
 
@@ -437,20 +507,32 @@ function verify(what: string): Map<string, PersonNow> {
       for (const f of acked.checkins) {
         const { p, l, i } = find(f, 'checkin');
         if (!p) problems.push(`acknowledged check-in of an unknown person ${f.qr}`);
-        else if (i < 0) problems.push(`${f.qr}: check-in acknowledged in cycle ${f.cycle} at ${f.at} has no 'ok' event`);
+        else if (i < 0)
+          problems.push(`${f.qr}: check-in acknowledged in cycle ${f.cycle} at ${f.at} has no 'ok' event`);
         else if (p.checkin_em !== f.at && !l.slice(i + 1).some((e) => e.action === 'estorno'))
-          problems.push(`${f.qr}: check-in acknowledged in cycle ${f.cycle} at ${f.at} is gone (checkin_em ${p.checkin_em}) with no reversal after it`);
+          problems.push(
+            `${f.qr}: check-in acknowledged in cycle ${f.cycle} at ${f.at} is gone (checkin_em ${p.checkin_em}) with no reversal after it`,
+          );
       }
       for (const f of acked.alreadyUsed) {
-        if (find(f, 'checkin').i < 0) problems.push(`${f.qr}: TICKET_ALREADY_USED answered in cycle ${f.cycle} for a check-in at ${f.at} that has no 'ok' event`);
+        if (find(f, 'checkin').i < 0)
+          problems.push(
+            `${f.qr}: TICKET_ALREADY_USED answered in cycle ${f.cycle} for a check-in at ${f.at} that has no 'ok' event`,
+          );
       }
       // Every acknowledged reversal is stored with its event, and stands unless a check-in came after it.
       for (const f of acked.reversals) {
         const { p, l, i } = find(f, 'estorno');
         if (!p) problems.push(`acknowledged reversal of an unknown person ${f.qr}`);
-        else if (i < 0) problems.push(`${f.qr}: reversal acknowledged in cycle ${f.cycle} at ${f.at} has no 'ok' event`);
-        else if ((p.checkin_em !== null || p.estornado_em !== f.at) && !l.slice(i + 1).some((e) => e.action === 'checkin'))
-          problems.push(`${f.qr}: reversal acknowledged in cycle ${f.cycle} at ${f.at} is gone (checkin_em ${p.checkin_em}, estornado_em ${p.estornado_em})`);
+        else if (i < 0)
+          problems.push(`${f.qr}: reversal acknowledged in cycle ${f.cycle} at ${f.at} has no 'ok' event`);
+        else if (
+          (p.checkin_em !== null || p.estornado_em !== f.at) &&
+          !l.slice(i + 1).some((e) => e.action === 'checkin')
+        )
+          problems.push(
+            `${f.qr}: reversal acknowledged in cycle ${f.cycle} at ${f.at} is gone (checkin_em ${p.checkin_em}, estornado_em ${p.estornado_em})`,
+          );
       }
       expect(problems.slice(0, 25), `${label}: ${problems.length} problem(s)`).toEqual([]);
       return new Map(people.map((p) => [p.qr_code, p]));
@@ -467,77 +549,94 @@ async function probe(url: string, now: Map<string, PersonNow>, label: string) {
     xs.forEach((x) => pool.add(x));
     return Array.from({ length: Math.min(n, pool.size) }, () => pool.take()!);
   };
-  const stillIn = [...new Map(acked.checkins.filter((f) => now.get(f.qr)?.checkin_em === f.at).map((f) => [f.qr, f])).values()];
-  const stillOut = [...new Map(acked.reversals.filter((f) => now.get(f.qr)?.checkin_em === null && now.get(f.qr)?.estornado_em === f.at).map((f) => [f.qr, f])).values()];
+  const stillIn = [
+    ...new Map(acked.checkins.filter((f) => now.get(f.qr)?.checkin_em === f.at).map((f) => [f.qr, f])).values(),
+  ];
+  const stillOut = [
+    ...new Map(
+      acked.reversals
+        .filter((f) => now.get(f.qr)?.checkin_em === null && now.get(f.qr)?.estornado_em === f.at)
+        .map((f) => [f.qr, f]),
+    ).values(),
+  ];
   const wrong: string[] = [];
   await Promise.all([
     ...sample(stillIn, 25).map(async (f) => {
       const a = await send(url, 'POST', f.qr);
       if (a.status !== 409 || a.body.error?.code !== 'TICKET_ALREADY_USED' || a.body.error.details?.checkin_em !== f.at)
-        wrong.push(`${f.qr} (checked in at ${f.at}, cycle ${f.cycle}) → ${a.status} ${JSON.stringify(a.body.error ?? a.body.data).slice(0, 200)}`);
+        wrong.push(
+          `${f.qr} (checked in at ${f.at}, cycle ${f.cycle}) → ${a.status} ${JSON.stringify(a.body.error ?? a.body.data).slice(0, 200)}`,
+        );
     }),
     ...sample(stillOut, 10).map(async (f) => {
       const a = await send(url, 'PATCH', f.qr);
       if (a.status !== 423 || a.body.error?.code !== 'JA_ESTORNADO' || a.body.error.details?.estornado_em !== f.at)
-        wrong.push(`${f.qr} (reversed at ${f.at}, cycle ${f.cycle}) → ${a.status} ${JSON.stringify(a.body.error ?? a.body.data).slice(0, 200)}`);
+        wrong.push(
+          `${f.qr} (reversed at ${f.at}, cycle ${f.cycle}) → ${a.status} ${JSON.stringify(a.body.error ?? a.body.data).slice(0, 200)}`,
+        );
     }),
   ]);
   totals.probes += Math.min(25, stillIn.length) + Math.min(10, stillOut.length);
   expect(wrong, `[${WHO}] ${label}: codes resent after the restart`).toEqual([]);
 }
 
-it(`keeps every acknowledged check-in and reversal through ${CYCLES} kill -9 cycles under concurrent load`, { timeout: CYCLES * 20_000 }, async () => {
-  const began = Date.now();
-  const log: string[] = [];
-  for (let c = 1; c <= CYCLES; c++) {
-    let box: Awaited<ReturnType<typeof start>> | undefined;
-    try {
-      box = await start();
-      if (c > 1) {
-        // The box recovered the database the last SIGKILL left; check it against every answer so far.
-        const now = verify(`after cycle ${c - 1} (restarted)`);
-        await probe(box.url, now, `start of cycle ${c}`);
+it(
+  `keeps every acknowledged check-in and reversal through ${CYCLES} kill -9 cycles under concurrent load`,
+  { timeout: CYCLES * 20_000 },
+  async () => {
+    const began = Date.now();
+    const log: string[] = [];
+    for (let c = 1; c <= CYCLES; c++) {
+      let box: Awaited<ReturnType<typeof start>> | undefined;
+      try {
+        box = await start();
+        if (c > 1) {
+          // The box recovered the database the last SIGKILL left; check it against every answer so far.
+          const now = verify(`after cycle ${c - 1} (restarted)`);
+          await probe(box.url, now, `start of cycle ${c}`);
+        }
+        const r = await cycle(c, box.url, box.child, box.exited);
+        log.push(`cycle ${c}: ${r.clients} clients, killed ${r.plan}, ${r.acks} acks`);
+      } catch (error) {
+        box?.child.kill('SIGKILL');
+        if (error instanceof Error && !error.message.includes(WHO))
+          error.message = `[${WHO}] cycle ${c}: ${error.message}\n${log.join('\n')}`;
+        throw error;
       }
-      const r = await cycle(c, box.url, box.child, box.exited);
-      log.push(`cycle ${c}: ${r.clients} clients, killed ${r.plan}, ${r.acks} acks`);
-    } catch (error) {
-      box?.child.kill('SIGKILL');
-      if (error instanceof Error && !error.message.includes(WHO)) error.message = `[${WHO}] cycle ${c}: ${error.message}\n${log.join('\n')}`;
-      throw error;
     }
-  }
 
-  // One last start on what the last SIGKILL left, then a clean stop, then the database at rest.
-  const box = await start();
-  try {
-    const now = verify(`after cycle ${CYCLES} (restarted)`);
-    await probe(box.url, now, 'final restart');
-    box.child.kill('SIGTERM');
-    await box.exited;
-    expect(box.child.exitCode, `[${WHO}] the box stops cleanly on SIGTERM after ${CYCLES} power cuts`).toBe(0);
-  } finally {
-    box.child.kill('SIGKILL');
-  }
-  const final = verify('at rest, after a clean stop');
-  const db = openDatabase(dbFile);
-  try {
-    // FULL: a commit survives power loss, not only a crash (kill -9 alone cannot tell, so it is pinned here).
-    expect(db.sqlite.pragma('synchronous', { simple: true }), `[${WHO}] synchronous of the box's connection`).toBe(2);
-    expect(db.sqlite.pragma('journal_mode', { simple: true }), `[${WHO}] journal_mode`).toBe('wal');
-  } finally {
-    db.close();
-  }
+    // One last start on what the last SIGKILL left, then a clean stop, then the database at rest.
+    const box = await start();
+    try {
+      const now = verify(`after cycle ${CYCLES} (restarted)`);
+      await probe(box.url, now, 'final restart');
+      box.child.kill('SIGTERM');
+      await box.exited;
+      expect(box.child.exitCode, `[${WHO}] the box stops cleanly on SIGTERM after ${CYCLES} power cuts`).toBe(0);
+    } finally {
+      box.child.kill('SIGKILL');
+    }
+    const final = verify('at rest, after a clean stop');
+    const db = openDatabase(dbFile);
+    try {
+      // FULL: a commit survives power loss, not only a crash (kill -9 alone cannot tell, so it is pinned here).
+      expect(db.sqlite.pragma('synchronous', { simple: true }), `[${WHO}] synchronous of the box's connection`).toBe(2);
+      expect(db.sqlite.pragma('journal_mode', { simple: true }), `[${WHO}] journal_mode`).toBe('wal');
+    } finally {
+      db.close();
+    }
 
-  expect(acked.checkins.length, `[${WHO}] no check-in was acknowledged at all`).toBeGreaterThan(0);
-  expect(acked.reversals.length, `[${WHO}] no reversal was acknowledged at all`).toBeGreaterThan(0);
-  const checkedInNow = [...final.values()].filter((p) => p.checkin_em !== null).length;
-  console.log(
-    [
-      `kill -9 soak (${WHO}): ${CYCLES} cycles in ${((Date.now() - began) / 1000).toFixed(1)} s, ${peopleLoaded} people (${familiesLoaded} group-QR orders)`,
-      `  proven: ${acked.checkins.length} acknowledged check-ins, ${acked.reversals.length} acknowledged reversals, ${acked.alreadyUsed.length} TICKET_ALREADY_USED answers: all stored with their events, none twice`,
-      `  load: ${totals.requests} requests, ${totals.batches} batches (${totals.batchCodes} codes), ${totals.groupCheckins} group check-ins, ${totals.groupReversals} group reversals; ${totals.probes} codes resent after restarts`,
-      `  kills: ${totals.killsByAcks} after a random number of acks, ${totals.killsByDelay} after a random delay; ${checkedInNow} people checked in at the end, ${limbo.size} codes never answered`,
-      ...log.map((l) => `  ${l}`),
-    ].join('\n'),
-  );
-});
+    expect(acked.checkins.length, `[${WHO}] no check-in was acknowledged at all`).toBeGreaterThan(0);
+    expect(acked.reversals.length, `[${WHO}] no reversal was acknowledged at all`).toBeGreaterThan(0);
+    const checkedInNow = [...final.values()].filter((p) => p.checkin_em !== null).length;
+    console.log(
+      [
+        `kill -9 soak (${WHO}): ${CYCLES} cycles in ${((Date.now() - began) / 1000).toFixed(1)} s, ${peopleLoaded} people (${familiesLoaded} group-QR orders)`,
+        `  proven: ${acked.checkins.length} acknowledged check-ins, ${acked.reversals.length} acknowledged reversals, ${acked.alreadyUsed.length} TICKET_ALREADY_USED answers: all stored with their events, none twice`,
+        `  load: ${totals.requests} requests, ${totals.batches} batches (${totals.batchCodes} codes), ${totals.groupCheckins} group check-ins, ${totals.groupReversals} group reversals; ${totals.probes} codes resent after restarts`,
+        `  kills: ${totals.killsByAcks} after a random number of acks, ${totals.killsByDelay} after a random delay; ${checkedInNow} people checked in at the end, ${limbo.size} codes never answered`,
+        ...log.map((l) => `  ${l}`),
+      ].join('\n'),
+    );
+  },
+);

@@ -13,12 +13,24 @@ import { checkin, reverse } from '../support/http.js';
 let box: TestBox;
 afterEach(async () => box?.close());
 
-const entry = (over: Partial<MovePolicy> = {}): MovePolicy => ({ direction: 'entrada', area: 'parque', reentrada: 'nao', saidaSemEntrada: 'liberar', capacity: null, ...over });
+const entry = (over: Partial<MovePolicy> = {}): MovePolicy => ({
+  direction: 'entrada',
+  area: 'parque',
+  reentrada: 'nao',
+  saidaSemEntrada: 'liberar',
+  capacity: null,
+  ...over,
+});
 const exit = (over: Partial<MovePolicy> = {}): MovePolicy => entry({ direction: 'saida', ...over });
 const lane = () => ({ tenantId: box.tenantId, apiKeyId: null, keyName: null, source: 'lane' });
-const scan = (code: string, policy: MovePolicy, terminal = 'pista') => box.checkin.move({ qr_code: code, terminal, operador: 'op' }, lane(), policy);
-const person = (qr: string) => box.db.sqlite.prepare('select checkin_em from people where qr_code = ?').get(qr) as { checkin_em: string | null };
-const moves = () => box.db.sqlite.prepare("select action, code, result, details from events where action != 'checkin' or result != 'ok' order by id").all() as { action: string; code: string; result: string; details: string | null }[];
+const scan = (code: string, policy: MovePolicy, terminal = 'pista') =>
+  box.checkin.move({ qr_code: code, terminal, operador: 'op' }, lane(), policy);
+const person = (qr: string) =>
+  box.db.sqlite.prepare('select checkin_em from people where qr_code = ?').get(qr) as { checkin_em: string | null };
+const moves = () =>
+  box.db.sqlite
+    .prepare("select action, code, result, details from events where action != 'checkin' or result != 'ok' order by id")
+    .all() as { action: string; code: string; result: string; details: string | null }[];
 const inside = (area = 'parque') => box.checkin.occupancy(box.tenantId).find((o) => o.area === area)?.inside ?? 0;
 
 async function setup(people = 3) {
@@ -29,19 +41,34 @@ async function setup(people = 3) {
 describe('movements', () => {
   it('an exit lets out someone who came in, records an exit, never a check-in; occupancy follows', async () => {
     await setup();
-    expect(await scan('FAM-1', entry())).toMatchObject({ ok: true, movement: 'checkin', people: [{ qrCode: 'FAM-1' }] });
+    expect(await scan('FAM-1', entry())).toMatchObject({
+      ok: true,
+      movement: 'checkin',
+      people: [{ qrCode: 'FAM-1' }],
+    });
     expect(inside()).toBe(1);
-    expect(await scan('FAM-1', exit())).toMatchObject({ ok: true, movement: 'saida', withoutEntry: false, people: [{ qrCode: 'FAM-1' }] });
+    expect(await scan('FAM-1', exit())).toMatchObject({
+      ok: true,
+      movement: 'saida',
+      withoutEntry: false,
+      people: [{ qrCode: 'FAM-1' }],
+    });
     expect(inside()).toBe(0);
     expect(person('FAM-1').checkin_em).not.toBeNull();
-    expect(moves()).toEqual([{ action: 'saida', code: 'FAM-1', result: 'ok', details: JSON.stringify({ area: 'parque' }) }]);
+    expect(moves()).toEqual([
+      { action: 'saida', code: 'FAM-1', result: 'ok', details: JSON.stringify({ area: 'parque' }) },
+    ]);
   });
 
   it('an exit without an entry today: let out and recorded by default, refused with SEM_ENTRADA when the lane says negar; never a check-in', async () => {
     await setup();
     expect(await scan('FAM-2', exit())).toMatchObject({ ok: true, movement: 'saida', withoutEntry: true, people: [] });
     expect(await scan('NOBODY', exit())).toMatchObject({ ok: true, target: 'unknown', withoutEntry: true });
-    expect(await scan('FAM-3', exit({ saidaSemEntrada: 'negar' }))).toMatchObject({ ok: false, code: 'SEM_ENTRADA', details: { qr_code: 'FAM-3', area: 'parque' } });
+    expect(await scan('FAM-3', exit({ saidaSemEntrada: 'negar' }))).toMatchObject({
+      ok: false,
+      code: 'SEM_ENTRADA',
+      details: { qr_code: 'FAM-3', area: 'parque' },
+    });
     expect([person('FAM-2').checkin_em, person('FAM-3').checkin_em]).toEqual([null, null]);
     expect(moves().map((m) => [m.action, m.code, m.result, m.details && JSON.parse(m.details)])).toEqual([
       ['saida', 'FAM-2', 'ok', { area: 'parque', sem_entrada: true }],
@@ -55,22 +82,38 @@ describe('movements', () => {
     await setup();
     await scan('FAM-1', entry());
     await scan('FAM-1', exit());
-    expect(await scan('FAM-1', entry())).toMatchObject({ ok: false, code: 'TICKET_ALREADY_USED', details: { qr_code: 'FAM-1' } });
+    expect(await scan('FAM-1', entry())).toMatchObject({
+      ok: false,
+      code: 'TICKET_ALREADY_USED',
+      details: { qr_code: 'FAM-1' },
+    });
     expect(await scan('FAM-1', entry({ reentrada: 'mesmo_dia' }))).toMatchObject({ ok: true, movement: 'reentrada' });
     expect(inside()).toBe(1);
     // Inside again: a second entry is refused whatever the policy.
-    expect(await scan('FAM-1', entry({ reentrada: 'mesmo_dia' }))).toMatchObject({ ok: false, code: 'TICKET_ALREADY_USED' });
+    expect(await scan('FAM-1', entry({ reentrada: 'mesmo_dia' }))).toMatchObject({
+      ok: false,
+      code: 'TICKET_ALREADY_USED',
+    });
   });
 
   it('a group QR moves its whole group through an exit and back in', async () => {
     await setup(3);
-    expect(await scan('20261121-0001', entry())).toMatchObject({ ok: true, target: 'group', movement: 'checkin', totalPessoas: 3 });
+    expect(await scan('20261121-0001', entry())).toMatchObject({
+      ok: true,
+      target: 'group',
+      movement: 'checkin',
+      totalPessoas: 3,
+    });
     expect(inside()).toBe(3);
     const out = await scan('20261121-0001', exit());
     expect(out).toMatchObject({ ok: true, target: 'group', movement: 'saida', totalPessoas: 3 });
     expect(out.ok && out.people.map((p) => p.qrCode)).toEqual(['FAM-1', 'FAM-2', 'FAM-3']);
     expect(inside()).toBe(0);
-    expect(await scan('20261121-0001', entry({ reentrada: 'mesmo_dia' }))).toMatchObject({ ok: true, movement: 'reentrada', people: [{}, {}, {}] });
+    expect(await scan('20261121-0001', entry({ reentrada: 'mesmo_dia' }))).toMatchObject({
+      ok: true,
+      movement: 'reentrada',
+      people: [{}, {}, {}],
+    });
     expect(inside()).toBe(3);
   });
 
@@ -79,7 +122,11 @@ describe('movements', () => {
     const full = entry({ capacity: 2, reentrada: 'mesmo_dia' });
     await scan('FAM-1', full);
     await scan('FAM-2', full);
-    expect(await scan('FAM-3', full)).toMatchObject({ ok: false, code: 'CAPACITY_REACHED', details: { area: 'parque', capacidade: 2, ocupacao: 2 } });
+    expect(await scan('FAM-3', full)).toMatchObject({
+      ok: false,
+      code: 'CAPACITY_REACHED',
+      details: { area: 'parque', capacidade: 2, ocupacao: 2 },
+    });
     expect(person('FAM-3').checkin_em).toBeNull();
     // A group that does not fit is refused whole.
     expect(await scan('20261121-0001', full)).toMatchObject({ ok: false, code: 'CAPACITY_REACHED' });
@@ -98,7 +145,7 @@ describe('movements', () => {
     expect([inside('parque'), inside('piscina')]).toEqual([1, 0]);
   });
 
-  it('a same-day reversal ends the person\'s movements; occupancy is the same after a restart', async () => {
+  it("a same-day reversal ends the person's movements; occupancy is the same after a restart", async () => {
     await setup(3);
     for (const qr of ['FAM-1', 'FAM-2', 'FAM-3']) await scan(qr, entry());
     await scan('FAM-2', entry({ area: 'piscina' }));
@@ -127,7 +174,7 @@ describe('movements', () => {
     expect(moves().filter((m) => m.details === JSON.stringify({ area: 'parque' }))).toHaveLength(1);
   });
 
-  it('movements stay local: only check-ins and reversals go to the cloud\'s outbox', async () => {
+  it("movements stay local: only check-ins and reversals go to the cloud's outbox", async () => {
     await setup(2);
     await scan('FAM-1', entry());
     await scan('FAM-1', exit());
@@ -135,6 +182,8 @@ describe('movements', () => {
     await scan('FAM-2', exit());
     const outbox = createOutboxRepo(box.db, box.tenantId);
     expect(outbox.enqueue(500)).toBe(1);
-    expect(box.db.sqlite.prepare('select action, chave from sync_push').all()).toEqual([{ action: 'checkin', chave: 'FAM-1' }]);
+    expect(box.db.sqlite.prepare('select action, chave from sync_push').all()).toEqual([
+      { action: 'checkin', chave: 'FAM-1' },
+    ]);
   });
 });

@@ -12,20 +12,41 @@ describe('single reversal', () => {
     box.importOrders([makeOrder({ numero: '20261120-0001', prefix: 'A' })]);
     await checkin(box, { qr_code: 'A-1', terminal: 'c1' });
     box.clock.advance(5 * 60_000);
-    const res = await reverse(box, { qr_code: 'A-1', terminal: 'c2', operador: 'Beto' }, box.keys.checkin, '/v1/api-qrcode-checkin');
+    const res = await reverse(
+      box,
+      { qr_code: 'A-1', terminal: 'c2', operador: 'Beto' },
+      box.keys.checkin,
+      '/v1/api-qrcode-checkin',
+    );
     expect(res.status).toBe(200);
     expect(res.body.data.pedido).toEqual({
       numero_pedido: '20261120-0001',
-      pessoa: { qr_code: 'A-1', nome: 'Pessoa 1', estornado_em: '2026-11-21T13:05:00.000Z', estorno_dispositivo: 'c2', estorno_operador: 'Beto' },
+      pessoa: {
+        qr_code: 'A-1',
+        nome: 'Pessoa 1',
+        estornado_em: '2026-11-21T13:05:00.000Z',
+        estorno_dispositivo: 'c2',
+        estorno_operador: 'Beto',
+      },
     });
     const again = await reverse(box, { qr_code: 'A-1' });
     expect(again.status).toBe(423);
     expect(again.body.error).toMatchObject({
       code: 'JA_ESTORNADO',
-      details: { qr_code: 'A-1', estornado_em: '2026-11-21T13:05:00.000Z', estorno_operador: 'Beto', estorno_terminal: 'c2' },
+      details: {
+        qr_code: 'A-1',
+        estornado_em: '2026-11-21T13:05:00.000Z',
+        estorno_operador: 'Beto',
+        estorno_terminal: 'c2',
+      },
     });
     expect((await checkin(box, { qr_code: 'A-1' })).status).toBe(200);
-    expect(events(box).map((e) => `${e.action}:${e.result}`)).toEqual(['checkin:ok', 'estorno:ok', 'estorno:JA_ESTORNADO', 'checkin:ok']);
+    expect(events(box).map((e) => `${e.action}:${e.result}`)).toEqual([
+      'checkin:ok',
+      'estorno:ok',
+      'estorno:JA_ESTORNADO',
+      'checkin:ok',
+    ]);
   });
 
   it('answers SEM_CHECKIN, TICKET_NOT_FOUND and TENANT_MISMATCH', async () => {
@@ -33,7 +54,11 @@ describe('single reversal', () => {
     box.importOrders([makeOrder({ prefix: 'B' })]);
     box.importOrders([makeOrder({ numero: '20261120-0901', prefix: 'OTHER' })], box.otherTenantId);
     const none = await reverse(box, { qr_code: 'B-1' });
-    expect([none.status, none.body.error.code, none.body.error.details]).toEqual([422, 'SEM_CHECKIN', { qr_code: 'B-1' }]);
+    expect([none.status, none.body.error.code, none.body.error.details]).toEqual([
+      422,
+      'SEM_CHECKIN',
+      { qr_code: 'B-1' },
+    ]);
     expect((await reverse(box, { qr_code: 'NOPE' })).body.error.code).toBe('TICKET_NOT_FOUND');
     const mismatch = await reverse(box, { qr_code: 'OTHER-1' });
     expect([mismatch.status, mismatch.body.error.code]).toEqual([403, 'TENANT_MISMATCH']);
@@ -47,7 +72,9 @@ describe('single reversal', () => {
 
   it('applies the input rules and auth of POST', async () => {
     box = await createTestBox();
-    expect((await reverse(box, { qr_code: 'A', numero_pedido: '20261120-0001' })).body.error.code).toBe('AMBIGUOUS_INPUT');
+    expect((await reverse(box, { qr_code: 'A', numero_pedido: '20261120-0001' })).body.error.code).toBe(
+      'AMBIGUOUS_INPUT',
+    );
     expect((await reverse(box, {})).body.error.code).toBe('MISSING_FIELD');
     expect((await reverse(box, { qr_code: 'A' }, null)).body.error.code).toBe('MISSING_API_KEY');
     expect((await reverse(box, { qr_code: 'A' }, box.keys.vouchers)).body.error.code).toBe('PERMISSION_DENIED');
@@ -62,7 +89,10 @@ describe('same calendar day, in the tenant time zone', () => {
     box.clock.set('2026-11-21T03:10:00.000Z'); // 21 Nov 00:10 local, same UTC day
     const res = await reverse(box, { qr_code: 'N-1' });
     expect(res.status).toBe(422);
-    expect(res.body.error).toMatchObject({ code: 'ESTORNO_NAO_PERMITIDO', details: { qr_code: 'N-1', data_checkin: '2026-11-20', data_atual: '2026-11-21' } });
+    expect(res.body.error).toMatchObject({
+      code: 'ESTORNO_NAO_PERMITIDO',
+      details: { qr_code: 'N-1', data_checkin: '2026-11-20', data_atual: '2026-11-21' },
+    });
   });
 
   it('allows until local midnight even when the UTC date has changed', async () => {
@@ -89,9 +119,16 @@ describe('combo, order and batch reversal', () => {
     await checkin(box, { qr_code: 'G-1,G-3' });
     const res = await reverse(box, { qr_code: '20261120-0300', operador: 'Caio' });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ combo_qr_code: '20261120-0300', total_estornados: 2, pedido: { numero_pedido: '20261120-0300' } });
+    expect(res.body.data).toMatchObject({
+      combo_qr_code: '20261120-0300',
+      total_estornados: 2,
+      pedido: { numero_pedido: '20261120-0300' },
+    });
     expect(res.body.data.pedido.pessoas.map((p: { qr_code: string }) => p.qr_code)).toEqual(['G-1', 'G-3']);
-    expect(res.body.data.pedido.pessoas[0]).toMatchObject({ estorno_operador: 'Caio', estornado_em: '2026-11-21T13:00:00.000Z' });
+    expect(res.body.data.pedido.pessoas[0]).toMatchObject({
+      estorno_operador: 'Caio',
+      estornado_em: '2026-11-21T13:00:00.000Z',
+    });
   });
 
   it('order mode: SEM_CHECKIN when nobody ever checked in, JA_ESTORNADO only when all were reversed', async () => {
@@ -118,7 +155,10 @@ describe('combo, order and batch reversal', () => {
     await checkin(box, { qr_code: 'D-1' });
     box.clock.set('2026-11-21T13:00:00.000Z');
     const late = (await reverse(box, { numero_pedido: '20261120-0302' })).body.error;
-    expect(late).toMatchObject({ code: 'ESTORNO_NAO_PERMITIDO', details: { numero_pedido: '20261120-0302', data_checkin: '2026-11-20' } });
+    expect(late).toMatchObject({
+      code: 'ESTORNO_NAO_PERMITIDO',
+      details: { numero_pedido: '20261120-0302', data_checkin: '2026-11-20' },
+    });
     expect(late.details.qr_code).toBeUndefined();
     await checkin(box, { qr_code: 'D-next' });
     const res = await reverse(box, { numero_pedido: '20261120-0302' });
@@ -132,13 +172,38 @@ describe('combo, order and batch reversal', () => {
     const res = await reverse(box, { qr_code: 'Q-1,Q-2,Q-1' });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ total_enviados: 2, total_sucesso: 1, total_falha: 1 });
-    expect(res.body.data.resultados[0]).toMatchObject({ qr_code: 'Q-1', success: true, status: 200, pedido: { pessoa: { qr_code: 'Q-1' } } });
-    expect(res.body.data.resultados[1]).toMatchObject({ qr_code: 'Q-2', success: false, status: 422, error: { code: 'SEM_CHECKIN' } });
+    expect(res.body.data.resultados[0]).toMatchObject({
+      qr_code: 'Q-1',
+      success: true,
+      status: 200,
+      pedido: { pessoa: { qr_code: 'Q-1' } },
+    });
+    expect(res.body.data.resultados[1]).toMatchObject({
+      qr_code: 'Q-2',
+      success: false,
+      status: 422,
+      error: { code: 'SEM_CHECKIN' },
+    });
   });
 
   it('reverses the last unit of an additional on the same day', async () => {
     box = await createTestBox();
-    box.importOrders([makeOrder({ prefix: 'AD', adicionais: [{ adicional_id: 'x', nome: 'Sorvete', quantidade: 1, preco_unitario: 9, subtotal: 9, codigo_integracao: '', adicional_qr_code: 'SORV0000000001' }] })]);
+    box.importOrders([
+      makeOrder({
+        prefix: 'AD',
+        adicionais: [
+          {
+            adicional_id: 'x',
+            nome: 'Sorvete',
+            quantidade: 1,
+            preco_unitario: 9,
+            subtotal: 9,
+            codigo_integracao: '',
+            adicional_qr_code: 'SORV0000000001',
+          },
+        ],
+      }),
+    ]);
     expect((await reverse(box, { qr_code: 'SORV0000000001' })).body.error.code).toBe('SEM_CHECKIN');
     await checkin(box, { qr_code: 'SORV0000000001' });
     expect((await reverse(box, { qr_code: 'SORV0000000001' })).body.data.adicional.unidades_restantes).toBe(1);

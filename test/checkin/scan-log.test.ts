@@ -19,7 +19,13 @@ it('logs one info line per check-in, refusal and reversal, with door, terminal, 
   const sink = new Writable({ write: (chunk, _e, done) => (lines.push(JSON.parse(String(chunk))), done()) });
   await box.app.close();
   const { app } = await assembleBox({ db: box.db, clock: box.clock, logger: pino({ level: 'info' }, sink) });
-  const call = (method: 'POST' | 'PATCH', body: object) => app.inject({ method, url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': box.keys.checkin }, payload: body });
+  const call = (method: 'POST' | 'PATCH', body: object) =>
+    app.inject({
+      method,
+      url: '/api/v1/api-qrcode-checkin',
+      headers: { 'x-api-key': box.keys.checkin },
+      payload: body,
+    });
 
   expect((await call('POST', { qr_code: 'LOGQR-1', terminal: 'catraca-1', operador: 'Op' })).statusCode).toBe(200);
   expect((await call('POST', { qr_code: 'LOGQR-1', terminal: 'catraca-1' })).statusCode).toBe(409);
@@ -27,7 +33,9 @@ it('logs one info line per check-in, refusal and reversal, with door, terminal, 
   await app.close();
 
   const scans = lines.filter((l) => l.modulo === 'portaria');
-  expect(scans.map((l) => [l.porta, l.terminal, l.acao, l.resultado, l.numero_pedido, l.pessoas, l.codigo_hash, l.level])).toEqual([
+  expect(
+    scans.map((l) => [l.porta, l.terminal, l.acao, l.resultado, l.numero_pedido, l.pessoas, l.codigo_hash, l.level]),
+  ).toEqual([
     ['api', 'catraca-1', 'checkin', 'ok', '20261121-0001', 1, codeHash('LOGQR-1'), 30],
     ['api', 'catraca-1', 'checkin', 'TICKET_ALREADY_USED', null, 0, codeHash('LOGQR-1'), 30],
     ['api', 'balcao', 'estorno', 'ok', '20261121-0001', 1, codeHash('LOGQR-1'), 30],
@@ -35,6 +43,12 @@ it('logs one info line per check-in, refusal and reversal, with door, terminal, 
   for (const l of scans) expect(typeof l.ms).toBe('number');
   const everything = JSON.stringify(lines);
   const person = order.lotes[0]!.dados[0]! as Record<string, unknown>;
-  for (const secret of ['LOGQR-1', box.keys.checkin, order.cliente.email, order.cliente.cpf, ...Object.values(person).filter((v) => typeof v === 'string' && v.length > 3)])
+  for (const secret of [
+    'LOGQR-1',
+    box.keys.checkin,
+    order.cliente.email,
+    order.cliente.cpf,
+    ...Object.values(person).filter((v) => typeof v === 'string' && v.length > 3),
+  ])
     expect(everything).not.toContain(String(secret));
 });

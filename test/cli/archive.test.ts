@@ -20,13 +20,22 @@ it('moves old events while check-ins go on: none of them fails, and every event 
   const now = new Date();
   box = await createTestBox({ now: now.toISOString() });
   const today = localDate(now);
-  box.importOrders(Array.from({ length: 600 }, (_, i) => makeOrder({ numero: `20990101-${String(i).padStart(4, '0')}`, prefix: `AR${i}`, dataUso: today, people: 1 })));
+  box.importOrders(
+    Array.from({ length: 600 }, (_, i) =>
+      makeOrder({ numero: `20990101-${String(i).padStart(4, '0')}`, prefix: `AR${i}`, dataUso: today, people: 1 }),
+    ),
+  );
   // 4000 events and 1000 lane events of a season 200 days ago (refusals and exits: nothing waits on them).
   const old = (i: number) => new Date(now.getTime() - 200 * DAY_MS + i * 1000).toISOString();
   box.db.sqlite.transaction(() => {
-    const event = box.db.sqlite.prepare("INSERT INTO events (tenant_id, occurred_at, action, mode, code, result, source, terminal) VALUES (?, ?, ?, 'qr', ?, ?, 'lane', 'entrada-1')");
-    for (let i = 0; i < 4000; i++) event.run(box.tenantId, old(i), i % 2 ? 'saida' : 'checkin', `V${i}`, i % 2 ? 'ok' : 'TICKET_NOT_FOUND');
-    const lane = box.db.sqlite.prepare("INSERT INTO lane_events (tenant_id, occurred_at, lane, kind) VALUES (?, ?, 'entrada-1', 'passagem')");
+    const event = box.db.sqlite.prepare(
+      "INSERT INTO events (tenant_id, occurred_at, action, mode, code, result, source, terminal) VALUES (?, ?, ?, 'qr', ?, ?, 'lane', 'entrada-1')",
+    );
+    for (let i = 0; i < 4000; i++)
+      event.run(box.tenantId, old(i), i % 2 ? 'saida' : 'checkin', `V${i}`, i % 2 ? 'ok' : 'TICKET_NOT_FOUND');
+    const lane = box.db.sqlite.prepare(
+      "INSERT INTO lane_events (tenant_id, occurred_at, lane, kind) VALUES (?, ?, 'entrada-1', 'passagem')",
+    );
     for (let i = 0; i < 1000; i++) lane.run(box.tenantId, old(i));
   })();
   const oldIds = box.db.sqlite.prepare('SELECT id FROM events').pluck().all() as number[];
@@ -63,9 +72,17 @@ it('moves old events while check-ins go on: none of them fails, and every event 
   expect(a.prepare('SELECT count(*) FROM lane_events').pluck().get()).toBe(999);
   a.close();
   expect(archivedIds).toEqual(oldIds);
-  const live = box.db.sqlite.prepare("SELECT code FROM events WHERE result = 'ok' AND action = 'checkin'").pluck().all() as string[];
+  const live = box.db.sqlite
+    .prepare("SELECT code FROM events WHERE result = 'ok' AND action = 'checkin'")
+    .pluck()
+    .all() as string[];
   expect(live).toHaveLength(statuses.length);
-  expect(box.db.sqlite.prepare('SELECT count(*) FROM events WHERE id IN (SELECT value FROM json_each(?))').pluck().get(JSON.stringify(oldIds))).toBe(0);
+  expect(
+    box.db.sqlite
+      .prepare('SELECT count(*) FROM events WHERE id IN (SELECT value FROM json_each(?))')
+      .pluck()
+      .get(JSON.stringify(oldIds)),
+  ).toBe(0);
 
   const again = await gate(box.dir, ['archive']);
   expect(again.stdout).toContain('nada a arquivar');
@@ -75,8 +92,12 @@ it('--dry-run, --days and GATE_ARCHIVE_DAYS; a bad number is a usage error', asy
   const dir = tempDir('gate-archive-');
   expect((await gate(dir, ['migrate'])).code).toBe(0);
   const db = new Database(path.join(dir, 'gate.db'));
-  db.prepare("INSERT INTO tenants (slug, nome, created_at) VALUES ('parque', 'Parque', '2026-01-01T00:00:00.000Z')").run();
-  const insert = db.prepare("INSERT INTO events (tenant_id, occurred_at, action, mode, code, result, source) VALUES (1, ?, 'saida', 'qr', 'X', 'ok', 'lane')");
+  db.prepare(
+    "INSERT INTO tenants (slug, nome, created_at) VALUES ('parque', 'Parque', '2026-01-01T00:00:00.000Z')",
+  ).run();
+  const insert = db.prepare(
+    "INSERT INTO events (tenant_id, occurred_at, action, mode, code, result, source) VALUES (1, ?, 'saida', 'qr', 'X', 'ok', 'lane')",
+  );
   for (const days of [40, 20, 0]) insert.run(new Date(Date.now() - days * DAY_MS).toISOString());
   db.close();
 
@@ -91,12 +112,18 @@ it('--dry-run, --days and GATE_ARCHIVE_DAYS; a bad number is a usage error', asy
   expect(fs.readdirSync(path.join(dir, 'velhos'))).toHaveLength(1);
   expect((await gate(dir, ['archive', '--days', '10'])).stdout).toContain('movidos: 1 evento e 0 eventos das pistas');
 
-  for (const bad of [['--days', '0'], ['--days', 'dez'], ['--days', '1.5']]) {
+  for (const bad of [
+    ['--days', '0'],
+    ['--days', 'dez'],
+    ['--days', '1.5'],
+  ]) {
     const res = await gate(dir, ['archive', ...bad]);
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('--days inválido');
   }
-  expect((await gate(dir, ['archive'], { env: { GATE_ARCHIVE_DAYS: '-3' } })).stderr).toContain('GATE_ARCHIVE_DAYS inválido');
+  expect((await gate(dir, ['archive'], { env: { GATE_ARCHIVE_DAYS: '-3' } })).stderr).toContain(
+    'GATE_ARCHIVE_DAYS inválido',
+  );
   expect((await gate(dir, ['archive', '--help'])).stdout).toBe('uso: gate archive [--days N] [--to DIR] [--dry-run]\n');
 });
 

@@ -15,7 +15,16 @@ afterEach(async () => box?.close());
 
 it('backs up under load with verified copies and retention; a restore brings back every check-in acknowledged before the backup', async () => {
   box = await createTestBox();
-  box.importOrders(Array.from({ length: 300 }, (_, i) => makeOrder({ numero: `20261121-${String(i).padStart(4, '0')}`, prefix: `BK${i}`, dataUso: '2026-11-21', people: 1 })));
+  box.importOrders(
+    Array.from({ length: 300 }, (_, i) =>
+      makeOrder({
+        numero: `20261121-${String(i).padStart(4, '0')}`,
+        prefix: `BK${i}`,
+        dataUso: '2026-11-21',
+        people: 1,
+      }),
+    ),
+  );
   const acked: string[] = [];
   let next = 0;
   let running = true;
@@ -41,7 +50,12 @@ it('backs up under load with verified copies and retention; a restore brings bac
   await Promise.all(clients);
   expect(acked.length).toBeGreaterThan(0);
   // The newest two are kept.
-  expect(fs.readdirSync(dir).sort()).toEqual(backups.slice(1).map((b) => path.basename(b.file)).sort());
+  expect(fs.readdirSync(dir).sort()).toEqual(
+    backups
+      .slice(1)
+      .map((b) => path.basename(b.file))
+      .sort(),
+  );
 
   const last = backups[2]!;
   expect(last.ackedBefore.length).toBeGreaterThan(0);
@@ -52,8 +66,13 @@ it('backs up under load with verified copies and retention; a restore brings bac
   expect(restored.code, restored.stderr).toBe(0);
   expect(fs.readdirSync(target).filter((f) => f.startsWith('gate.db.antes-de-restaurar-'))).toHaveLength(1);
   const copy = new Database(path.join(target, 'gate.db'), { readonly: true });
-  const inCopy = new Set((copy.prepare('SELECT qr_code FROM people WHERE checkin_em IS NOT NULL').pluck().all() as string[]));
-  const events = copy.prepare("SELECT count(*) FROM events WHERE action = 'checkin' AND result = 'ok'").pluck().get() as number;
+  const inCopy = new Set(
+    copy.prepare('SELECT qr_code FROM people WHERE checkin_em IS NOT NULL').pluck().all() as string[],
+  );
+  const events = copy
+    .prepare("SELECT count(*) FROM events WHERE action = 'checkin' AND result = 'ok'")
+    .pluck()
+    .get() as number;
   copy.close();
   expect(last.ackedBefore.filter((c) => !inCopy.has(c))).toEqual([]);
   expect(events).toBeGreaterThanOrEqual(last.ackedBefore.length);
@@ -77,7 +96,11 @@ it("a dead box's disk: its folder copied whole (with the WAL) becomes one restor
   // The dead box's last writes, still only in its WAL when the power went (no checkpoint).
   const live = new Database(path.join(dead, 'gate.db'));
   live.pragma('wal_autocheckpoint = 0');
-  live.prepare("INSERT INTO tenants (slug, nome, created_at) VALUES ('so-no-wal', 'Só no WAL', '2026-11-24T00:00:00.000Z')").run();
+  live
+    .prepare(
+      "INSERT INTO tenants (slug, nome, created_at) VALUES ('so-no-wal', 'Só no WAL', '2026-11-24T00:00:00.000Z')",
+    )
+    .run();
   const rescued = tempDir('gate-copia-');
   for (const f of ['gate.db', 'gate.db-wal']) fs.copyFileSync(path.join(dead, f), path.join(rescued, f));
   live.close();

@@ -22,7 +22,20 @@ describe('gate usage', () => {
     for (const argv of [['help'], ['--help']]) {
       const res = await gate(dir, argv);
       expect(res.code).toBe(0);
-      for (const command of ['serve', 'migrate', 'tenants list', 'tenants create', 'import --tenant', '--dry-run', 'keys create', 'keys list', 'keys revoke', 'demo', 'demo --remove']) expect(res.stdout).toContain(command);
+      for (const command of [
+        'serve',
+        'migrate',
+        'tenants list',
+        'tenants create',
+        'import --tenant',
+        '--dry-run',
+        'keys create',
+        'keys list',
+        'keys revoke',
+        'demo',
+        'demo --remove',
+      ])
+        expect(res.stdout).toContain(command);
     }
     const sub = await gate(dir, ['import', '--help']);
     expect(sub.code).toBe(0);
@@ -73,7 +86,11 @@ describe('gate migrate', () => {
     const first = await gate(dir, ['migrate']);
     expect(first.code).toBe(0);
     // Every migration of the release, in order (migrations/index.ts lists them).
-    expect(first.stdout).toBe(Object.keys(migrations).map((name) => `aplicada: ${name}\n`).join(''));
+    expect(first.stdout).toBe(
+      Object.keys(migrations)
+        .map((name) => `aplicada: ${name}\n`)
+        .join(''),
+    );
     expect(first.stdout).toMatch(/^aplicada: 0001_core\naplicada: 0002_sync\n/);
     expect(fs.existsSync(`${dir}/gate.db`)).toBe(true);
 
@@ -85,7 +102,8 @@ describe('gate migrate', () => {
 describe('gate --version', () => {
   it('prints the version of package.json', async () => {
     const version = JSON.parse(fs.readFileSync('package.json', 'utf8')).version as string;
-    for (const arg of ['--version', 'version']) expect(await gate(dir, [arg])).toEqual({ code: 0, stdout: `gate ${version}\n`, stderr: '' });
+    for (const arg of ['--version', 'version'])
+      expect(await gate(dir, [arg])).toEqual({ code: 0, stdout: `gate ${version}\n`, stderr: '' });
   });
 });
 
@@ -104,9 +122,18 @@ describe('gate demo', () => {
     try {
       const today = (db.sqlite.prepare('select min(data_uso) as d from lots').get() as { d: string }).d;
       const { app } = await assembleBox({ db, clock: createFixedClock(TZ, `${today}T15:00:00.000Z`), logger: false });
-      const checkin = await app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': checkinKey, 'content-type': 'application/json' }, payload: body });
+      const checkin = await app.inject({
+        method: 'POST',
+        url: '/api/v1/api-qrcode-checkin',
+        headers: { 'x-api-key': checkinKey, 'content-type': 'application/json' },
+        payload: body,
+      });
       expect(checkin.statusCode).toBe(200);
-      const combos = await app.inject({ method: 'GET', url: '/api/integration/combos', headers: { 'x-integration-key': keys.find((k) => k !== checkinKey)! } });
+      const combos = await app.inject({
+        method: 'GET',
+        url: '/api/integration/combos',
+        headers: { 'x-integration-key': keys.find((k) => k !== checkinKey)! },
+      });
       expect(combos.statusCode).toBe(200);
       await app.close();
     } finally {
@@ -123,10 +150,22 @@ describe('gate demo', () => {
 
     const db = openData(dir);
     try {
-      expect([count(db, 'tenants'), count(db, 'orders'), count(db, 'combos'), count(db, 'clients'), count(db, 'api_keys')]).toEqual([1, 5, 1, 3, 4]);
-      const statuses = db.sqlite.prepare('select status, count(*) as n from orders group by status order by status').all();
-      expect(statuses).toEqual([{ status: 'cancelado', n: 1 }, { status: 'pago', n: 4 }]);
-      for (const out of [first.stdout, second.stdout]) expect(createKeyVerifier(db)(keyOf(out), new Date().toISOString())?.tenantSlug).toBe('demo');
+      expect([
+        count(db, 'tenants'),
+        count(db, 'orders'),
+        count(db, 'combos'),
+        count(db, 'clients'),
+        count(db, 'api_keys'),
+      ]).toEqual([1, 5, 1, 3, 4]);
+      const statuses = db.sqlite
+        .prepare('select status, count(*) as n from orders group by status order by status')
+        .all();
+      expect(statuses).toEqual([
+        { status: 'cancelado', n: 1 },
+        { status: 'pago', n: 4 },
+      ]);
+      for (const out of [first.stdout, second.stdout])
+        expect(createKeyVerifier(db)(keyOf(out), new Date().toISOString())?.tenantSlug).toBe('demo');
     } finally {
       db.close();
     }
@@ -140,7 +179,10 @@ describe('first start', () => {
     return { out, text: () => text };
   };
   const start = (env: NodeJS.ProcessEnv, out: Writable) =>
-    main(loadConfig({ GATE_DATA_DIR: dir, GATE_PORT: '0', GATE_HOST: '127.0.0.1', GATE_LOG_LEVEL: 'silent', ...env }), out);
+    main(
+      loadConfig({ GATE_DATA_DIR: dir, GATE_PORT: '0', GATE_HOST: '127.0.0.1', GATE_LOG_LEVEL: 'silent', ...env }),
+      out,
+    );
 
   it('seeds the demo park on an empty box and prints the banner, once, with the console and a supervisor PIN that signs in', async () => {
     const printed = sink();
@@ -148,9 +190,15 @@ describe('first start', () => {
     try {
       expect(printed.text()).toContain(`Console da portaria: ${box.url}/console`);
       const pin = /operador "Supervisor", PIN (\d{6})/.exec(printed.text())![1]!;
-      const signIn = await fetch(`${box.url}/api/console/entrar`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ nome: 'Supervisor', segredo: pin }) });
+      const signIn = await fetch(`${box.url}/api/console/entrar`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ nome: 'Supervisor', segredo: pin }),
+      });
       expect(signIn.status).toBe(200);
-      expect(((await signIn.json()) as { data: { operador: { papel: string } } }).data.operador.papel).toBe('supervisor');
+      expect(((await signIn.json()) as { data: { operador: { papel: string } } }).data.operador.papel).toBe(
+        'supervisor',
+      );
       expect((await fetch(`${box.url}/console`)).headers.get('content-type')).toMatch(/^text\/html/);
     } finally {
       await box.close();

@@ -11,7 +11,8 @@ beforeEach(async () => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const create = (...extra: string[]) => gate(dir, ['keys', 'create', '--tenant', 'parque', '--permissions', 'vouchers:checkin,vouchers:read', ...extra]);
+const create = (...extra: string[]) =>
+  gate(dir, ['keys', 'create', '--tenant', 'parque', '--permissions', 'vouchers:checkin,vouchers:read', ...extra]);
 
 function verify(key: string) {
   const db = openData(dir);
@@ -29,7 +30,11 @@ describe('gate keys', () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/^gk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}\n$/);
     expect(res.stderr).not.toContain(res.stdout.trim());
-    expect(verify(res.stdout.trim())).toMatchObject({ tenantSlug: 'parque', keyName: 'catraca-norte', permissions: ['vouchers:checkin', 'vouchers:read'] });
+    expect(verify(res.stdout.trim())).toMatchObject({
+      tenantSlug: 'parque',
+      keyName: 'catraca-norte',
+      permissions: ['vouchers:checkin', 'vouchers:read'],
+    });
   });
 
   it('create takes the tenant from GATE_TENANT when --tenant is absent', async () => {
@@ -52,7 +57,14 @@ describe('gate keys', () => {
   });
 
   it('create refuses unknown permissions, a past expiry and a missing tenant, with exit code 2 and no key', async () => {
-    const unknown = await gate(dir, ['keys', 'create', '--tenant', 'parque', '--permissions', 'vouchers:checkin,admin']);
+    const unknown = await gate(dir, [
+      'keys',
+      'create',
+      '--tenant',
+      'parque',
+      '--permissions',
+      'vouchers:checkin,admin',
+    ]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('permissões desconhecidas: admin');
     expect(unknown.stdout).toBe('');
@@ -70,20 +82,37 @@ describe('gate keys', () => {
     const res = await gate(dir, ['keys', 'create', '--tenant', 'parqe', '--permissions', 'all']);
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
-    expect(res.stderr).toContain('tenant "parqe" não existe; conhecidos: lagoa, outro, parque. Crie com: gate tenants create parqe');
+    expect(res.stderr).toContain(
+      'tenant "parqe" não existe; conhecidos: lagoa, outro, parque. Crie com: gate tenants create parqe',
+    );
     expect((await gate(dir, ['keys', 'list'])).stdout).toBe('nenhuma chave\n');
   });
 
   it('list shows id, tenant, name, permissions and dates, but never a key or its hash', async () => {
     const a = (await create('--name', 'catraca-1')).stdout.trim();
-    const b = (await gate(dir, ['keys', 'create', '--tenant', 'outro', '--permissions', 'integration:combos:read', '--name', 'loja'])).stdout.trim();
+    const b = (
+      await gate(dir, [
+        'keys',
+        'create',
+        '--tenant',
+        'outro',
+        '--permissions',
+        'integration:combos:read',
+        '--name',
+        'loja',
+      ])
+    ).stdout.trim();
 
     const all = await gate(dir, ['keys', 'list']);
     expect(all.code).toBe(0);
     const [header, ...rows] = all.stdout.trim().split('\n');
     expect(header).toMatch(/^ID\s+TENANT\s+NOME\s+PERMISSÕES\s+CRIADA\s+EXPIRA\s+REVOGADA$/);
     expect(rows).toHaveLength(2);
-    expect(rows.find((r) => r.includes('catraca-1'))).toMatch(new RegExp(`^${a.slice(3, 15)}\\s+parque\\s+catraca-1\\s+vouchers:checkin,vouchers:read\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}\\s+-\\s+-$`));
+    expect(rows.find((r) => r.includes('catraca-1'))).toMatch(
+      new RegExp(
+        `^${a.slice(3, 15)}\\s+parque\\s+catraca-1\\s+vouchers:checkin,vouchers:read\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}\\s+-\\s+-$`,
+      ),
+    );
     for (const key of [a, b]) {
       expect(all.stdout).not.toContain(key);
       expect(all.stdout).not.toContain(key.slice(16, 30));

@@ -22,23 +22,38 @@ afterAll(() => {
 });
 
 /** A data dir with the park's tenant, or an empty one (`fresh`: migrations pending, the demo park). */
-async function setUp(extra: NodeJS.ProcessEnv = {}, { fresh = false } = {}): Promise<{ dir: string; socket: NotifySocket; env: NodeJS.ProcessEnv }> {
+async function setUp(
+  extra: NodeJS.ProcessEnv = {},
+  { fresh = false } = {},
+): Promise<{ dir: string; socket: NotifySocket; env: NodeJS.ProcessEnv }> {
   const dir = tempDir('gate-notify-');
   if (!fresh) expect((await gate(dir, ['tenants', 'create', 'parque'])).code).toBe(0);
   const socket = await notifySocket(dir, children);
-  const env = { PATH: process.env.PATH, GATE_DATA_DIR: dir, GATE_HOST: '127.0.0.1', GATE_PORT: '0', GATE_TIMEZONE: TZ, NOTIFY_SOCKET: socket.path, ...(fresh ? {} : { GATE_TENANT: 'parque' }), ...extra };
+  const env = {
+    PATH: process.env.PATH,
+    GATE_DATA_DIR: dir,
+    GATE_HOST: '127.0.0.1',
+    GATE_PORT: '0',
+    GATE_TIMEZONE: TZ,
+    NOTIFY_SOCKET: socket.path,
+    ...(fresh ? {} : { GATE_TENANT: 'parque' }),
+    ...extra,
+  };
   return { dir, socket, env };
 }
 
 const live = (url: string) =>
   new Promise<number>((resolve, reject) => {
-    http.get(`${url}/health/live`, { agent: false }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    }).on('error', reject);
+    http
+      .get(`${url}/health/live`, { agent: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      })
+      .on('error', reject);
   });
 
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('gate serve under systemd (Type=notify)', () => {
@@ -51,7 +66,9 @@ describe('gate serve under systemd (Type=notify)', () => {
     expect(await live(box.url)).toBe(200);
     // Before READY only the migrations' notice (more time for this start): no ping.
     const before = socket.notices.slice(0, socket.notices.indexOf(ready));
-    expect(before.map((n) => n.fields)).toEqual([{ STATUS: expect.stringMatching(/^aplicando \d+ migração/), EXTEND_TIMEOUT_USEC: '1800000000' }]);
+    expect(before.map((n) => n.fields)).toEqual([
+      { STATUS: expect.stringMatching(/^aplicando \d+ migração/), EXTEND_TIMEOUT_USEC: '1800000000' },
+    ]);
     await socket.next((n) => n.fields.WATCHDOG === '1', 3000, socket.notices.indexOf(ready) + 3);
     // Every 300 ms, not in a burst: at most one per interval (a loaded machine only makes them fewer).
     const pings = socket.count('WATCHDOG');
@@ -129,6 +146,8 @@ describe('systemd/gate.service', () => {
     expect(fs.existsSync(path.join(ROOT, 'bin/gate.js'))).toBe(true);
     expect(command).toBe('serve');
     // The Raspberry Pi's UART (PL011) next to USB-serial adapters, CDC boards and 8250 UARTs.
-    expect(values('DeviceAllow')).toEqual(expect.arrayContaining(['char-ttyUSB rw', 'char-ttyACM rw', 'char-ttyS rw', 'char-ttyAMA rw']));
+    expect(values('DeviceAllow')).toEqual(
+      expect.arrayContaining(['char-ttyUSB rw', 'char-ttyACM rw', 'char-ttyS rw', 'char-ttyAMA rw']),
+    );
   });
 });

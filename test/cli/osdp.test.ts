@@ -25,7 +25,11 @@ afterEach(async () => {
 
 async function setup(reader: Parameters<typeof openOsdpSim>[1][number]) {
   dir = tempDir('gate-osdp-cli-');
-  for (const [name, key] of [['new.key', NEW_KEY], ['old.key', OLD_KEY], ['wrong.key', 'ab'.repeat(16)]] as const) {
+  for (const [name, key] of [
+    ['new.key', NEW_KEY],
+    ['old.key', OLD_KEY],
+    ['wrong.key', 'ab'.repeat(16)],
+  ] as const) {
     fs.writeFileSync(path.join(dir, name), `${key}\n`, { mode: 0o600 });
   }
   pty = await openPtyPair('osdp-cli');
@@ -36,7 +40,16 @@ async function setup(reader: Parameters<typeof openOsdpSim>[1][number]) {
 describe('gate osdp set-key', () => {
   it('gives a reader in install mode its key over SCBK-D and checks a session on it; the key is never printed', async () => {
     const { r, file } = await setup({ address: 3, installMode: true });
-    const out = await gate(dir!, ['osdp', 'set-key', '--port', pty!.box, '--address', '3', '--key-file', file('new.key')]);
+    const out = await gate(dir!, [
+      'osdp',
+      'set-key',
+      '--port',
+      pty!.box,
+      '--address',
+      '3',
+      '--key-file',
+      file('new.key'),
+    ]);
     expect(out.stderr).toBe('');
     expect(out.stdout).toMatch(/chave gravada no leitor OSDP 3 em .* e verificada/);
     expect(out.code).toBe(0);
@@ -44,18 +57,49 @@ describe('gate osdp set-key', () => {
     expect(r.security.installMode).toBe(false);
     expect(out.stdout + out.stderr).not.toContain(NEW_KEY);
     // Run again: the reader already has it, nothing is written.
-    const again = await gate(dir!, ['osdp', 'set-key', '--port', pty!.box, '--address', '3', '--key-file', file('new.key')]);
+    const again = await gate(dir!, [
+      'osdp',
+      'set-key',
+      '--port',
+      pty!.box,
+      '--address',
+      '3',
+      '--key-file',
+      file('new.key'),
+    ]);
     expect(again.stdout).toMatch(/já usa esta chave/);
     expect(r.received.filter((c) => c.code === OsdpCommand.KEYSET)).toHaveLength(1);
   });
 
   it('re-keys from the current key; with the wrong current key it fails and says why', async () => {
     const { r, file } = await setup({ address: 1, scbk: Buffer.from(OLD_KEY, 'hex'), enforceSecure: true });
-    const wrong = await gate(dir!, ['osdp', 'set-key', '--port', pty!.box, '--address', '1', '--key-file', file('new.key'), '--current-key-file', file('wrong.key')]);
+    const wrong = await gate(dir!, [
+      'osdp',
+      'set-key',
+      '--port',
+      pty!.box,
+      '--address',
+      '1',
+      '--key-file',
+      file('new.key'),
+      '--current-key-file',
+      file('wrong.key'),
+    ]);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/chave do canal seguro \(SCBK\) não confere/);
     expect(hex(r.security.scbk)).toBe(OLD_KEY);
-    const ok = await gate(dir!, ['osdp', 'set-key', '--port', pty!.box, '--address', '1', '--key-file', file('new.key'), '--current-key-file', file('old.key')]);
+    const ok = await gate(dir!, [
+      'osdp',
+      'set-key',
+      '--port',
+      pty!.box,
+      '--address',
+      '1',
+      '--key-file',
+      file('new.key'),
+      '--current-key-file',
+      file('old.key'),
+    ]);
     expect(ok.code).toBe(0);
     expect(hex(r.security.scbk)).toBe(NEW_KEY);
   });
@@ -65,11 +109,31 @@ describe('gate osdp set-key', () => {
     fs.writeFileSync(file('bad.key'), 'secret-not-hex');
     const missing = await gate(dir!, ['osdp', 'set-key', '--port', pty!.box, '--key-file', file('new.key')]);
     expect(missing).toMatchObject({ code: 2, stderr: expect.stringContaining('informe --address') });
-    const bad = await gate(dir!, ['osdp', 'set-key', '--port', pty!.box, '--address', '1', '--key-file', file('bad.key')]);
+    const bad = await gate(dir!, [
+      'osdp',
+      'set-key',
+      '--port',
+      pty!.box,
+      '--address',
+      '1',
+      '--key-file',
+      file('bad.key'),
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--key-file: .*bad\.key não contém uma chave de 32 dígitos hexadecimais/);
     expect(bad.stderr).not.toContain('secret');
-    const silent = await gate(dir!, ['osdp', 'set-key', '--port', pty!.box, '--address', '9', '--key-file', file('new.key'), '--timeout', '1']);
+    const silent = await gate(dir!, [
+      'osdp',
+      'set-key',
+      '--port',
+      pty!.box,
+      '--address',
+      '9',
+      '--key-file',
+      file('new.key'),
+      '--timeout',
+      '1',
+    ]);
     expect(silent.code).toBe(1);
     expect(silent.stderr).toMatch(/Leitor OSDP no endereço 9 não responde/);
   });

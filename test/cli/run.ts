@@ -14,7 +14,11 @@ export class Capture extends Writable {
 }
 
 /** Runs `gate ...argv` in-process against the data dir, the way a user would from a shell. */
-export async function gate(dataDir: string, argv: string[], opts: { env?: NodeJS.ProcessEnv; tty?: boolean; stdin?: string } = {}) {
+export async function gate(
+  dataDir: string,
+  argv: string[],
+  opts: { env?: NodeJS.ProcessEnv; tty?: boolean; stdin?: string } = {},
+) {
   const stdout = new Capture();
   const stderr = new Capture();
   const code = await runCli(argv, {
@@ -40,4 +44,5 @@ export function openData(dataDir: string): Db {
   return openDatabase(path.join(dataDir, 'gate.db'));
 }
 
-export const count = (db: Db, table: string): number => (db.sqlite.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
+export const count = (db: Db, table: string): number =>
+  (db.sqlite.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;

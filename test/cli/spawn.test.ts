@@ -24,7 +24,9 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
   let stderr = '';
   child.stdout.on('data', (c) => (stdout += c));
   child.stderr.on('data', (c) => (stderr += c));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started })));
+  return new Promise((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started })),
+  );
 }
 
 const serve = () => serveGate(env, dir, children);
@@ -33,15 +35,26 @@ const serve = () => serveGate(env, dir, children);
 // that never carried a request, which Node's server.close() waits on until they time out.
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
-function request(url: string, opts: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+function request(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    const req = http.request(url, { method: opts.method ?? 'GET', agent, headers: { ...opts.headers, ...(payload ? { 'content-type': 'application/json' } : {}) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-    });
+    const req = http.request(
+      url,
+      {
+        method: opts.method ?? 'GET',
+        agent,
+        headers: { ...opts.headers, ...(payload ? { 'content-type': 'application/json' } : {}) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -50,7 +63,14 @@ function request(url: string, opts: { method?: string; headers?: Record<string, 
 beforeAll(() => {
   ensureBuilt();
   dir = tempDir('gate-spawn-');
-  env = { PATH: process.env.PATH, GATE_DATA_DIR: dir, GATE_HOST: '127.0.0.1', GATE_PORT: '0', GATE_TENANT: 'parque', GATE_TIMEZONE: TZ };
+  env = {
+    PATH: process.env.PATH,
+    GATE_DATA_DIR: dir,
+    GATE_HOST: '127.0.0.1',
+    GATE_PORT: '0',
+    GATE_TENANT: 'parque',
+    GATE_TIMEZONE: TZ,
+  };
 });
 
 afterAll(async () => {
@@ -70,9 +90,20 @@ describe('the built gate command', () => {
     const today = createClock(TZ).today();
     // People to check in during the import, imported before it.
     const early = makeOrder({ numero: '20250101-0001', prefix: 'EARLY', people: 300, dataUso: today });
-    expect((await run(['import', '--tenant', 'parque', writeImportFile(dir, { pedidos: [early] }, 'early.json')])).code).toBe(0);
-    const key = (await run(['keys', 'create', '--tenant', 'parque', '--permissions', 'vouchers:checkin,vouchers:read'])).stdout.trim();
-    const big = Array.from({ length: 4000 }, (_, i) => makeOrder({ numero: `20250102-${String(i + 1).padStart(4, '0')}`, prefix: `BIG${i + 1}`, people: 3, dataUso: today }));
+    expect(
+      (await run(['import', '--tenant', 'parque', writeImportFile(dir, { pedidos: [early] }, 'early.json')])).code,
+    ).toBe(0);
+    const key = (
+      await run(['keys', 'create', '--tenant', 'parque', '--permissions', 'vouchers:checkin,vouchers:read'])
+    ).stdout.trim();
+    const big = Array.from({ length: 4000 }, (_, i) =>
+      makeOrder({
+        numero: `20250102-${String(i + 1).padStart(4, '0')}`,
+        prefix: `BIG${i + 1}`,
+        people: 3,
+        dataUso: today,
+      }),
+    );
     const bigFile = writeImportFile(dir, { pedidos: big }, 'big.json');
 
     const { child: server, url } = await serve();
@@ -83,7 +114,11 @@ describe('the built gate command', () => {
     const latencies: number[] = [];
     for (let n = 1; !done && n <= 300; n++) {
       const started = Date.now();
-      const res = await request(`${url}/api/v1/api-qrcode-checkin`, { method: 'POST', headers: { 'x-api-key': key }, body: { qr_code: `EARLY-${n}`, terminal: 'catraca-1' } });
+      const res = await request(`${url}/api/v1/api-qrcode-checkin`, {
+        method: 'POST',
+        headers: { 'x-api-key': key },
+        body: { qr_code: `EARLY-${n}`, terminal: 'catraca-1' },
+      });
       expect(res.status).toBe(200);
       if (!done) latencies.push(Date.now() - started);
     }
@@ -95,7 +130,9 @@ describe('the built gate command', () => {
     expect(latencies.length).toBeGreaterThanOrEqual(10);
     expect(Math.max(...latencies)).toBeLessThan(2000);
 
-    const listed = await request(`${url}/api/v1/api-vouchers?numero_pedido=20250102-4000&marcar_sincronizado=false`, { headers: { 'x-api-key': key } });
+    const listed = await request(`${url}/api/v1/api-vouchers?numero_pedido=20250102-4000&marcar_sincronizado=false`, {
+      headers: { 'x-api-key': key },
+    });
     expect(listed.body.data.pedidos.map((p: { numero_pedido: string }) => p.numero_pedido)).toEqual(['20250102-4000']);
 
     // A graceful stop: SIGTERM closes the box and the process ends with 0.

@@ -22,7 +22,12 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 function rows() {
   const db = openData(dir);
   try {
-    return { tenants: count(db, 'tenants'), orders: count(db, 'orders'), keys: count(db, 'api_keys'), operators: count(db, 'operators') };
+    return {
+      tenants: count(db, 'tenants'),
+      orders: count(db, 'orders'),
+      keys: count(db, 'api_keys'),
+      operators: count(db, 'operators'),
+    };
   } finally {
     db.close();
   }
@@ -36,8 +41,12 @@ describe('gate tenants', () => {
     expect((await gate(dir, ['tenants', 'create', 'lagoa'])).code).toBe(0);
 
     expect((await gate(dir, ['import', '--tenant', 'parque-norte', EXAMPLE])).code).toBe(0);
-    expect((await gate(dir, ['keys', 'create', '--tenant', 'parque-norte', '--permissions', 'vouchers:checkin'])).code).toBe(0);
-    expect((await gate(dir, ['operators', 'add', '--tenant', 'lagoa', '--name', 'Ana', '--role', 'atendente'])).code).toBe(0);
+    expect(
+      (await gate(dir, ['keys', 'create', '--tenant', 'parque-norte', '--permissions', 'vouchers:checkin'])).code,
+    ).toBe(0);
+    expect(
+      (await gate(dir, ['operators', 'add', '--tenant', 'lagoa', '--name', 'Ana', '--role', 'atendente'])).code,
+    ).toBe(0);
 
     const list = await gate(dir, ['tenants', 'list']);
     expect(list.code).toBe(0);
@@ -49,7 +58,11 @@ describe('gate tenants', () => {
   });
 
   it('list on an empty box says how to create one', async () => {
-    expect(await gate(dir, ['tenants', 'list'])).toEqual({ code: 0, stdout: 'nenhum tenant; crie um com: gate tenants create SLUG\n', stderr: '' });
+    expect(await gate(dir, ['tenants', 'list'])).toEqual({
+      code: 0,
+      stdout: 'nenhum tenant; crie um com: gate tenants create SLUG\n',
+      stderr: '',
+    });
   });
 
   it('create refuses a bad slug and the demo slug (exit 2) and an existing tenant (exit 1)', async () => {
@@ -77,7 +90,8 @@ describe('an unknown tenant', () => {
     expect((await gate(dir, ['tenants', 'create', 'parque-norte'])).code).toBe(0);
     const before = rows();
     const file = writeImportFile(dir, { pedidos: orders(2) });
-    const message = 'tenant "parque-nrte" não existe; conhecidos: demo, parque-norte. Crie com: gate tenants create parque-nrte';
+    const message =
+      'tenant "parque-nrte" não existe; conhecidos: demo, parque-norte. Crie com: gate tenants create parque-nrte';
     const attempts = [
       ['import', '--tenant', 'parque-nrte', file],
       ['import', '--dry-run', '--tenant', 'parque-nrte', file],
@@ -101,8 +115,18 @@ describe('an unknown tenant', () => {
 
   it('in GATE_TENANT stops the box from starting, naming the known tenants', async () => {
     await gate(dir, ['tenants', 'create', 'parque-norte']);
-    const start = main(loadConfig({ GATE_DATA_DIR: dir, GATE_PORT: '0', GATE_HOST: '127.0.0.1', GATE_LOG_LEVEL: 'silent', GATE_TENANT: 'parque-nrte' }));
-    await expect(start).rejects.toThrow('GATE_TENANT: tenant "parque-nrte" não existe; conhecidos: parque-norte. Crie com: gate tenants create parque-nrte');
+    const start = main(
+      loadConfig({
+        GATE_DATA_DIR: dir,
+        GATE_PORT: '0',
+        GATE_HOST: '127.0.0.1',
+        GATE_LOG_LEVEL: 'silent',
+        GATE_TENANT: 'parque-nrte',
+      }),
+    );
+    await expect(start).rejects.toThrow(
+      'GATE_TENANT: tenant "parque-nrte" não existe; conhecidos: parque-norte. Crie com: gate tenants create parque-nrte',
+    );
     expect(rows().tenants).toBe(1);
   });
 });
@@ -116,22 +140,38 @@ describe('the demo beside a real park', () => {
     // A check-in on the demo, so that it has an event log to take away.
     const db = openData(dir);
     try {
-      const today = (db.sqlite.prepare('select min(data_uso) from lots').pluck().get() as string);
+      const today = db.sqlite.prepare('select min(data_uso) from lots').pluck().get() as string;
       const { app } = await assembleBox({ db, clock: createFixedClock(TZ, `${today}T15:00:00.000Z`), logger: false });
-      const res = await app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': checkinKey! }, payload: { qr_code: sampleQr } });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/v1/api-qrcode-checkin',
+        headers: { 'x-api-key': checkinKey! },
+        payload: { qr_code: sampleQr },
+      });
       expect(res.statusCode).toBe(200);
       await app.close();
     } finally {
       db.close();
     }
 
-    const pin = (await gate(dir, ['operators', 'add', '--tenant', 'demo', '--name', 'Demo Sup', '--role', 'supervisor'])).stdout.trim();
-    const box = await main(loadConfig({ GATE_DATA_DIR: dir, GATE_PORT: '0', GATE_HOST: '127.0.0.1', GATE_LOG_LEVEL: 'silent' }));
+    const pin = (
+      await gate(dir, ['operators', 'add', '--tenant', 'demo', '--name', 'Demo Sup', '--role', 'supervisor'])
+    ).stdout.trim();
+    const box = await main(
+      loadConfig({ GATE_DATA_DIR: dir, GATE_PORT: '0', GATE_HOST: '127.0.0.1', GATE_LOG_LEVEL: 'silent' }),
+    );
     try {
-      const vouchers = () => fetch(`${box.url}/api/v1/api-vouchers?marcar_sincronizado=false`, { headers: { 'x-api-key': checkinKey! } });
+      const vouchers = () =>
+        fetch(`${box.url}/api/v1/api-vouchers?marcar_sincronizado=false`, { headers: { 'x-api-key': checkinKey! } });
       const combos = () => fetch(`${box.url}/api/integration/combos`, { headers: { 'x-integration-key': combosKey! } });
-      const signIn = () => fetch(`${box.url}/api/console/entrar`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ nome: 'Demo Sup', segredo: pin }) });
-      const session = async (cookie: string) => (await fetch(`${box.url}/api/console/sessao`, { headers: { cookie } })).status;
+      const signIn = () =>
+        fetch(`${box.url}/api/console/entrar`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ nome: 'Demo Sup', segredo: pin }),
+        });
+      const session = async (cookie: string) =>
+        (await fetch(`${box.url}/api/console/sessao`, { headers: { cookie } })).status;
       expect((await vouchers()).status).toBe(200);
       expect((await combos()).status).toBe(200);
       const signedIn = await signIn();
@@ -164,7 +204,9 @@ describe('the demo beside a real park', () => {
     } finally {
       look.close();
     }
-    expect((await gate(dir, ['tenants', 'list'])).stdout).toMatch(/^demo\s+Parque Demonstração\s.*demonstração: chaves recusadas \(gate demo --remove\)$/m);
+    expect((await gate(dir, ['tenants', 'list'])).stdout).toMatch(
+      /^demo\s+Parque Demonstração\s.*demonstração: chaves recusadas \(gate demo --remove\)$/m,
+    );
     const demoKey = await gate(dir, ['keys', 'create', '--tenant', 'demo', '--permissions', 'all']);
     expect(demoKey.code).toBe(1);
     expect(demoKey.stdout).toBe('');
@@ -180,36 +222,80 @@ describe('the demo beside a real park', () => {
     try {
       expect(after.sqlite.prepare('select slug from tenants').pluck().all()).toEqual(['parque-norte']);
       // The park has nothing yet: whatever is left in these was the demo's.
-      const owned = after.sqlite.prepare(`select m.name from sqlite_schema m, pragma_table_info(m.name) c where m.type = 'table' and c.name = 'tenant_id'`).pluck().all() as string[];
-      const children = ['lots', 'combo_items', 'combo_stock', 'additional_redemptions', 'voucher_marks', 'client_marks', 'event_marks', 'console_sessions', 'alarm_acks', 'search_pending'];
-      expect(owned).toEqual(expect.arrayContaining(['orders', 'people', 'api_keys', 'operators', 'events', 'lane_events', 'clients', 'combos']));
+      const owned = after.sqlite
+        .prepare(
+          `select m.name from sqlite_schema m, pragma_table_info(m.name) c where m.type = 'table' and c.name = 'tenant_id'`,
+        )
+        .pluck()
+        .all() as string[];
+      const children = [
+        'lots',
+        'combo_items',
+        'combo_stock',
+        'additional_redemptions',
+        'voucher_marks',
+        'client_marks',
+        'event_marks',
+        'console_sessions',
+        'alarm_acks',
+        'search_pending',
+      ];
+      expect(owned).toEqual(
+        expect.arrayContaining([
+          'orders',
+          'people',
+          'api_keys',
+          'operators',
+          'events',
+          'lane_events',
+          'clients',
+          'combos',
+        ]),
+      );
       for (const t of [...owned, ...children]) expect({ t, n: count(after, t) }).toEqual({ t, n: 0 });
-      expect(after.sqlite.prepare(`select count(*) from search_names where search_names match 'Souza'`).pluck().get()).toBe(0);
+      expect(
+        after.sqlite.prepare(`select count(*) from search_names where search_names match 'Souza'`).pluck().get(),
+      ).toBe(0);
       expect(after.sqlite.pragma('foreign_key_check')).toEqual([]);
       expect(demoWarning(after)).toBeUndefined();
     } finally {
       after.close();
     }
-    expect(await gate(dir, ['demo', '--remove'])).toMatchObject({ code: 0, stdout: 'não há tenant de demonstração neste banco\n' });
+    expect(await gate(dir, ['demo', '--remove'])).toMatchObject({
+      code: 0,
+      stdout: 'não há tenant de demonstração neste banco\n',
+    });
   });
 
   it('the event logs stay append-only after demo --remove lifted that for the demo rows', async () => {
     await gate(dir, ['demo']);
     await gate(dir, ['tenants', 'create', 'parque-norte']);
     expect((await gate(dir, ['import', '--tenant', 'parque-norte', EXAMPLE])).code).toBe(0);
-    const key = (await gate(dir, ['keys', 'create', '--tenant', 'parque-norte', '--permissions', 'vouchers:checkin'])).stdout.trim();
+    const key = (
+      await gate(dir, ['keys', 'create', '--tenant', 'parque-norte', '--permissions', 'vouchers:checkin'])
+    ).stdout.trim();
     expect((await gate(dir, ['demo', '--remove'])).code).toBe(0);
 
     const db = openData(dir);
     try {
       const { app } = await assembleBox({ db, clock: createFixedClock(TZ, '2026-12-05T13:00:00.000Z'), logger: false });
-      const res = await app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': key }, payload: { qr_code: 'EX0001A1' } });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/v1/api-qrcode-checkin',
+        headers: { 'x-api-key': key },
+        payload: { qr_code: 'EX0001A1' },
+      });
       expect(res.statusCode).toBe(200);
       await app.close();
       expect(count(db, 'events')).toBe(1);
       expect(() => db.sqlite.prepare('delete from events').run()).toThrow('events are append-only');
       expect(() => db.sqlite.prepare('update events set terminal = ?').run('x')).toThrow('events are append-only');
-      expect(db.sqlite.prepare(`select name from sqlite_schema where type = 'trigger' and name like '%no_delete' order by name`).pluck().all()).toEqual(['events_no_delete', 'lane_events_no_delete']);
+      expect(
+        db.sqlite
+          .prepare(`select name from sqlite_schema where type = 'trigger' and name like '%no_delete' order by name`)
+          .pluck()
+          .all(),
+      ).toEqual(['events_no_delete', 'lane_events_no_delete']);
     } finally {
       db.close();
     }

@@ -24,18 +24,32 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 it('gate migrate takes a backup, then brings a first-release database with orders and check-ins to the latest schema', async () => {
   const old = openDatabase(path.join(dir, 'gate.db'));
-  const result = await new Migrator({ db: old.kysely, provider: { getMigrations: async () => migrations } }).migrateTo('0001_core');
+  const result = await new Migrator({ db: old.kysely, provider: { getMigrations: async () => migrations } }).migrateTo(
+    '0001_core',
+  );
   expect(result.error).toBeUndefined();
   const now = '2026-11-20T13:00:00.000Z';
   const tenantId = ensureTenant(old, 'parque', now);
-  for (let i = 0; i < 20; i++) upsertOrder(old, tenantId, pedidoSchema.parse(makeOrder({ numero: `20261120-${String(i).padStart(4, '0')}`, prefix: `UP${i}` })), now);
-  old.sqlite.prepare("UPDATE people SET checkin_em = ?, checkin_dispositivo = 'catraca-1' WHERE qr_code LIKE 'UP1%-1'").run(now);
+  for (let i = 0; i < 20; i++)
+    upsertOrder(
+      old,
+      tenantId,
+      pedidoSchema.parse(makeOrder({ numero: `20261120-${String(i).padStart(4, '0')}`, prefix: `UP${i}` })),
+      now,
+    );
+  old.sqlite
+    .prepare("UPDATE people SET checkin_em = ?, checkin_dispositivo = 'catraca-1' WHERE qr_code LIKE 'UP1%-1'")
+    .run(now);
   const before = old.sqlite.prepare('SELECT qr_code, checkin_em, checkin_dispositivo FROM people ORDER BY id').all();
   old.close();
 
   const res = await gate(dir, ['migrate']);
   expect(res.code, res.stderr).toBe(0);
-  expect(res.stdout.trim().split('\n')).toEqual(Object.keys(migrations).slice(1).map((m) => `aplicada: ${m}`));
+  expect(res.stdout.trim().split('\n')).toEqual(
+    Object.keys(migrations)
+      .slice(1)
+      .map((m) => `aplicada: ${m}`),
+  );
   const backup = /cópia antes de migrar: (\S+)/.exec(res.stderr)![1]!;
   const copy = new Database(backup, { readonly: true });
   expect(copy.prepare('SELECT name FROM kysely_migration').pluck().all()).toEqual(['0001_core']);
@@ -43,7 +57,9 @@ it('gate migrate takes a backup, then brings a first-release database with order
 
   const db = openData(dir);
   try {
-    expect(db.sqlite.prepare('SELECT qr_code, checkin_em, checkin_dispositivo FROM people ORDER BY id').all()).toEqual(before);
+    expect(db.sqlite.prepare('SELECT qr_code, checkin_em, checkin_dispositivo FROM people ORDER BY id').all()).toEqual(
+      before,
+    );
     expect(db.sqlite.pragma('integrity_check')).toEqual([{ integrity_check: 'ok' }]);
     expect(searchOrders(db, tenantId, '20261120-0007').map((h) => h.numero_pedido)).toEqual(['20261120-0007']);
   } finally {

@@ -13,29 +13,46 @@ afterEach(async () => {
   await box.close();
 });
 
-const call = async (url: string, key = box.keys.clientes) => (await box.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } })).json();
+const call = async (url: string, key = box.keys.clientes) =>
+  (await box.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } })).json();
 const T0 = '2026-11-21T13:00:00.000Z';
 
 describe.each(clientPaths)('per-key synchronisation at %s (3.4)', (base) => {
   it('marks the returned clients by default, and a later sincronizado=false call no longer returns them', async () => {
     const first = await call(`${base}?sincronizado=false`);
     expect(ids(first)).toEqual(['c-ana', 'c-bruno', 'c-carla', 'c-daniel']);
-    expect(first.data.clientes.every((c: { sincronizado: boolean; sincronizado_em: string }) => c.sincronizado && c.sincronizado_em === T0)).toBe(true);
+    expect(
+      first.data.clientes.every(
+        (c: { sincronizado: boolean; sincronizado_em: string }) => c.sincronizado && c.sincronizado_em === T0,
+      ),
+    ).toBe(true);
 
     const again = await call(`${base}?sincronizado=false`);
-    expect(again).toEqual({ success: true, data: { clientes: [], total: 0, mensagem: 'Nenhum cliente pendente de sincronização para esta chave de API.' } });
+    expect(again).toEqual({
+      success: true,
+      data: { clientes: [], total: 0, mensagem: 'Nenhum cliente pendente de sincronização para esta chave de API.' },
+    });
     expect(ids(await call(`${base}?sincronizado=true`))).toEqual(['c-ana', 'c-bruno', 'c-carla', 'c-daniel']);
   });
 
   it('marks only the page it returns', async () => {
     expect(ids(await call(`${base}?sincronizado=false&limit=3`))).toEqual(['c-ana', 'c-bruno', 'c-carla']);
     expect(ids(await call(`${base}?sincronizado=false&marcar_sincronizado=false`))).toEqual(['c-daniel']);
-    expect(ids(await call(`${base}?sincronizado=true&marcar_sincronizado=false`))).toEqual(['c-ana', 'c-bruno', 'c-carla']);
+    expect(ids(await call(`${base}?sincronizado=true&marcar_sincronizado=false`))).toEqual([
+      'c-ana',
+      'c-bruno',
+      'c-carla',
+    ]);
   });
 
   it('only reads with marcar_sincronizado=false', async () => {
     const read = await call(`${base}?marcar_sincronizado=false`);
-    expect(read.data.clientes.map((c: { sincronizado: boolean; sincronizado_em: null }) => [c.sincronizado, c.sincronizado_em])).toEqual(Array(4).fill([false, null]));
+    expect(
+      read.data.clientes.map((c: { sincronizado: boolean; sincronizado_em: null }) => [
+        c.sincronizado,
+        c.sincronizado_em,
+      ]),
+    ).toEqual(Array(4).fill([false, null]));
     expect(ids(await call(`${base}?sincronizado=false`))).toHaveLength(4);
   });
 
@@ -66,7 +83,10 @@ describe.each(clientPaths)('per-key synchronisation at %s (3.4)', (base) => {
 
   it('keeps a mark when the client is updated from the cloud, and shows the new client as pending', async () => {
     await call(base);
-    seedClients(box, [makeClient('c-ana', { nome: 'Ana Maria', email: 'ana@example.com' }), makeClient('c-novo', { created_at: '2026-11-21T12:30:00.000Z' })]);
+    seedClients(box, [
+      makeClient('c-ana', { nome: 'Ana Maria', email: 'ana@example.com' }),
+      makeClient('c-novo', { created_at: '2026-11-21T12:30:00.000Z' }),
+    ]);
     const pending = await call(`${base}?sincronizado=false&marcar_sincronizado=false`);
     expect(ids(pending)).toEqual(['c-novo']);
     const ana = (await call(`${base}?cpf=12345678909&order_by=nome&marcar_sincronizado=false`)).data.clientes[0];
@@ -79,8 +99,22 @@ describe('markClients', () => {
     const { sqlite } = box.db;
     const apiKeyId = 1; // any existing key: marks are per key id
     const read = () =>
-      listClients(box.db, { tenantId: box.tenantId, apiKeyId, orderBy: 'created_at', order: 'asc', limit: 10, offset: 0 }).map((r) => r.sincronizado_em);
-    const pks = listClients(box.db, { tenantId: box.tenantId, apiKeyId, orderBy: 'created_at', order: 'asc', limit: 10, offset: 0 }).map((r) => r.id);
+      listClients(box.db, {
+        tenantId: box.tenantId,
+        apiKeyId,
+        orderBy: 'created_at',
+        order: 'asc',
+        limit: 10,
+        offset: 0,
+      }).map((r) => r.sincronizado_em);
+    const pks = listClients(box.db, {
+      tenantId: box.tenantId,
+      apiKeyId,
+      orderBy: 'created_at',
+      order: 'asc',
+      limit: 10,
+      offset: 0,
+    }).map((r) => r.id);
     sqlite.transaction(() => markClients(box.db, apiKeyId, pks.slice(0, 2), T0))();
     sqlite.transaction(() => markClients(box.db, apiKeyId, pks, '2026-11-22T00:00:00.000Z'))();
     expect(read()).toEqual([T0, T0, '2026-11-22T00:00:00.000Z', '2026-11-22T00:00:00.000Z']);

@@ -30,7 +30,9 @@ describe('clienteRecordSchema', () => {
   });
 
   it('cuts a birthday sent as a timestamp to its date and refuses an impossible date', () => {
-    expect(clienteRecordSchema.parse({ id: 'a', data_nascimento: '1990-05-01T00:00:00.000Z' }).data_nascimento).toBe('1990-05-01');
+    expect(clienteRecordSchema.parse({ id: 'a', data_nascimento: '1990-05-01T00:00:00.000Z' }).data_nascimento).toBe(
+      '1990-05-01',
+    );
     const bad = clienteRecordSchema.safeParse({ id: 'a', data_nascimento: '1990-02-30' });
     expect(bad.success).toBe(false);
     expect(bad.error?.issues[0]?.path).toEqual(['data_nascimento']);
@@ -38,6 +40,8 @@ describe('clienteRecordSchema', () => {
 
   it('refuses a record without id and a malformed timestamp', () => {
     expect(clienteRecordSchema.safeParse({ nome: 'Sem id' }).success).toBe(false);
-    expect(clienteRecordSchema.safeParse({ id: 'a', ultimo_login: 'ontem' }).error?.issues[0]?.path).toEqual(['ultimo_login']);
+    expect(clienteRecordSchema.safeParse({ id: 'a', ultimo_login: 'ontem' }).error?.issues[0]?.path).toEqual([
+      'ultimo_login',
+    ]);
   });
 });

@@ -13,7 +13,11 @@ afterEach(async () => {
 
 /** Reads without marking unless the query says otherwise, so tests do not depend on each other's marks. */
 const list = async (base: string, qs = '', key: string | null = box.keys.clientes) => {
-  const res = await box.app.inject({ method: 'GET', url: `${base}?marcar_sincronizado=false&${qs}`, headers: key === null ? {} : { 'x-api-key': key } });
+  const res = await box.app.inject({
+    method: 'GET',
+    url: `${base}?marcar_sincronizado=false&${qs}`,
+    headers: key === null ? {} : { 'x-api-key': key },
+  });
   return { status: res.statusCode, body: res.json() };
 };
 
@@ -34,7 +38,15 @@ describe.each(clientPaths)('GET %s', (base) => {
       data_nascimento: '1990-05-01',
       telefone: '11999990000',
       whatsapp: '11999990000',
-      endereco: { cep: '01001000', rua: 'Praça da Sé', numero: '1', complemento: '', bairro: 'Sé', cidade: 'São Paulo', estado: 'SP' },
+      endereco: {
+        cep: '01001000',
+        rua: 'Praça da Sé',
+        numero: '1',
+        complemento: '',
+        bairro: 'Sé',
+        cidade: 'São Paulo',
+        estado: 'SP',
+      },
       created_at: '2026-11-01T12:00:00.000Z',
       ultimo_login: '2026-11-20T10:00:00.000Z',
       sincronizado: false,
@@ -61,10 +73,25 @@ describe.each(clientPaths)('GET %s', (base) => {
 
   it('orders by nome, email and ultimo_login in both directions, never-logged-in last', async () => {
     expect(ids((await list(base, 'order_by=nome')).body)).toEqual(['c-ana', 'c-bruno', 'c-carla', 'c-daniel']);
-    expect(ids((await list(base, 'order_by=nome&order=desc')).body)).toEqual(['c-daniel', 'c-carla', 'c-bruno', 'c-ana']);
+    expect(ids((await list(base, 'order_by=nome&order=desc')).body)).toEqual([
+      'c-daniel',
+      'c-carla',
+      'c-bruno',
+      'c-ana',
+    ]);
     expect(ids((await list(base, 'order_by=email')).body)).toEqual(['c-ana', 'c-bruno', 'c-carla', 'c-daniel']);
-    expect(ids((await list(base, 'order_by=ultimo_login&order=desc')).body)).toEqual(['c-carla', 'c-ana', 'c-daniel', 'c-bruno']);
-    expect(ids((await list(base, 'order_by=ultimo_login&order=asc')).body)).toEqual(['c-daniel', 'c-ana', 'c-carla', 'c-bruno']);
+    expect(ids((await list(base, 'order_by=ultimo_login&order=desc')).body)).toEqual([
+      'c-carla',
+      'c-ana',
+      'c-daniel',
+      'c-bruno',
+    ]);
+    expect(ids((await list(base, 'order_by=ultimo_login&order=asc')).body)).toEqual([
+      'c-daniel',
+      'c-ana',
+      'c-carla',
+      'c-bruno',
+    ]);
     expect(ids((await list(base, 'order=desc')).body)).toEqual(['c-daniel', 'c-carla', 'c-bruno', 'c-ana']);
   });
 
@@ -76,7 +103,10 @@ describe.each(clientPaths)('GET %s', (base) => {
 
   it('explains an empty page in data.mensagem', async () => {
     const filtered = (await list(base, 'email=ninguem')).body;
-    expect(filtered).toEqual({ success: true, data: { clientes: [], total: 0, mensagem: 'Nenhum cliente encontrado com os filtros informados.' } });
+    expect(filtered).toEqual({
+      success: true,
+      data: { clientes: [], total: 0, mensagem: 'Nenhum cliente encontrado com os filtros informados.' },
+    });
     expect((await list(base, 'offset=50')).body.data.mensagem).toMatch(/offset 50/);
   });
 
@@ -105,7 +135,10 @@ describe.each(clientPaths)('GET %s', (base) => {
 
 describe('client listing limits', () => {
   it('clamps a limit above 500 to 500', async () => {
-    seedClients(box, Array.from({ length: 510 }, (_, i) => makeClient(`x-${String(i).padStart(3, '0')}`)));
+    seedClients(
+      box,
+      Array.from({ length: 510 }, (_, i) => makeClient(`x-${String(i).padStart(3, '0')}`)),
+    );
     const { status, body } = await list('/api/v1/api-clientes', 'limit=1000');
     expect(status).toBe(200);
     expect(body.data.total).toBe(500);
@@ -124,7 +157,11 @@ describe('client listing authentication (X-API-Key, clientes:read)', () => {
   ] as const)('refuses %s', async (_label, key, header, expected) => {
     const value = key === null ? undefined : key in box.keys ? box.keys[key as keyof typeof box.keys] : key;
     for (const base of clientPaths) {
-      const res = await box.app.inject({ method: 'GET', url: `${base}?limit=abc`, headers: value === undefined ? {} : { [header]: value } });
+      const res = await box.app.inject({
+        method: 'GET',
+        url: `${base}?limit=abc`,
+        headers: value === undefined ? {} : { [header]: value },
+      });
       expect(res.statusCode).toBe(expected.status);
       expect(res.json()).toMatchObject({ success: false, error: { code: expected.code, message: expect.any(String) } });
     }

@@ -11,24 +11,45 @@ afterEach(async () => {
   await box.close();
 });
 
-const get = (url: string, key = box.keys.combos) => box.app.inject({ method: 'GET', url, headers: { 'x-integration-key': key } });
+const get = (url: string, key = box.keys.combos) =>
+  box.app.inject({ method: 'GET', url, headers: { 'x-integration-key': key } });
 const dateEntry = (date: string, adults: number, children: number, minStock: number) => ({
   date,
   available: minStock > 0,
   min_stock: minStock,
   items_availability: [
     { tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Adulto', quantidade_necessaria: 2, estoque_disponivel: adults },
-    { tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Infantil', quantidade_necessaria: 1, estoque_disponivel: children },
+    {
+      tipo_ingresso_nome: 'Passaporte Dia',
+      lote_nome: 'Infantil',
+      quantidade_necessaria: 1,
+      estoque_disponivel: children,
+    },
   ],
 });
 
 describe.each(comboPaths)('GET %s/combos/:id/availability', (base) => {
   it('intersects the items: min_stock is the scarcest item in whole combos', async () => {
-    seedAvailability(box, makeAvailability(uuid(1), { '2026-11-21': [10, 3], '2026-11-22': [1, 5], '2026-11-24': [4, 0] }));
+    seedAvailability(
+      box,
+      makeAvailability(uuid(1), { '2026-11-21': [10, 3], '2026-11-22': [1, 5], '2026-11-24': [4, 0] }),
+    );
     // 23rd: the cloud reported the adults only, so the children's stock is unknown and counts as 0.
     seedAvailability(box, {
       combo_id: uuid(1),
-      dates: [{ date: '2026-11-23', items_availability: [{ tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Adulto', quantidade_necessaria: 2, estoque_disponivel: 50 }] }],
+      dates: [
+        {
+          date: '2026-11-23',
+          items_availability: [
+            {
+              tipo_ingresso_nome: 'Passaporte Dia',
+              lote_nome: 'Adulto',
+              quantidade_necessaria: 2,
+              estoque_disponivel: 50,
+            },
+          ],
+        },
+      ],
     });
 
     const res = await get(`${base}/combos/${uuid(1)}/availability?date_from=2026-11-21&date_to=2026-11-25`);
@@ -57,7 +78,8 @@ describe.each(comboPaths)('GET %s/combos/:id/availability', (base) => {
     const a = makeAvailability(uuid(1), { '2026-11-21': [7, 9] });
     a.dates[0] = { ...a.dates[0]!, available: false, min_stock: 99 };
     seedAvailability(box, a);
-    const day = (await get(`${base}/combos/familia/availability?date_from=2026-11-21&date_to=2026-11-21`)).json().data.dates;
+    const day = (await get(`${base}/combos/familia/availability?date_from=2026-11-21&date_to=2026-11-21`)).json().data
+      .dates;
     expect(day).toEqual([dateEntry('2026-11-21', 7, 9, 3)]);
   });
 
@@ -95,7 +117,10 @@ describe.each(comboPaths)('GET %s/combos/:id/availability', (base) => {
   it('answers COMBO_NOT_FOUND with code and message only for an unknown combo', async () => {
     const res = await get(`${base}/combos/nao-existe/availability`);
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ success: false, error: { code: 'COMBO_NOT_FOUND', message: 'Combo não encontrado.' } });
+    expect(res.json()).toEqual({
+      success: false,
+      error: { code: 'COMBO_NOT_FOUND', message: 'Combo não encontrado.' },
+    });
   });
 });
 
@@ -103,7 +128,9 @@ describe('availability updates', () => {
   it('replaces only the dates a new availability carries', async () => {
     seedAvailability(box, makeAvailability(uuid(1), { '2026-11-21': [10, 10], '2026-11-22': [10, 10] }));
     seedAvailability(box, makeAvailability(uuid(1), { '2026-11-22': [2, 1] }));
-    const dates = (await get(`/api/integration/combos/${uuid(1)}/availability?date_from=2026-11-21&date_to=2026-11-22`)).json().data.dates;
+    const dates = (
+      await get(`/api/integration/combos/${uuid(1)}/availability?date_from=2026-11-21&date_to=2026-11-22`)
+    ).json().data.dates;
     expect(dates).toEqual([dateEntry('2026-11-21', 10, 10, 5), dateEntry('2026-11-22', 2, 1, 1)]);
   });
 
@@ -116,7 +143,14 @@ describe('availability updates', () => {
     const [adult] = makeCombo(1).itens;
     seedCombos(box, [makeCombo(1, { slug: 'familia', itens: [{ ...adult!, lote_nome: 'Meia' }] })]);
     expect((await get(url)).json().data.dates).toEqual([
-      { date: '2026-11-21', available: false, min_stock: 0, items_availability: [{ tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Meia', quantidade_necessaria: 2, estoque_disponivel: 0 }] },
+      {
+        date: '2026-11-21',
+        available: false,
+        min_stock: 0,
+        items_availability: [
+          { tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Meia', quantidade_necessaria: 2, estoque_disponivel: 0 },
+        ],
+      },
     ]);
   });
 });
@@ -125,9 +159,12 @@ describe('availability over a real socket', () => {
   it('serves the availability to fetch', async () => {
     seedAvailability(box, makeAvailability(uuid(1), { '2026-11-21': [6, 1] }));
     const url = await box.app.listen({ port: 0, host: '127.0.0.1' });
-    const res = await fetch(`${url}/v1/integration/combos/familia/availability?date_from=2026-11-21&date_to=2026-11-21`, {
-      headers: { 'X-Integration-Key': box.keys.combos },
-    });
+    const res = await fetch(
+      `${url}/v1/integration/combos/familia/availability?date_from=2026-11-21&date_to=2026-11-21`,
+      {
+        headers: { 'X-Integration-Key': box.keys.combos },
+      },
+    );
     expect(res.status).toBe(200);
     const body = (await res.json()) as any;
     expect(body.data.dates).toEqual([dateEntry('2026-11-21', 6, 1, 1)]);

@@ -1,4 +1,9 @@
-import { availabilitySchema, comboSchema, type ComboAvailabilityInput, type ComboInput } from '../../src/combos/combo.schemas.js';
+import {
+  availabilitySchema,
+  comboSchema,
+  type ComboAvailabilityInput,
+  type ComboInput,
+} from '../../src/combos/combo.schemas.js';
 import { upsertAvailability, upsertCombo } from '../../src/combos/combos.repo.js';
 import type { TestBox } from '../support/box.js';
 
@@ -22,8 +27,22 @@ export function makeCombo(n: number, over: Partial<ComboInput> = {}): ComboInput
     total_ingressos: 3,
     itens_resumo: '2 Adultos + 1 Infantil',
     itens: [
-      { tipo_ingresso_id: uuid(901), tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Adulto', categoria_lote_id: uuid(911), quantidade: 2, preco_unitario: 100 },
-      { tipo_ingresso_id: uuid(901), tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Infantil', categoria_lote_id: uuid(912), quantidade: 1, preco_unitario: 90 },
+      {
+        tipo_ingresso_id: uuid(901),
+        tipo_ingresso_nome: 'Passaporte Dia',
+        lote_nome: 'Adulto',
+        categoria_lote_id: uuid(911),
+        quantidade: 2,
+        preco_unitario: 100,
+      },
+      {
+        tipo_ingresso_id: uuid(901),
+        tipo_ingresso_nome: 'Passaporte Dia',
+        lote_nome: 'Infantil',
+        categoria_lote_id: uuid(912),
+        quantidade: 1,
+        preco_unitario: 90,
+      },
     ],
     ...over,
   };
@@ -36,8 +55,18 @@ export function makeAvailability(comboId: string, stock: Record<string, [number,
     dates: Object.entries(stock).map(([date, [adults, children]]) => ({
       date,
       items_availability: [
-        { tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Adulto', quantidade_necessaria: 2, estoque_disponivel: adults },
-        { tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Infantil', quantidade_necessaria: 1, estoque_disponivel: children },
+        {
+          tipo_ingresso_nome: 'Passaporte Dia',
+          lote_nome: 'Adulto',
+          quantidade_necessaria: 2,
+          estoque_disponivel: adults,
+        },
+        {
+          tipo_ingresso_nome: 'Passaporte Dia',
+          lote_nome: 'Infantil',
+          quantidade_necessaria: 1,
+          estoque_disponivel: children,
+        },
       ],
     })),
   };
@@ -46,12 +75,16 @@ export function makeAvailability(comboId: string, stock: Record<string, [number,
 /** Stores combos as `gate import` would: parsed by the shared schema, upserted in one transaction. */
 export function seedCombos(box: TestBox, combos: ComboInput[], tenantId = box.tenantId) {
   const { sqlite } = box.db;
-  sqlite.transaction(() => combos.forEach((c) => upsertCombo(box.db, tenantId, comboSchema.parse(c), box.clock.nowIso())))();
+  sqlite.transaction(() =>
+    combos.forEach((c) => upsertCombo(box.db, tenantId, comboSchema.parse(c), box.clock.nowIso())),
+  )();
 }
 
 export function seedAvailability(box: TestBox, availability: ComboAvailabilityInput, tenantId = box.tenantId) {
   const { sqlite } = box.db;
-  sqlite.transaction(() => upsertAvailability(box.db, tenantId, availabilitySchema.parse(availability), box.clock.nowIso()))();
+  sqlite.transaction(() =>
+    upsertAvailability(box.db, tenantId, availabilitySchema.parse(availability), box.clock.nowIso()),
+  )();
 }
 
 export const comboPaths = ['/api/integration', '/v1/integration'] as const;

@@ -45,14 +45,24 @@ describe('combo storage', () => {
   afterEach(async () => {
     await box.close();
   });
-  const get = (url: string) => box.app.inject({ method: 'GET', url, headers: { 'x-integration-key': box.keys.combos } });
+  const get = (url: string) =>
+    box.app.inject({ method: 'GET', url, headers: { 'x-integration-key': box.keys.combos } });
   const storeAvailability = (a: unknown) =>
-    box.db.sqlite.transaction(() => upsertAvailability(box.db, box.tenantId, availabilitySchema.parse(a), box.clock.nowIso()))();
+    box.db.sqlite.transaction(() =>
+      upsertAvailability(box.db, box.tenantId, availabilitySchema.parse(a), box.clock.nowIso()),
+    )();
 
   it('updates a combo by uuid and replaces its items', async () => {
     seedCombos(box, [makeCombo(1)]);
     const [adult] = makeCombo(1).itens;
-    seedCombos(box, [makeCombo(1, { nome: 'Novo nome', preco_combo: 19.99, itens: [{ ...adult!, quantidade: 3 }], total_ingressos: 3 })]);
+    seedCombos(box, [
+      makeCombo(1, {
+        nome: 'Novo nome',
+        preco_combo: 19.99,
+        itens: [{ ...adult!, quantidade: 3 }],
+        total_ingressos: 3,
+      }),
+    ]);
     const data = (await get(`/api/integration/combos/${uuid(1)}`)).json().data;
     expect(data).toMatchObject({ nome: 'Novo nome', preco_combo: 19.99 });
     expect(data.itens).toEqual([{ ...adult, quantidade: 3 }]);
@@ -94,7 +104,12 @@ describe('combo storage', () => {
   it('refuses an item the combo does not have, and stores nothing of that availability', async () => {
     seedCombos(box, [makeCombo(1)]);
     const a = makeAvailability(uuid(1), { '2026-11-21': [10, 10], '2026-11-22': [10, 10] });
-    a.dates[1]!.items_availability[1] = { tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Idoso', quantidade_necessaria: 1, estoque_disponivel: 5 };
+    a.dates[1]!.items_availability[1] = {
+      tipo_ingresso_nome: 'Passaporte Dia',
+      lote_nome: 'Idoso',
+      quantidade_necessaria: 1,
+      estoque_disponivel: 5,
+    };
     let error: ComboDataError | undefined;
     try {
       storeAvailability(a);
@@ -102,7 +117,9 @@ describe('combo storage', () => {
       error = e as ComboDataError;
     }
     expect(error?.path).toEqual(['dates', 1, 'items_availability', 1]);
-    const dates = (await get(`/api/integration/combos/${uuid(1)}/availability?date_from=2026-11-21&date_to=2026-11-21`)).json().data.dates;
+    const dates = (
+      await get(`/api/integration/combos/${uuid(1)}/availability?date_from=2026-11-21&date_to=2026-11-21`)
+    ).json().data.dates;
     expect(dates[0].min_stock).toBe(0);
   });
 
@@ -112,7 +129,9 @@ describe('combo storage', () => {
     a.dates[0]!.items_availability.reverse();
     a.dates[0]!.items_availability[0]!.lote_nome = ' infantil ';
     storeAvailability(a);
-    const day = (await get(`/api/integration/combos/${uuid(1)}/availability?date_from=2026-11-21&date_to=2026-11-21`)).json().data.dates[0];
+    const day = (
+      await get(`/api/integration/combos/${uuid(1)}/availability?date_from=2026-11-21&date_to=2026-11-21`)
+    ).json().data.dates[0];
     expect(day.items_availability.map((i: { estoque_disponivel: number }) => i.estoque_disponivel)).toEqual([8, 2]);
     expect(day.min_stock).toBe(2);
   });

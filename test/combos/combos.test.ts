@@ -49,8 +49,22 @@ describe.each(comboPaths)('GET %s/combos', (base) => {
       total_ingressos: 3,
       itens_resumo: '2 Adultos + 1 Infantil',
       itens: [
-        { tipo_ingresso_id: uuid(901), tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Adulto', categoria_lote_id: uuid(911), quantidade: 2, preco_unitario: 100 },
-        { tipo_ingresso_id: uuid(901), tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Infantil', categoria_lote_id: uuid(912), quantidade: 1, preco_unitario: 90 },
+        {
+          tipo_ingresso_id: uuid(901),
+          tipo_ingresso_nome: 'Passaporte Dia',
+          lote_nome: 'Adulto',
+          categoria_lote_id: uuid(911),
+          quantidade: 2,
+          preco_unitario: 100,
+        },
+        {
+          tipo_ingresso_id: uuid(901),
+          tipo_ingresso_nome: 'Passaporte Dia',
+          lote_nome: 'Infantil',
+          categoria_lote_id: uuid(912),
+          quantidade: 1,
+          preco_unitario: 90,
+        },
       ],
     });
   });
@@ -80,7 +94,18 @@ describe.each(comboPaths)('GET %s/combos', (base) => {
     expect(res.json().data.limit).toBe(100);
   });
 
-  it.each(['limit=0', 'limit=abc', 'limit=1.5', 'limit=0x10', 'limit=1e3', 'limit=', 'offset=-1', 'offset=0x10', 'destaque=sim', 'slug='])('rejects %s with VALIDATION_ERROR', async (qs) => {
+  it.each([
+    'limit=0',
+    'limit=abc',
+    'limit=1.5',
+    'limit=0x10',
+    'limit=1e3',
+    'limit=',
+    'offset=-1',
+    'offset=0x10',
+    'destaque=sim',
+    'slug=',
+  ])('rejects %s with VALIDATION_ERROR', async (qs) => {
     const res = await get(`${base}/combos?${qs}`);
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
@@ -102,7 +127,10 @@ describe.each(comboPaths)('GET %s/combos/:id', (base) => {
     for (const id of ['nao-existe', uuid(2), 'combo-2']) {
       const res = await get(`${base}/combos/${id}`);
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ success: false, error: { code: 'COMBO_NOT_FOUND', message: 'Combo não encontrado.' } });
+      expect(res.json()).toEqual({
+        success: false,
+        error: { code: 'COMBO_NOT_FOUND', message: 'Combo não encontrado.' },
+      });
     }
   });
 
@@ -189,7 +217,9 @@ describe('combos over a real socket', () => {
     expect(list.headers.get('content-type')).toMatch(/application\/json/);
     expect(list.headers.get('x-ratelimit-limit')).toBe('100');
     expect(((await list.json()) as any).data.combos[0].id).toBe(uuid(1));
-    const one = await fetch(`${url}/api/integration/combos/combo-1`, { headers: { 'X-Integration-Key': box.keys.combos } });
+    const one = await fetch(`${url}/api/integration/combos/combo-1`, {
+      headers: { 'X-Integration-Key': box.keys.combos },
+    });
     expect(((await one.json()) as any).data.slug).toBe('combo-1');
     const denied = await fetch(`${url}/api/integration/combos`);
     expect(denied.status).toBe(401);

@@ -7,7 +7,10 @@ import { makeCombo, seedCombos, uuid } from './combo-data.js';
 describe('createRateLimiter', () => {
   const setup = (maxKeys?: number) => {
     const clock = createFixedClock(TZ, '2026-11-21T13:00:00.000Z');
-    return { clock, limiter: createRateLimiter({ limit: 3, windowMs: 10_000, clock, ...(maxKeys ? { maxKeys } : {}) }) };
+    return {
+      clock,
+      limiter: createRateLimiter({ limit: 3, windowMs: 10_000, clock, ...(maxKeys ? { maxKeys } : {}) }),
+    };
   };
 
   it('allows `limit` hits per window, then refuses until the window ends', () => {
@@ -52,8 +55,14 @@ describe('combo endpoints rate limit (8: 100 GET per minute per key)', () => {
     await box.close();
   });
 
-  const paths = ['/api/integration/combos', `/v1/integration/combos/${uuid(1)}`, '/api/integration/combos/combo-1/availability', '/v1/integration/combos/nao-existe'];
-  const get = (url: string, key = box.keys.combos) => box.app.inject({ method: 'GET', url, headers: { 'x-integration-key': key } });
+  const paths = [
+    '/api/integration/combos',
+    `/v1/integration/combos/${uuid(1)}`,
+    '/api/integration/combos/combo-1/availability',
+    '/v1/integration/combos/nao-existe',
+  ];
+  const get = (url: string, key = box.keys.combos) =>
+    box.app.inject({ method: 'GET', url, headers: { 'x-integration-key': key } });
 
   it('refuses the 101st GET within a minute, across endpoints and both path forms, and recovers after the window', async () => {
     const first = await get(paths[0]!);
@@ -68,7 +77,10 @@ describe('combo endpoints rate limit (8: 100 GET per minute per key)', () => {
 
     const refused = await get(paths[0]!);
     expect(refused.statusCode).toBe(429);
-    expect(refused.json()).toMatchObject({ success: false, error: { code: 'RATE_LIMITED', message: expect.any(String) } });
+    expect(refused.json()).toMatchObject({
+      success: false,
+      error: { code: 'RATE_LIMITED', message: expect.any(String) },
+    });
     expect(refused.headers['retry-after']).toBe('11');
     expect(refused.headers['x-ratelimit-remaining']).toBe('0');
 
@@ -84,7 +96,8 @@ describe('combo endpoints rate limit (8: 100 GET per minute per key)', () => {
   });
 
   it('does not spend the budget of a key on requests that fail authentication', async () => {
-    for (let i = 0; i < 120; i++) await box.app.inject({ method: 'GET', url: paths[0]!, headers: { 'x-integration-key': 'wrong' } });
+    for (let i = 0; i < 120; i++)
+      await box.app.inject({ method: 'GET', url: paths[0]!, headers: { 'x-integration-key': 'wrong' } });
     const res = await get(paths[0]!);
     expect(res.statusCode).toBe(200);
     expect(res.headers['x-ratelimit-remaining']).toBe('99');

@@ -17,8 +17,18 @@ beforeEach(async () => {
 afterEach(() => box.close());
 
 async function signIn(nome: string, papel: 'atendente' | 'supervisor') {
-  await createOperator(box.db.sqlite, { tenantId: box.tenantId, nome, papel, segredo: '4321', nowIso: box.clock.nowIso() });
-  const res = await fetch(`${url}/api/console/entrar`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ nome, segredo: '4321', tenant: 'parque' }) });
+  await createOperator(box.db.sqlite, {
+    tenantId: box.tenantId,
+    nome,
+    papel,
+    segredo: '4321',
+    nowIso: box.clock.nowIso(),
+  });
+  const res = await fetch(`${url}/api/console/entrar`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ nome, segredo: '4321', tenant: 'parque' }),
+  });
   return res.headers.get('set-cookie')!.split(';')[0]!;
 }
 
@@ -59,7 +69,8 @@ function stream(cookie: string) {
   };
   return {
     events,
-    next: (event: string) => until(() => events.some((e) => e.event === event), event).then(() => events.find((e) => e.event === event)!.data),
+    next: (event: string) =>
+      until(() => events.some((e) => e.event === event), event).then(() => events.find((e) => e.event === event)!.data),
     ended: () => until(() => ended, 'end'),
     close: () => req.destroy(),
   };
@@ -71,11 +82,26 @@ it('every console sees a scan of another door at once; alarms reach supervisors 
   await attendant.next('pronto');
   await supervisor.next('pronto');
 
-  const res = await fetch(`${url}/api/v1/api-qrcode-checkin`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': box.keys.checkin }, body: JSON.stringify({ qr_code: 'HOJE-1', terminal: 'catraca-2' }) });
+  const res = await fetch(`${url}/api/v1/api-qrcode-checkin`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': box.keys.checkin },
+    body: JSON.stringify({ qr_code: 'HOJE-1', terminal: 'catraca-2' }),
+  });
   expect(res.status).toBe(200);
-  for (const s of [attendant, supervisor]) expect(await s.next('leitura')).toMatchObject({ resultado: 'liberado', codigo: 'HOJE-1', porta: 'api', terminal: 'catraca-2', numero_pedido: '20261121-0001' });
+  for (const s of [attendant, supervisor])
+    expect(await s.next('leitura')).toMatchObject({
+      resultado: 'liberado',
+      codigo: 'HOJE-1',
+      porta: 'api',
+      terminal: 'catraca-2',
+      numero_pedido: '20261121-0001',
+    });
 
-  box.db.sqlite.prepare("INSERT INTO lane_events (tenant_id, occurred_at, lane, kind, code, details) VALUES (?, ?, 'catraca-1', 'carona', NULL, NULL)").run(box.tenantId, box.clock.nowIso());
+  box.db.sqlite
+    .prepare(
+      "INSERT INTO lane_events (tenant_id, occurred_at, lane, kind, code, details) VALUES (?, ?, 'catraca-1', 'carona', NULL, NULL)",
+    )
+    .run(box.tenantId, box.clock.nowIso());
   expect(await supervisor.next('alarme')).toMatchObject({ tipo: 'carona', pista: 'catraca-1' });
   expect(attendant.events.map((e) => e.event)).not.toContain('alarme');
 
@@ -94,5 +120,5 @@ it('a disabled operator’s stream ends at the next ping', async () => {
 it('a stream without a session is refused in the envelope', async () => {
   const res = await fetch(`${url}/api/console/eventos`);
   expect(res.status).toBe(401);
-  expect(((await res.json()) as { error: { code: string } }).error.code).toBe("SESSAO_INVALIDA");
+  expect(((await res.json()) as { error: { code: string } }).error.code).toBe('SESSAO_INVALIDA');
 });

@@ -22,9 +22,20 @@ it('a failing sample is skipped and said once per failing stretch; sampling goes
   feed.subscribe((m) => void seen.push(m.kind));
   const panels = createConsolePanels({ db: box.db, clock: box.clock, gates: undefined, sync: undefined });
   let busy = false;
-  const flaky = { ...panels, sync: (t: number) => { if (busy) throw new Error('SQLITE_BUSY: database is locked'); return panels.sync(t); } };
+  const flaky = {
+    ...panels,
+    sync: (t: number) => {
+      if (busy) throw new Error('SQLITE_BUSY: database is locked');
+      return panels.sync(t);
+    },
+  };
   const failures: unknown[] = [];
-  const monitor = startMonitor({ feed, panels: flaky, tenants: () => [box.tenantId], onError: (e) => failures.push(e) });
+  const monitor = startMonitor({
+    feed,
+    panels: flaky,
+    tenants: () => [box.tenantId],
+    onError: (e) => failures.push(e),
+  });
   vi.advanceTimersByTime(1_000);
   expect(seen).toContain('sync');
   busy = true;

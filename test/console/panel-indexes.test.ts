@@ -10,14 +10,27 @@ beforeAll(async () => {
 });
 afterAll(() => box.close());
 
-const plan = (sql: string, ...args: unknown[]) => (box.db.sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join(' | ');
+const plan = (sql: string, ...args: unknown[]) =>
+  (box.db.sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[])
+    .map((r) => r.detail)
+    .join(' | ');
 
 it('a day of events is found through (tenant_id, occurred_at)', () => {
-  expect(plan("SELECT count(*) FROM events WHERE tenant_id = ? AND action IN ('checkin', 'entrada', 'reentrada') AND result = 'ok' AND occurred_at >= ? AND occurred_at < ?", 1, 'a', 'b'))
-    .toContain('USING INDEX events_tenant_time (tenant_id=? AND occurred_at>? AND occurred_at<?)');
+  expect(
+    plan(
+      "SELECT count(*) FROM events WHERE tenant_id = ? AND action IN ('checkin', 'entrada', 'reentrada') AND result = 'ok' AND occurred_at >= ? AND occurred_at < ?",
+      1,
+      'a',
+      'b',
+    ),
+  ).toContain('USING INDEX events_tenant_time (tenant_id=? AND occurred_at>? AND occurred_at<?)');
 });
 
 it('a tenant’s alarms are found through the partial index of alarm kinds', () => {
-  expect(plan("SELECT e.id FROM lane_events e WHERE e.tenant_id = ? AND e.kind IN ('carona', 'incendio_inicio', 'dispositivo_offline') ORDER BY e.id DESC LIMIT 200", 1))
-    .toContain('USING INDEX lane_events_alarms');
+  expect(
+    plan(
+      "SELECT e.id FROM lane_events e WHERE e.tenant_id = ? AND e.kind IN ('carona', 'incendio_inicio', 'dispositivo_offline') ORDER BY e.id DESC LIMIT 200",
+      1,
+    ),
+  ).toContain('USING INDEX lane_events_alarms');
 });

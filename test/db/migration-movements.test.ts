@@ -25,14 +25,26 @@ describe('migration 0004_movements on a database with data', () => {
     expect((await migrator.migrateTo('0003_lane_events')).error).toBeUndefined();
     const s = db.sqlite;
     s.prepare("insert into tenants (slug, nome, created_at) values ('parque', 'Parque', '2026-11-20T10:00:00Z')").run();
-    const event = s.prepare(`insert into events (tenant_id, occurred_at, action, mode, code, qr_code, result, source) values (1, ?, ?, 'qr', ?, ?, 'ok', 'api')`);
-    for (let i = 1; i <= 50; i++) event.run(`2026-11-20T10:00:${String(i % 60).padStart(2, '0')}Z`, i % 5 === 0 ? 'estorno' : 'checkin', `Q-${i}`, `Q-${i}`);
+    const event = s.prepare(
+      `insert into events (tenant_id, occurred_at, action, mode, code, qr_code, result, source) values (1, ?, ?, 'qr', ?, ?, 'ok', 'api')`,
+    );
+    for (let i = 1; i <= 50; i++)
+      event.run(
+        `2026-11-20T10:00:${String(i % 60).padStart(2, '0')}Z`,
+        i % 5 === 0 ? 'estorno' : 'checkin',
+        `Q-${i}`,
+        `Q-${i}`,
+      );
     s.prepare("insert into sync_push (event_id, tenant_id, chave, action) values (7, 1, 'Q-7', 'checkin')").run();
     const before = s.prepare('select * from events order by id').all();
 
-    expect(await migrateToLatest(db)).toEqual(Object.keys(migrations).slice(Object.keys(migrations).indexOf('0004_movements')));
+    expect(await migrateToLatest(db)).toEqual(
+      Object.keys(migrations).slice(Object.keys(migrations).indexOf('0004_movements')),
+    );
     // 0010_clock adds a column, null on every earlier event.
-    expect(s.prepare('select * from events order by id').all()).toEqual(before.map((r) => ({ ...(r as object), relogio_suspeito: null })));
+    expect(s.prepare('select * from events order by id').all()).toEqual(
+      before.map((r) => ({ ...(r as object), relogio_suspeito: null })),
+    );
     expect(s.prepare('select event_id from sync_push').pluck().all()).toEqual([7]);
     expect(s.pragma('foreign_key_check')).toEqual([]);
     expect(s.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -42,6 +54,8 @@ describe('migration 0004_movements on a database with data', () => {
     const id = event.run('2026-11-21T10:00:00Z', 'saida', 'Q-1', 'Q-1').lastInsertRowid;
     expect(id).toBe(51);
     expect(() => event.run('2026-11-21T10:00:00Z', 'voo', 'Q-1', 'Q-1')).toThrow(/CHECK/);
-    expect(() => s.prepare("insert into sync_push (event_id, tenant_id, chave, action) values (999, 1, 'X', 'checkin')").run()).toThrow(/FOREIGN KEY/);
+    expect(() =>
+      s.prepare("insert into sync_push (event_id, tenant_id, chave, action) values (999, 1, 'X', 'checkin')").run(),
+    ).toThrow(/FOREIGN KEY/);
   });
 });

@@ -30,8 +30,28 @@ it('migration 0011 keeps the redeemed and reversed units of additionals: a secon
   expect((await migrator.migrateTo('0010_clock')).error).toBeUndefined();
   const clock = createFixedClock('America/Sao_Paulo', '2026-11-21T13:00:00.000Z');
   const tenantId = ensureTenant(db, 'parque', clock.nowIso());
-  const adicional = { adicional_id: 'a1', nome: 'Refrigerante', quantidade: 2, preco_unitario: 8, subtotal: 16, codigo_integracao: 'REF' };
-  upsertOrder(db, tenantId, pedidoSchema.parse(makeOrder({ prefix: 'MIG', adicionais: [{ ...adicional, adicional_qr_code: 'ADQR0000000001' }, { ...adicional, adicional_id: 'a2', adicional_qr_code: 'ADQR0000000002' }] })), clock.nowIso());
+  const adicional = {
+    adicional_id: 'a1',
+    nome: 'Refrigerante',
+    quantidade: 2,
+    preco_unitario: 8,
+    subtotal: 16,
+    codigo_integracao: 'REF',
+  };
+  upsertOrder(
+    db,
+    tenantId,
+    pedidoSchema.parse(
+      makeOrder({
+        prefix: 'MIG',
+        adicionais: [
+          { ...adicional, adicional_qr_code: 'ADQR0000000001' },
+          { ...adicional, adicional_id: 'a2', adicional_qr_code: 'ADQR0000000002' },
+        ],
+      }),
+    ),
+    clock.nowIso(),
+  );
   const ids = db.sqlite.prepare('SELECT id FROM additionals ORDER BY position').pluck().all() as number[];
   const redeem = db.sqlite.prepare(
     'INSERT INTO additional_redemptions (additional_id, redeemed_at, terminal, operador, reversed_at, reversal_terminal, reversal_operador) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -41,7 +61,14 @@ it('migration 0011 keeps the redeemed and reversed units of additionals: a secon
   redeem.run(ids[1], '2026-11-21T12:06:00.000Z', 'c3', null, null, null, null);
 
   expect(await migrateToLatest(db)).toEqual(['0011_reversal_names']);
-  expect(db.sqlite.prepare('SELECT additional_id, checkin_em, checkin_dispositivo, checkin_operador, estornado_em, estorno_dispositivo, estorno_operador FROM additional_redemptions ORDER BY id').raw().all()).toEqual([
+  expect(
+    db.sqlite
+      .prepare(
+        'SELECT additional_id, checkin_em, checkin_dispositivo, checkin_operador, estornado_em, estorno_dispositivo, estorno_operador FROM additional_redemptions ORDER BY id',
+      )
+      .raw()
+      .all(),
+  ).toEqual([
     [ids[0], '2026-11-21T12:00:00.000Z', 'c1', 'Ana', '2026-11-21T12:30:00.000Z', 'c2', 'Beto'],
     [ids[1], '2026-11-21T12:05:00.000Z', 'c1', 'Ana', null, null, null],
     [ids[1], '2026-11-21T12:06:00.000Z', 'c3', null, null, null, null],
@@ -53,13 +80,23 @@ it('migration 0011 keeps the redeemed and reversed units of additionals: a secon
   expect(again.batch ? null : again.result).toEqual({
     ok: false,
     code: 'JA_ESTORNADO',
-    details: { qr_code: 'ADQR0000000001', estornado_em: '2026-11-21T12:30:00.000Z', estorno_operador: 'Beto', estorno_terminal: 'c2' },
+    details: {
+      qr_code: 'ADQR0000000001',
+      estornado_em: '2026-11-21T12:30:00.000Z',
+      estorno_operador: 'Beto',
+      estorno_terminal: 'c2',
+    },
   });
   // Both units of the second one were redeemed before the upgrade: it is used up.
   const used = await service.checkIn({ qr_code: 'ADQR0000000002' }, caller);
   expect(used.batch ? null : used.result).toMatchObject({
     ok: false,
     code: 'TICKET_ALREADY_USED',
-    details: { qr_code: 'ADQR0000000002', checkin_em: '2026-11-21T12:06:00.000Z', quantidade: 2, unidades_utilizadas: 2 },
+    details: {
+      qr_code: 'ADQR0000000002',
+      checkin_em: '2026-11-21T12:06:00.000Z',
+      quantidade: 2,
+      unidades_utilizadas: 2,
+    },
   });
 });

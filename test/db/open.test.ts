@@ -27,7 +27,13 @@ describe('defineQuery', () => {
   it('binds arguments by name, keeps constants, and maps booleans to integers', async () => {
     const db = await fresh();
     const bySlug = defineQuery((kysely, p: { slug: string; yes: boolean }) =>
-      kysely.selectFrom('tenants').select(['slug', 'nome']).where('slug', '=', p.slug).where('created_at', '!=', 'never').where(({ lit }) => lit(1), '=', p.yes as never));
+      kysely
+        .selectFrom('tenants')
+        .select(['slug', 'nome'])
+        .where('slug', '=', p.slug)
+        .where('created_at', '!=', 'never')
+        .where(({ lit }) => lit(1), '=', p.yes as never),
+    );
     expect(bySlug.get(db, { slug: 'b', yes: true })).toEqual({ slug: 'b', nome: 'B' });
     expect(bySlug.get(db, { slug: 'b', yes: false })).toBeUndefined();
     expect(bySlug.all(db, { slug: 'a', yes: true })).toEqual([{ slug: 'a', nome: 'A' }]);
@@ -35,7 +41,14 @@ describe('defineQuery', () => {
 
   it('refuses an argument that would end up as text in the SQL instead of a parameter', async () => {
     await fresh();
-    expect(() => defineQuery((kysely, p: { column: string }) => kysely.selectFrom('tenants').select('slug').where(sql.raw(`${p.column}`), '=', 1))).toThrow(/not a bound parameter/);
+    expect(() =>
+      defineQuery((kysely, p: { column: string }) =>
+        kysely
+          .selectFrom('tenants')
+          .select('slug')
+          .where(sql.raw(`${p.column}`), '=', 1),
+      ),
+    ).toThrow(/not a bound parameter/);
   });
 });
 
@@ -89,6 +102,6 @@ describe('background checkpoints', () => {
     // far below the 48 MB written.
     expect(largest).toBeLessThan(28 * 1024 * 1024);
     expect(writerCheckpoints).toEqual([]);
-    expect(fs.statSync(path.join(dir, "gate.db")).size).toBeGreaterThan(24 * 1024 * 1024);
+    expect(fs.statSync(path.join(dir, 'gate.db')).size).toBeGreaterThan(24 * 1024 * 1024);
   });
 });

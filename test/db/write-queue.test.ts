@@ -25,7 +25,14 @@ function controlledFsync() {
   return { calls, fsyncWal };
 }
 const insert = (v: number) => () => db.sqlite.prepare('insert into t (v) values (?)').run(v).changes;
-const settled = async <T>(p: Promise<T>) => Promise.race([p.then(() => 'resolved', () => 'rejected'), new Promise((r) => setTimeout(() => r('pending'), 30))]);
+const settled = async <T>(p: Promise<T>) =>
+  Promise.race([
+    p.then(
+      () => 'resolved',
+      () => 'rejected',
+    ),
+    new Promise((r) => setTimeout(() => r('pending'), 30)),
+  ]);
 
 it('resolves a write only after its fsync, and groups writes that arrive meanwhile into the next commit', async () => {
   const { calls, fsyncWal } = controlledFsync();
@@ -66,15 +73,16 @@ it('rejects the whole batch when the fsync fails, and keeps FULL for other write
 it('fsyncs the real WAL file by default, through one descriptor per connection that closes with it', async () => {
   // The queue's descriptor is the WAL opened read-only; SQLite's own handles (this connection's and
   // the background checkpointer's, which opens whenever its thread gets to it) are read-write.
-  const walFds = (readOnly: boolean) => fs.readdirSync('/proc/self/fd').filter((fd) => {
-    try {
-      if (fs.readlinkSync(`/proc/self/fd/${fd}`) !== `${db.sqlite.name}-wal`) return false;
-      const flags = parseInt(/^flags:\s+(\d+)$/m.exec(fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))![1]!, 8);
-      return !readOnly || (flags & 3) === 0;
-    } catch {
-      return false;
-    }
-  }).length;
+  const walFds = (readOnly: boolean) =>
+    fs.readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        if (fs.readlinkSync(`/proc/self/fd/${fd}`) !== `${db.sqlite.name}-wal`) return false;
+        const flags = parseInt(/^flags:\s+(\d+)$/m.exec(fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))![1]!, 8);
+        return !readOnly || (flags & 3) === 0;
+      } catch {
+        return false;
+      }
+    }).length;
   expect(walFds(true)).toBe(0);
   // Two queues on one connection, as the check-ins and the lane events have.
   const checkins = createWriteQueue(db.sqlite);

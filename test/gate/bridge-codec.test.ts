@@ -29,7 +29,6 @@ const vectors = JSON.parse(
 const bytes = (hex: string) => Uint8Array.from(Buffer.from(hex, 'hex'));
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
-
 const isGrant = (wire: Uint8Array) => {
   const r = decodeFrame(wire);
   return r.ok && r.message.type === 'GRANT';
@@ -42,7 +41,16 @@ describe('bridge codec against the shared vectors', () => {
     expect(vectors.valid.length).toBeGreaterThan(0);
     expect(vectors.refused.length).toBeGreaterThan(0);
     expect(new Set(vectors.invalid.map((v) => v.reason))).toEqual(
-      new Set(['truncated', 'oversize', 'bad_cobs', 'bad_crc', 'bad_version', 'length_mismatch', 'unknown_type', 'bad_payload']),
+      new Set([
+        'truncated',
+        'oversize',
+        'bad_cobs',
+        'bad_crc',
+        'bad_version',
+        'length_mismatch',
+        'unknown_type',
+        'bad_payload',
+      ]),
     );
   });
 

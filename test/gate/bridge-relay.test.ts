@@ -1,7 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SerialPort } from 'serialport';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFrameReader, encodeFrame, NakReason, type BridgeMessage, type BridgeMessageOf, type BridgeTypeName } from '../../src/gate/bridge-codec.js';
+import {
+  createFrameReader,
+  encodeFrame,
+  NakReason,
+  type BridgeMessage,
+  type BridgeMessageOf,
+  type BridgeTypeName,
+} from '../../src/gate/bridge-codec.js';
 import { BridgeCommandError, createBridgeRelay, type BridgeTimings } from '../../src/gate/bridge-relay.js';
 import type { LaneConfig } from '../../src/gate/lane-config.js';
 import { openSerialLink, type SerialLink } from '../../src/gate/serial-link.js';
@@ -48,18 +55,26 @@ async function openBoard(path: string) {
     else if ('nak' in r) write(encodeFrame({ type: 'NAK', seq: 0, ack: m.seq, reason: r.nak }));
     else if ('ackThen' in r) {
       seq = seq >= 255 ? 1 : seq + 1;
-      write(Buffer.concat([encodeFrame({ type: 'ACK', seq: 0, ack: m.seq }), encodeFrame({ ...r.ackThen, seq, ack: 0 } as BridgeMessage)]));
-    }
-    else write(encodeFrame({ type: 'ACK', seq: 0, ack: r.ackSeq }));
+      write(
+        Buffer.concat([
+          encodeFrame({ type: 'ACK', seq: 0, ack: m.seq }),
+          encodeFrame({ ...r.ackThen, seq, ack: 0 } as BridgeMessage),
+        ]),
+      );
+    } else write(encodeFrame({ type: 'ACK', seq: 0, ack: r.ackSeq }));
   });
   port.on('data', (chunk: Buffer) => reader.push(chunk));
   const board = {
     seen,
-    of: <T extends BridgeTypeName>(type: T) => seen.filter((s) => s.msg.type === type).map((s) => s.msg as BridgeMessageOf<T>),
+    of: <T extends BridgeTypeName>(type: T) =>
+      seen.filter((s) => s.msg.type === type).map((s) => s.msg as BridgeMessageOf<T>),
     hexOf: (type: BridgeTypeName) => seen.filter((s) => s.msg.type === type).map((s) => s.hex),
     acksFor: (s: number) => seen.filter((x) => x.msg.type === 'ACK' && x.msg.ack === s).length,
     /** Host commands in the order they were first sent (retransmissions folded). */
-    commands: () => seen.filter((s, i) => !['ACK', 'NAK'].includes(s.msg.type) && seen.findIndex((o) => o.hex === s.hex) === i).map((s) => s.msg.type),
+    commands: () =>
+      seen
+        .filter((s, i) => !['ACK', 'NAK'].includes(s.msg.type) && seen.findIndex((o) => o.hex === s.hex) === i)
+        .map((s) => s.msg.type),
     answer(p: Policy) {
       policy = p;
       attempts.clear();
@@ -80,7 +95,11 @@ async function openBoard(path: string) {
   return board;
 }
 /** The error a driver call ended with, or null. */
-const failure = (call: Promise<void> | void) => Promise.resolve(call).then(() => null, (e: unknown) => e);
+const failure = (call: Promise<void> | void) =>
+  Promise.resolve(call).then(
+    () => null,
+    (e: unknown) => e,
+  );
 
 type Board = Awaited<ReturnType<typeof openBoard>>;
 
@@ -101,10 +120,27 @@ async function setup(opts: Options = {}) {
   cleanup.push(() => pair.close());
   const board = await openBoard(pair.device);
   const { log, entries } = recordingLog();
-  const link: SerialLink = openSerialLink({ path: pair.box, baudRate: 115200, log, backoff: { initialMs: 20, maxMs: 200 } });
-  const config = { driver: 'bridge' as const, path: pair.box, baud: 115200 as const, pulseMs: 500, heartbeatTimeoutMs: opts.heartbeatTimeoutMs ?? 3000 };
+  const link: SerialLink = openSerialLink({
+    path: pair.box,
+    baudRate: 115200,
+    log,
+    backoff: { initialMs: 20, maxMs: 200 },
+  });
+  const config = {
+    driver: 'bridge' as const,
+    path: pair.box,
+    baud: 115200 as const,
+    pulseMs: 500,
+    heartbeatTimeoutMs: opts.heartbeatTimeoutMs ?? 3000,
+  };
   // A long boot wait unless a test is about it: HELLO then can only come from a BOOT.
-  const relay = createBridgeRelay({ link, config, failMode: opts.failMode ?? 'travada', log, timings: { bootWaitMs: 60_000, ...opts.timings } });
+  const relay = createBridgeRelay({
+    link,
+    config,
+    failMode: opts.failMode ?? 'travada',
+    log,
+    timings: { bootWaitMs: 60_000, ...opts.timings },
+  });
   cleanup.push(() => relay.close());
   const passages: number[] = [];
   const fires: boolean[] = [];
@@ -195,7 +231,10 @@ describe('bridge relay commands', () => {
     const grants = t.board.hexOf('GRANT');
     expect(grants).toHaveLength(10);
     expect(new Set(grants).size).toBe(1);
-    expect(t.relay.status()).toMatchObject({ online: false, problem: expect.stringMatching(/não respondeu a GRANT após 10 tentativas/) });
+    expect(t.relay.status()).toMatchObject({
+      online: false,
+      problem: expect.stringMatching(/não respondeu a GRANT após 10 tentativas/),
+    });
     await expect(t.relay.grant('entrada', 500)).rejects.toThrow(BridgeCommandError);
 
     // The board answers again; the link reopens the port and a new session starts.
@@ -213,7 +252,9 @@ describe('bridge relay commands', () => {
   it('rejects a NAKed GRANT with the reason, takes a DENY NAKed for fire as done, and re-HELLOs on NAK 1', async () => {
     const t = await setup();
     await online(t);
-    t.board.answer((m) => (m.type === 'GRANT' ? { nak: NakReason.BAD_PAYLOAD } : m.type === 'DENY' ? { nak: NakReason.FIRE_ACTIVE } : 'ack'));
+    t.board.answer((m) =>
+      m.type === 'GRANT' ? { nak: NakReason.BAD_PAYLOAD } : m.type === 'DENY' ? { nak: NakReason.FIRE_ACTIVE } : 'ack',
+    );
     await expect(t.relay.grant('entrada', 500)).rejects.toThrow(/NAK 2/);
     await expect(t.relay.deny('already_used')).resolves.toBeUndefined();
 
@@ -227,13 +268,26 @@ describe('bridge relay commands', () => {
   it('wraps seq from 255 to 1, never using 0', async () => {
     const t = await setup();
     await online(t);
-    const reasons = ['other', 'already_used', 'expired', 'not_yet_valid', 'not_found', 'cancelled', 'capacity'] as const;
+    const reasons = [
+      'other',
+      'already_used',
+      'expired',
+      'not_yet_valid',
+      'not_found',
+      'cancelled',
+      'capacity',
+    ] as const;
     for (let i = 0; i < 260; i++) await t.relay.deny(reasons[i % reasons.length]!);
     // Each reason has its own board pattern; a full area is 6.
-    const patterns = t.board.seen.filter((x) => x.msg.type === 'DENY').map((x) => (x.msg as { pattern: number }).pattern);
+    const patterns = t.board.seen
+      .filter((x) => x.msg.type === 'DENY')
+      .map((x) => (x.msg as { pattern: number }).pattern);
     expect(patterns.slice(0, 7)).toEqual([0, 1, 2, 3, 4, 5, 6]);
     // Retransmissions folded: a slow machine may repeat a frame.
-    const seqs = t.board.seen.filter((s) => s.msg.type !== 'ACK').map((s) => s.msg.seq).filter((q, i, all) => q !== all[i - 1]);
+    const seqs = t.board.seen
+      .filter((s) => s.msg.type !== 'ACK')
+      .map((s) => s.msg.seq)
+      .filter((q, i, all) => q !== all[i - 1]);
     expect(seqs).not.toContain(0);
     const at = seqs.indexOf(255);
     expect(at).toBeGreaterThan(0);
@@ -249,12 +303,23 @@ describe('bridge relay commands', () => {
     // The board lost it (watchdog expiry) and says so with the relay off, right behind the ACK that
     // ends the new session's handshake: the host, ready by then, orders it again.
     let frees = 1;
-    t.board.answer((m) => (m.type === 'FREE' && ++frees === 2 ? { ackThen: { type: 'STATUS', inputs: 0, outputs: 0 } } : 'ack'));
+    t.board.answer((m) =>
+      m.type === 'FREE' && ++frees === 2 ? { ackThen: { type: 'STATUS', inputs: 0, outputs: 0 } } : 'ack',
+    );
     t.board.boot(4);
-    await waitUntil(() => new Set(t.board.hexOf('FREE')).size === 3, 5000, 'FREE after resync, then after a STATUS with the relay off');
+    await waitUntil(
+      () => new Set(t.board.hexOf('FREE')).size === 3,
+      5000,
+      'FREE after resync, then after a STATUS with the relay off',
+    );
     const sent = t.board.commands();
     // (Periodic heartbeats may follow; the session's first ones come a third of its timeout later.)
-    expect(sent.slice(sent.lastIndexOf('HELLO'), sent.lastIndexOf('HELLO') + 4)).toEqual(['HELLO', 'HEARTBEAT', 'FREE', 'FREE']);
+    expect(sent.slice(sent.lastIndexOf('HELLO'), sent.lastIndexOf('HELLO') + 4)).toEqual([
+      'HELLO',
+      'HEARTBEAT',
+      'FREE',
+      'FREE',
+    ]);
     expect(t.board.of('FREE').at(-1)).toMatchObject({ on: 1 });
     await t.relay.setFreePassage(false);
     expect(t.board.of('FREE').at(-1)).toMatchObject({ on: 0 });

@@ -25,10 +25,18 @@ let lcusB: LcusSim;
 type DeviceEvent = { lane: string; kind: string; dispositivo: string };
 const lastId = () => box.db.sqlite.prepare('select coalesce(max(id), 0) from lane_events').pluck().get() as number;
 const deviceEvents = (afterId: number, lane: string) =>
-  (box.db.sqlite
-    .prepare("select lane, kind, json_extract(details, '$.dispositivo') as dispositivo from lane_events where id > ? and lane = ? and kind like 'dispositivo_%' order by id")
-    .all(afterId, lane) as DeviceEvent[]).map((e) => `${e.dispositivo} ${e.kind.replace('dispositivo_', '')}`);
-const laneEvents = (afterId: number, kind: string) => box.db.sqlite.prepare('select code from lane_events where id > ? and kind = ? order by id').pluck().all(afterId, kind) as string[];
+  (
+    box.db.sqlite
+      .prepare(
+        "select lane, kind, json_extract(details, '$.dispositivo') as dispositivo from lane_events where id > ? and lane = ? and kind like 'dispositivo_%' order by id",
+      )
+      .all(afterId, lane) as DeviceEvent[]
+  ).map((e) => `${e.dispositivo} ${e.kind.replace('dispositivo_', '')}`);
+const laneEvents = (afterId: number, kind: string) =>
+  box.db.sqlite
+    .prepare('select code from lane_events where id > ? and kind = ? order by id')
+    .pluck()
+    .all(afterId, kind) as string[];
 async function lane(name: string) {
   const res = await box.app.inject({ method: 'GET', url: '/api/local/gates', headers: { 'x-api-key': box.keys.all } });
   return (res.json() as any).data.pistas.find((p: { nome: string }) => p.nome === name);
@@ -50,11 +58,27 @@ beforeAll(async () => {
   lcusB = await openLcusSim(relayB.device);
   const config = laneConfigSchema.parse({
     lanes: [
-      { name: 'a', direction: 'entrada', operador: 'A', debounceMs: 0, scanners: [{ path: scannerA.box }], relay: { driver: 'lcus', path: relayA.box, pulseMs: 100 } },
-      { name: 'b', direction: 'entrada', operador: 'B', debounceMs: 0, scanners: [{ path: scannerB.box }], relay: { driver: 'lcus', path: relayB.box, pulseMs: 100 } },
+      {
+        name: 'a',
+        direction: 'entrada',
+        operador: 'A',
+        debounceMs: 0,
+        scanners: [{ path: scannerA.box }],
+        relay: { driver: 'lcus', path: relayA.box, pulseMs: 100 },
+      },
+      {
+        name: 'b',
+        direction: 'entrada',
+        operador: 'B',
+        debounceMs: 0,
+        scanners: [{ path: scannerB.box }],
+        relay: { driver: 'lcus', path: relayB.box, pulseMs: 100 },
+      },
     ],
   });
-  box = await createTestBox({ lanes: ({ db, clock, checkin, tenantId }) => startLanes({ config, db, clock, checkin, tenantId, log: silentLog }) });
+  box = await createTestBox({
+    lanes: ({ db, clock, checkin, tenantId }) => startLanes({ config, db, clock, checkin, tenantId, log: silentLog }),
+  });
   box.importOrders([makeOrder({ prefix: 'DEV', people: 3 })]);
   scanner = await openScannerSim(scannerA.device);
 }, 30_000);
@@ -72,7 +96,11 @@ describe('device offline/online lane events', () => {
     await waitUntil(() => deviceEvents(0, 'b').length === 1, WAIT_MS, 'the missing scanner recorded offline');
     expect(deviceEvents(0, 'b')).toEqual(['leitor offline']);
     expect((await lane('b')).leitores[0].conectado).toBe(false);
-    await waitUntil(async () => (await lane('a')).leitores[0].conectado && (await lane('a')).rele.online, WAIT_MS, 'lane a up');
+    await waitUntil(
+      async () => (await lane('a')).leitores[0].conectado && (await lane('a')).rele.online,
+      WAIT_MS,
+      'lane a up',
+    );
     await flushedBy(0, 'NOPE-1');
     expect(deviceEvents(0, 'a')).toEqual([]);
 
@@ -98,11 +126,18 @@ describe('device offline/online lane events', () => {
     const events = deviceEvents(from, 'a');
     expect(events.filter((e) => e.startsWith('leitor'))).toEqual(['leitor offline', 'leitor online']);
     expect(events.filter((e) => e.startsWith('rele'))).toEqual(['rele offline', 'rele online']);
-    expect(await lane('a')).toMatchObject({ leitores: [expect.objectContaining({ conectado: true, reconexoes: 1 })], rele: expect.objectContaining({ online: true }) });
+    expect(await lane('a')).toMatchObject({
+      leitores: [expect.objectContaining({ conectado: true, reconexoes: 1 })],
+      rele: expect.objectContaining({ online: true }),
+    });
 
     const opened = lcus.changes.filter((c) => c.channel === 1 && c.on).length;
     await scanner.scan('DEV-1');
-    await waitUntil(() => lcus.changes.filter((c) => c.channel === 1 && c.on).length > opened, WAIT_MS, 'the relay to open for the next scan');
+    await waitUntil(
+      () => lcus.changes.filter((c) => c.channel === 1 && c.on).length > opened,
+      WAIT_MS,
+      'the relay to open for the next scan',
+    );
     await flushedBy(from, 'NOPE-2');
     // Nothing more came after the return.
     expect(deviceEvents(from, 'a')).toEqual(events);

@@ -50,7 +50,9 @@ class Box {
   }
 
   async write(bytes: Uint8Array): Promise<void> {
-    await new Promise<void>((resolve, reject) => this.port.write(Buffer.from(bytes), (err) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      this.port.write(Buffer.from(bytes), (err) => (err ? reject(err) : resolve())),
+    );
     await new Promise<void>((resolve) => this.port.drain(() => resolve()));
   }
 
@@ -65,7 +67,10 @@ class Box {
     if (!decoded.ok) throw new Error('send() takes a valid frame');
     const since = this.frames.length;
     await this.write(bytes);
-    const answer = await this.waitFor((m) => (m.type === 'ACK' || m.type === 'NAK') && m.ack === decoded.message.seq, since);
+    const answer = await this.waitFor(
+      (m) => (m.type === 'ACK' || m.type === 'NAK') && m.ack === decoded.message.seq,
+      since,
+    );
     return answer.type === 'NAK' ? `NAK ${answer.reason}` : answer.type;
   }
 
@@ -74,7 +79,11 @@ class Box {
   }
 
   waitFor(test: (m: BridgeMessage) => boolean, since = 0, timeoutMs = 5000): Promise<BridgeMessage> {
-    return waitUntil(() => this.frames.slice(since).find((f) => test(f.message))?.message, timeoutMs, 'a frame from the board');
+    return waitUntil(
+      () => this.frames.slice(since).find((f) => test(f.message))?.message,
+      timeoutMs,
+      'a frame from the board',
+    );
   }
 
   async close(): Promise<void> {
@@ -173,7 +182,15 @@ describe('bridge firmware (host build) on a pty', () => {
   it('shows each DENY pattern 0..6 with its own count of red flashes and beeps', async () => {
     await bringOnline();
     // [red flashes, beeps] per pattern (PROTOCOL.md table): counted, not timed. 6 is a full area.
-    const expected = [[1, 2], [1, 1], [2, 2], [3, 3], [4, 4], [5, 5], [6, 6]] as const;
+    const expected = [
+      [1, 2],
+      [1, 1],
+      [2, 2],
+      [3, 3],
+      [4, 4],
+      [5, 5],
+      [6, 6],
+    ] as const;
     const seen: number[][] = [];
     let genericRedMs = 0;
     for (const [pattern, [red, beeps]] of expected.entries()) {
@@ -284,7 +301,12 @@ describe('bridge firmware (host build) on a pty', () => {
     await board.setFire(false);
     await board.waitFor('relay', 0, { since });
     expect(await box.waitFor((m) => m.type === 'FIRE', released)).toMatchObject({ active: 0 });
-    expect(board.events.slice(since).filter((e) => e.what === 'relay').map((e) => e.value)).toEqual([1, 0]);
+    expect(
+      board.events
+        .slice(since)
+        .filter((e) => e.what === 'relay')
+        .map((e) => e.value),
+    ).toEqual([1, 0]);
   });
 
   it('after a board reset sends BOOT again (reset cause external) with the relay off and wants a new HELLO', async () => {
@@ -311,4 +333,3 @@ describe('bridge firmware (host build) on a pty', () => {
     expect(await box.waitFor((m) => m.type === 'BOOT', framesBefore)).toMatchObject({ seq: 1, resetCause: 0 });
   });
 });
-

@@ -25,17 +25,27 @@ async function gates(): Promise<{ data: any }> {
   return res.json();
 }
 const laneEvents = (kind: string) =>
-  box.db.sqlite.prepare('select lane, kind, code, details from lane_events where kind = ? order by id').all(kind) as { lane: string; kind: string; code: string | null; details: string | null }[];
+  box.db.sqlite.prepare('select lane, kind, code, details from lane_events where kind = ? order by id').all(kind) as {
+    lane: string;
+    kind: string;
+    code: string | null;
+    details: string | null;
+  }[];
 const lastEventId = () => box.db.sqlite.prepare('select coalesce(max(id), 0) from lane_events').pluck().get() as number;
 /** Offline/online lane events of one kind of device after `afterId`, in order. */
 const deviceEvents = (afterId: number, dispositivo: 'leitor' | 'rele') =>
   box.db.sqlite
-    .prepare("select kind from lane_events where id > ? and kind like 'dispositivo_%' and json_extract(details, '$.dispositivo') = ? order by id")
+    .prepare(
+      "select kind from lane_events where id > ? and kind like 'dispositivo_%' and json_extract(details, '$.dispositivo') = ? order by id",
+    )
     .pluck()
     .all(afterId, dispositivo) as string[];
 // Generous: a loaded machine may be slow, never wrong; waits end on the event itself.
 const WAIT_MS = 15_000;
-const checkedIn = (qr: string) => box.db.sqlite.prepare('select checkin_em, checkin_dispositivo, checkin_operador from people where qr_code = ?').get(qr) as Record<string, string | null>;
+const checkedIn = (qr: string) =>
+  box.db.sqlite
+    .prepare('select checkin_em, checkin_dispositivo, checkin_operador from people where qr_code = ?')
+    .get(qr) as Record<string, string | null>;
 
 beforeAll(async () => {
   rig = await startBridgeLaneRig();
@@ -87,7 +97,11 @@ describe('a bridge lane on real ptys', () => {
       expect(board.events.slice(since).some((e) => e.what === 'relay' && e.value === 1)).toBe(false);
     }
     expect(laneEvents('negada').map((e) => [e.code, JSON.parse(e.details!).sinal])).toEqual([
-      ['OK-1', 'already_used'], ['OLD-1', 'expired'], ['SOON-1', 'not_yet_valid'], ['NOPE-1', 'not_found'], ['GONE-1', 'cancelled'],
+      ['OK-1', 'already_used'],
+      ['OLD-1', 'expired'],
+      ['SOON-1', 'not_yet_valid'],
+      ['NOPE-1', 'not_found'],
+      ['GONE-1', 'cancelled'],
     ]);
   });
 

@@ -29,27 +29,67 @@ async function gates(): Promise<any> {
   return res.json().data;
 }
 const lane = async (name: string) => (await gates()).pistas.find((p: { nome: string }) => p.nome === name);
-const person = (qr: string) => box.db.sqlite.prepare('select checkin_em, checkin_dispositivo from people where qr_code = ?').get(qr) as { checkin_em: string | null; checkin_dispositivo: string | null };
+const person = (qr: string) =>
+  box.db.sqlite.prepare('select checkin_em, checkin_dispositivo from people where qr_code = ?').get(qr) as {
+    checkin_em: string | null;
+    checkin_dispositivo: string | null;
+  };
 // Generous: a loaded machine may be slow, never wrong; waits end on the event itself.
 const WAIT_MS = 15_000;
 const lastEventId = () => box.db.sqlite.prepare('select coalesce(max(id), 0) from lane_events').pluck().get() as number;
-const laneEvents = (kind: string) => box.db.sqlite.prepare('select lane, code, details from lane_events where kind = ? order by id').all(kind) as { lane: string; code: string | null; details: string | null }[];
+const laneEvents = (kind: string) =>
+  box.db.sqlite.prepare('select lane, code, details from lane_events where kind = ? order by id').all(kind) as {
+    lane: string;
+    code: string | null;
+    details: string | null;
+  }[];
 
 beforeAll(async () => {
-  for (const name of ['scanner', 'bridge', 'lcus', 'osdp', 'exitScanner', 'exitLcus'] as const) ptys[name] = await openPtyPair(name);
+  for (const name of ['scanner', 'bridge', 'lcus', 'osdp', 'exitScanner', 'exitLcus'] as const)
+    ptys[name] = await openPtyPair(name);
   board = await startBridgeBoard(ptys.bridge.device);
   lcus = await openLcusSim(ptys.lcus.device);
   exitLcus = await openLcusSim(ptys.exitLcus.device);
   osdp = await openOsdpSim(ptys.osdp.device, [{ address: 5 }]);
   const config = laneConfigSchema.parse({
     lanes: [
-      { name: 'norte', direction: 'entrada', operador: 'Norte', scanners: [{ path: '/tmp/unused-norte-scanner' }], relay: { driver: 'bridge', path: ptys.bridge.box, heartbeatTimeoutMs: 1000 } },
-      { name: 'sul', direction: 'entrada', operador: 'Sul', debounceMs: 0, scanners: [{ path: ptys.scanner.box }], relay: { driver: 'lcus', path: ptys.lcus.box, pulseMs: 200, channel: 2 } },
-      { name: 'leste', direction: 'entrada', operador: 'Leste', debounceMs: 0, scanners: [], relay: { driver: 'osdp', path: ptys.osdp.box, address: 5, output: 1, pulseMs: 300 } },
-      { name: 'oeste', direction: 'saida', operador: 'Oeste', debounceMs: 0, scanners: [{ path: ptys.exitScanner.box }], relay: { driver: 'lcus', path: ptys.exitLcus.box, pulseMs: 200, channel: 1 } },
+      {
+        name: 'norte',
+        direction: 'entrada',
+        operador: 'Norte',
+        scanners: [{ path: '/tmp/unused-norte-scanner' }],
+        relay: { driver: 'bridge', path: ptys.bridge.box, heartbeatTimeoutMs: 1000 },
+      },
+      {
+        name: 'sul',
+        direction: 'entrada',
+        operador: 'Sul',
+        debounceMs: 0,
+        scanners: [{ path: ptys.scanner.box }],
+        relay: { driver: 'lcus', path: ptys.lcus.box, pulseMs: 200, channel: 2 },
+      },
+      {
+        name: 'leste',
+        direction: 'entrada',
+        operador: 'Leste',
+        debounceMs: 0,
+        scanners: [],
+        relay: { driver: 'osdp', path: ptys.osdp.box, address: 5, output: 1, pulseMs: 300 },
+      },
+      {
+        name: 'oeste',
+        direction: 'saida',
+        operador: 'Oeste',
+        debounceMs: 0,
+        scanners: [{ path: ptys.exitScanner.box }],
+        relay: { driver: 'lcus', path: ptys.exitLcus.box, pulseMs: 200, channel: 1 },
+      },
     ],
   });
-  box = await createTestBox({ lanes: ({ db, clock, checkin, tenantId, onGrant }) => startLanes({ config, db, clock, checkin, tenantId, log: silentLog, onGrant }) });
+  box = await createTestBox({
+    lanes: ({ db, clock, checkin, tenantId, onGrant }) =>
+      startLanes({ config, db, clock, checkin, tenantId, log: silentLog, onGrant }),
+  });
   box.importOrders([makeOrder({ prefix: 'MIX', people: 4 })]);
   scanner = await openScannerSim(ptys.scanner.device);
   exitScanner = await openScannerSim(ptys.exitScanner.device);
@@ -73,7 +113,11 @@ describe('lanes with every relay driver', () => {
     const before = lcus.changes.length;
     await scan('MIX-1');
     // What the module was told, in order: a 200 ms pulse is over before a busy machine looks at its state.
-    const told = () => lcus.changes.slice(before).filter((c) => c.channel === 2).map((c) => (c.on ? 'on' : 'off'));
+    const told = () =>
+      lcus.changes
+        .slice(before)
+        .filter((c) => c.channel === 2)
+        .map((c) => (c.on ? 'on' : 'off'));
     await waitUntil(() => told().join(' ').includes('on off'), WAIT_MS, 'LCUS channel 2 on, then off again');
     expect(person('MIX-1').checkin_dispositivo).toBe('sul');
     // The scan-to-grant time is on /metrics, by lane.
@@ -93,7 +137,10 @@ describe('lanes with every relay driver', () => {
     expect(person('MIX-2').checkin_em).not.toBeNull();
     reader.scan('MIX-2');
     await waitUntil(() => laneEvents('negada').some((e) => e.lane === 'leste'), WAIT_MS, 'OSDP deny');
-    expect(JSON.parse(laneEvents('negada').find((e) => e.lane === 'leste')!.details!)).toEqual({ motivo: 'TICKET_ALREADY_USED', sinal: 'already_used' });
+    expect(JSON.parse(laneEvents('negada').find((e) => e.lane === 'leste')!.details!)).toEqual({
+      motivo: 'TICKET_ALREADY_USED',
+      sinal: 'already_used',
+    });
   });
 
   it('a code longer than an OSDP reader can send (64 bytes) is refused with its reason, never looked up cut short', async () => {
@@ -125,8 +172,13 @@ describe('lanes with every relay driver', () => {
     await exitScanner.scan('MIX-4');
     await waitUntil(() => opened() === 2, WAIT_MS, 'exit relay on for a visitor with no entry');
     expect(person('MIX-4').checkin_em).toBeNull();
-    const exits = laneEvents('liberada').filter((e) => e.lane === 'oeste').map((e) => [e.code, JSON.parse(e.details!)]);
-    expect(exits).toEqual([['MIX-3', { movimento: 'saida' }], ['MIX-4', { movimento: 'saida', sem_entrada: true }]]);
+    const exits = laneEvents('liberada')
+      .filter((e) => e.lane === 'oeste')
+      .map((e) => [e.code, JSON.parse(e.details!)]);
+    expect(exits).toEqual([
+      ['MIX-3', { movimento: 'saida' }],
+      ['MIX-4', { movimento: 'saida', sem_entrada: true }],
+    ]);
     expect((await lane('oeste')).direcao).toBe('saida');
   });
 
@@ -135,7 +187,12 @@ describe('lanes with every relay driver', () => {
     await waitUntil(() => lcus.isOn(2) && osdp.reader(5).output(1).on, WAIT_MS, 'LCUS and OSDP held open');
     const during = await gates();
     expect(during.alarme_incendio).toMatchObject({ ativo: true, origens: ['norte'] });
-    expect(during.pistas.map((p: { rele: { passagem_livre: boolean } }) => p.rele.passagem_livre)).toEqual([true, true, true, true]);
+    expect(during.pistas.map((p: { rele: { passagem_livre: boolean } }) => p.rele.passagem_livre)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
     await board.setFire(false);
     await waitUntil(() => !lcus.isOn(2) && !osdp.reader(5).output(1).on, WAIT_MS, 'LCUS and OSDP released');
     expect((await gates()).alarme_incendio.ativo).toBe(false);
@@ -145,7 +202,12 @@ describe('lanes with every relay driver', () => {
     const reader = osdp.reader(5);
     const from = lastEventId();
     const leste = () =>
-      box.db.sqlite.prepare("select kind from lane_events where id > ? and lane = 'leste' and kind like 'dispositivo_%' order by id").pluck().all(from) as string[];
+      box.db.sqlite
+        .prepare(
+          "select kind from lane_events where id > ? and lane = 'leste' and kind like 'dispositivo_%' order by id",
+        )
+        .pluck()
+        .all(from) as string[];
     reader.silent = true;
     await waitUntil(() => leste().length === 1, WAIT_MS, 'offline event');
     expect((await lane('leste')).rele.online).toBe(false);
@@ -157,7 +219,13 @@ describe('lanes with every relay driver', () => {
 
   it('a lane whose scanner port does not exist keeps retrying and shows it, without stopping the others', async () => {
     const norte = await lane('norte');
-    expect(norte.leitores).toEqual([expect.objectContaining({ porta: '/tmp/unused-norte-scanner', conectado: false, ultimo_erro: expect.any(String) })]);
+    expect(norte.leitores).toEqual([
+      expect.objectContaining({
+        porta: '/tmp/unused-norte-scanner',
+        conectado: false,
+        ultimo_erro: expect.any(String),
+      }),
+    ]);
     expect(norte.rele.online).toBe(true);
   });
 });

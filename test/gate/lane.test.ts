@@ -3,7 +3,15 @@ import type { FastifyBaseLogger } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CheckinService } from '../../src/checkin/checkin.service.js';
 import { laneConfigSchema, laneSchema, movePolicy, type LaneConfig } from '../../src/gate/lane-config.js';
-import { attachScanner, createLane, NOT_PASSED_OPERADOR, RELAY_FAILED_OPERADOR, type Lane, type LaneEvent, type LaneRelay } from '../../src/gate/lane.js';
+import {
+  attachScanner,
+  createLane,
+  NOT_PASSED_OPERADOR,
+  RELAY_FAILED_OPERADOR,
+  type Lane,
+  type LaneEvent,
+  type LaneRelay,
+} from '../../src/gate/lane.js';
 import type { Log } from '../../src/lib/log.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
@@ -59,20 +67,33 @@ const config = (over: Record<string, unknown> = {}): LaneConfig =>
 /** The lanes file's own settings (the tenant's policies, areas) around the lane. */
 const fileSettings = (over: Record<string, unknown> = {}) => laneConfigSchema.parse({ lanes: [config()], ...over });
 
-async function setup(over: Record<string, unknown> = {}, opts: { checkin?: CheckinService; failGrant?: boolean; file?: Record<string, unknown> } = {}) {
+async function setup(
+  over: Record<string, unknown> = {},
+  opts: { checkin?: CheckinService; failGrant?: boolean; file?: Record<string, unknown> } = {},
+) {
   const checkin = opts.checkin ?? box.checkin;
   const time = manualTimers(box.clock);
   const relay = fakeRelay(opts);
   const { log, lines, fields } = fakeLog();
   const cfg = config(over);
   const policy = movePolicy(fileSettings(opts.file), cfg);
-  const lane = createLane({ config: cfg, policy, checkin, tenantId: box.tenantId, relay: relay.relay, clock: box.clock, log, timers: time.timers });
+  const lane = createLane({
+    config: cfg,
+    policy,
+    checkin,
+    tenantId: box.tenantId,
+    relay: relay.relay,
+    clock: box.clock,
+    log,
+    timers: time.timers,
+  });
   lanes.push(lane);
   const seen: LaneEvent[] = [];
   lane.onEvent((e) => seen.push(e));
-  const next = (type: LaneEvent['type']) => new Promise<LaneEvent>((resolve) => {
-    const off = lane.onEvent((e) => e.type === type && (off(), resolve(e)));
-  });
+  const next = (type: LaneEvent['type']) =>
+    new Promise<LaneEvent>((resolve) => {
+      const off = lane.onEvent((e) => e.type === type && (off(), resolve(e)));
+    });
   return { lane, checkin, time, calls: relay.calls, sensor: relay.sensor, lines, fields, seen, next };
 }
 
@@ -82,12 +103,35 @@ describe('lane flow', () => {
     box.importOrders([makeOrder({ prefix: 'OK', people: 1 })]);
     const { lane, calls, seen } = await setup();
     const result = await lane.scan('OK-1');
-    expect(result).toMatchObject({ kind: 'granted', code: 'OK-1', result: { ok: true, target: 'person', movement: 'checkin', people: [{ qrCode: 'OK-1' }] } });
+    expect(result).toMatchObject({
+      kind: 'granted',
+      code: 'OK-1',
+      result: { ok: true, target: 'person', movement: 'checkin', people: [{ qrCode: 'OK-1' }] },
+    });
     expect(calls).toEqual(['grant:entrada:600']);
     expect(events(box)).toEqual([
-      { action: 'checkin', mode: 'qr', code: 'OK-1', qr_code: 'OK-1', result: 'ok', key_name: null, terminal: 'entrada-1', operador: 'Catraca Norte', source: 'lane' },
+      {
+        action: 'checkin',
+        mode: 'qr',
+        code: 'OK-1',
+        qr_code: 'OK-1',
+        result: 'ok',
+        key_name: null,
+        terminal: 'entrada-1',
+        operador: 'Catraca Norte',
+        source: 'lane',
+      },
     ]);
-    expect(seen).toEqual([{ type: 'granted', lane: 'entrada-1', at: '2026-11-21T13:00:00.000Z', code: 'OK-1', movement: 'checkin', withoutEntry: false }]);
+    expect(seen).toEqual([
+      {
+        type: 'granted',
+        lane: 'entrada-1',
+        at: '2026-11-21T13:00:00.000Z',
+        code: 'OK-1',
+        movement: 'checkin',
+        withoutEntry: false,
+      },
+    ]);
     expect(lane.status()).toMatchObject({
       name: 'entrada-1',
       relayDriver: 'bridge',
@@ -111,7 +155,8 @@ describe('lane flow', () => {
     const { lane, calls } = await setup({ debounceMs: 0 });
     await lane.scan('USED-1');
     const results = [];
-    for (const code of ['USED-1', 'OLD-1', 'SOON-1', 'NOPE-1', 'GONE-1', 'A-1,B-1']) results.push(await lane.scan(code));
+    for (const code of ['USED-1', 'OLD-1', 'SOON-1', 'NOPE-1', 'GONE-1', 'A-1,B-1'])
+      results.push(await lane.scan(code));
     expect(results.map((r) => (r.kind === 'denied' ? `${r.refusal}:${r.reason}` : r.kind))).toEqual([
       'TICKET_ALREADY_USED:already_used',
       'TICKET_EXPIRED:expired',
@@ -120,7 +165,15 @@ describe('lane flow', () => {
       'TICKET_CANCELLED:cancelled',
       'TICKET_NOT_FOUND:not_found',
     ]);
-    expect(calls).toEqual(['grant:entrada:600', 'deny:already_used', 'deny:expired', 'deny:not_yet_valid', 'deny:not_found', 'deny:cancelled', 'deny:not_found']);
+    expect(calls).toEqual([
+      'grant:entrada:600',
+      'deny:already_used',
+      'deny:expired',
+      'deny:not_yet_valid',
+      'deny:not_found',
+      'deny:cancelled',
+      'deny:not_found',
+    ]);
     // The comma code never became a batch: one refusal for the whole read, none for A-1 or B-1.
     expect(events(box).map((e) => `${e.code}:${e.result}:${e.source}`)).toEqual([
       'USED-1:ok:lane',
@@ -140,7 +193,12 @@ describe('lane flow', () => {
     const broken: CheckinService = { checkIn: fail, reverse: fail, move: fail, occupancy: () => [] };
     const { lane, calls, lines } = await setup({}, { checkin: broken });
     expect(await lane.scan('ANY')).toMatchObject({ kind: 'denied', refusal: 'INTERNAL_ERROR', reason: 'other' });
-    expect(await lane.scanRejected('non_printable')).toMatchObject({ kind: 'denied', code: null, refusal: 'LEITURA_NON_PRINTABLE', reason: 'not_found' });
+    expect(await lane.scanRejected('non_printable')).toMatchObject({
+      kind: 'denied',
+      code: null,
+      refusal: 'LEITURA_NON_PRINTABLE',
+      reason: 'not_found',
+    });
     expect(calls).toEqual(['deny:other', 'deny:not_found']);
     expect(lines).toEqual(['error:check-in failed']);
     expect(lane.status().counters.errors).toBe(1);
@@ -162,9 +220,16 @@ describe('lane flow', () => {
   it('scanner bytes reach the lane through attachScanner: AIM prefix stripped, split CRLF, bad read denied', async () => {
     box = await createTestBox();
     box.importOrders([makeOrder({ prefix: 'SC', people: 1 })]);
-    const { lane, calls, next, time } = await setup({ scanners: [{ path: '/dev/serial/by-id/s', suffix: 'crlf', stripAimId: true }] });
+    const { lane, calls, next, time } = await setup({
+      scanners: [{ path: '/dev/serial/by-id/s', suffix: 'crlf', stripAimId: true }],
+    });
     const { log, lines } = fakeLog();
-    const port = attachScanner(lane, config({ scanners: [{ path: '/dev/serial/by-id/s', suffix: 'crlf', stripAimId: true }] }).scanners[0]!, log, time.timers);
+    const port = attachScanner(
+      lane,
+      config({ scanners: [{ path: '/dev/serial/by-id/s', suffix: 'crlf', stripAimId: true }] }).scanners[0]!,
+      log,
+      time.timers,
+    );
     const granted = next('granted');
     port.push(']Q1S');
     port.push('C-1\r');
@@ -181,11 +246,18 @@ describe('lane flow', () => {
     box = await createTestBox();
     box.importOrders([makeOrder({ prefix: 'RACE', people: 1 })]);
     const a = await setup({ name: 'entrada-1' });
-    const b = await setup({ name: 'entrada-2', relay: { driver: 'osdp', path: '/dev/serial/by-id/rs485', address: 2 } });
+    const b = await setup({
+      name: 'entrada-2',
+      relay: { driver: 'osdp', path: '/dev/serial/by-id/rs485', address: 2 },
+    });
     const results = await Promise.all([a.lane.scan('RACE-1'), b.lane.scan('RACE-1')]);
     expect(results.map((r) => r.kind).sort()).toEqual(['denied', 'granted']);
     expect([...a.calls, ...b.calls].sort()).toEqual(['deny:already_used', 'grant:entrada:600']);
-    expect(events(box).map((e) => e.result).sort()).toEqual(['TICKET_ALREADY_USED', 'ok']);
+    expect(
+      events(box)
+        .map((e) => e.result)
+        .sort(),
+    ).toEqual(['TICKET_ALREADY_USED', 'ok']);
   });
 });
 
@@ -200,7 +272,14 @@ describe('lane with a passage sensor', () => {
     expect(lane.status().pendingGrants).toBe(1);
     const notPassed = next('not_passed');
     time.advance(1);
-    expect(await notPassed).toEqual({ type: 'not_passed', lane: 'entrada-1', at: '2026-11-21T13:00:08.000Z', code: 'NP-1', cause: 'timeout', reversed: true });
+    expect(await notPassed).toEqual({
+      type: 'not_passed',
+      lane: 'entrada-1',
+      at: '2026-11-21T13:00:08.000Z',
+      code: 'NP-1',
+      cause: 'timeout',
+      reversed: true,
+    });
     expect(events(box).map((e) => [e.action, e.result, e.terminal, e.operador, e.source])).toEqual([
       ['checkin', 'ok', 'entrada-1', 'Catraca Norte', 'lane'],
       ['estorno', 'ok', 'entrada-1', NOT_PASSED_OPERADOR, 'lane'],
@@ -237,8 +316,15 @@ describe('lane with a passage sensor', () => {
     const door = await setup({ name: 'entrada-1' });
     await door.lane.scan('EX-1');
     await door.lane.scan('EX-2');
-    const { lane, time, sensor, seen, calls } = await setup({ name: 'saida-1', direction: 'saida', passage: { timeoutMs: 5000 } });
-    expect(await lane.scan('EX-1')).toMatchObject({ kind: 'granted', result: { movement: 'saida', withoutEntry: false } });
+    const { lane, time, sensor, seen, calls } = await setup({
+      name: 'saida-1',
+      direction: 'saida',
+      passage: { timeoutMs: 5000 },
+    });
+    expect(await lane.scan('EX-1')).toMatchObject({
+      kind: 'granted',
+      result: { movement: 'saida', withoutEntry: false },
+    });
     sensor();
     expect(await lane.scan('EX-2')).toMatchObject({ kind: 'granted', result: { movement: 'saida' } });
     time.advance(6000);
@@ -246,7 +332,10 @@ describe('lane with a passage sensor', () => {
     expect(seen.at(-1)).toMatchObject({ code: 'EX-2', reversed: false });
     expect(calls).toEqual(['grant:saida:600', 'grant:saida:600']);
     expect(events(box).map((e) => [e.action, e.code, e.result])).toEqual([
-      ['checkin', 'EX-1', 'ok'], ['checkin', 'EX-2', 'ok'], ['saida', 'EX-1', 'ok'], ['saida', 'EX-2', 'ok'],
+      ['checkin', 'EX-1', 'ok'],
+      ['checkin', 'EX-2', 'ok'],
+      ['saida', 'EX-1', 'ok'],
+      ['saida', 'EX-2', 'ok'],
     ]);
   });
 
@@ -269,6 +358,9 @@ describe('lane with a passage sensor', () => {
     const { lane, seen } = await setup({}, { failGrant: true });
     expect((await lane.scan('RF-1')).kind).toBe('granted');
     expect(seen.at(-1)).toMatchObject({ type: 'not_passed', code: 'RF-1', cause: 'relay_failed', reversed: true });
-    expect(events(box).map((e) => `${e.action}:${e.operador}`)).toEqual(['checkin:Catraca Norte', `estorno:${RELAY_FAILED_OPERADOR}`]);
+    expect(events(box).map((e) => `${e.action}:${e.operador}`)).toEqual([
+      'checkin:Catraca Norte',
+      `estorno:${RELAY_FAILED_OPERADOR}`,
+    ]);
   });
 });

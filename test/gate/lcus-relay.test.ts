@@ -7,7 +7,10 @@ import { openPortLink } from '../support/port-link.js';
 import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
 import { manualTimers } from '../support/manual-timers.js';
 
-const hex = (b: Uint8Array) => Buffer.from(b).toString('hex').replace(/(..)(?!$)/g, '$1 ');
+const hex = (b: Uint8Array) =>
+  Buffer.from(b)
+    .toString('hex')
+    .replace(/(..)(?!$)/g, '$1 ');
 
 function recordingLog() {
   const lines: { level: string; msg: string }[] = [];
@@ -40,8 +43,16 @@ describe('LCUS relay over a pty', () => {
   let logged: ReturnType<typeof recordingLog>;
   let time: ReturnType<typeof manualTimers>;
 
-  const config = (over: Partial<LcusRelayConfig> = {}): LcusRelayConfig => ({ driver: 'lcus', path: pty.box, baud: 9600, pulseMs: 300, channel: 1, ...over });
-  const lcus = (over: Partial<LcusRelayConfig> = {}) => (relay = createLcusRelay({ link, config: config(over), log: logged.log, timers: time.timers }));
+  const config = (over: Partial<LcusRelayConfig> = {}): LcusRelayConfig => ({
+    driver: 'lcus',
+    path: pty.box,
+    baud: 9600,
+    pulseMs: 300,
+    channel: 1,
+    ...over,
+  });
+  const lcus = (over: Partial<LcusRelayConfig> = {}) =>
+    (relay = createLcusRelay({ link, config: config(over), log: logged.log, timers: time.timers }));
 
   // Channel 8 is never a relay here: a command on it, once read, says the module has read everything written before it.
   const MARK = hex(lcusCommand(8, false));
@@ -49,10 +60,15 @@ describe('LCUS relay over a pty', () => {
   async function settled(): Promise<string[]> {
     const n = ++marks;
     await link.write(lcusCommand(8, false));
-    await waitUntil(() => sim.commands.filter((c) => c === MARK).length === n, WAIT_MS, 'the module to read what was written');
+    await waitUntil(
+      () => sim.commands.filter((c) => c === MARK).length === n,
+      WAIT_MS,
+      'the module to read what was written',
+    );
     return sim.commands.filter((c) => c !== MARK);
   }
-  const changes = (channel: number) => sim.changes.filter((c) => c.channel === channel).map((c) => (c.on ? 'on' : 'off'));
+  const changes = (channel: number) =>
+    sim.changes.filter((c) => c.channel === channel).map((c) => (c.on ? 'on' : 'off'));
 
   beforeEach(async () => {
     pty = await openPtyPair('lcus');
@@ -140,7 +156,16 @@ describe('LCUS relay over a pty', () => {
   it('status: write-only, not fail-safe, with the warning; the warning is logged once', async () => {
     const r = lcus({ channel: 4 });
     const s = r.status();
-    expect(s).toMatchObject({ driver: 'lcus', path: pty.box, online: true, failSafe: false, freePassage: false, lastSeenAt: null, problem: LCUS_WARNING, device: { channel: 4 } });
+    expect(s).toMatchObject({
+      driver: 'lcus',
+      path: pty.box,
+      online: true,
+      failSafe: false,
+      freePassage: false,
+      lastSeenAt: null,
+      problem: LCUS_WARNING,
+      device: { channel: 4 },
+    });
     expect(s.problem).toMatch(/somente escrita/);
     expect(s.problem).toMatch(/não detecta falhas/);
     expect(s.problem).toMatch(/falha seguro/);

@@ -27,44 +27,89 @@ async function dataDir(tenants: string[]) {
   const db = openDatabase(`${dir}/gate.db`);
   await migrateToLatest(db);
   const ids = tenants.map((slug) => ensureTenant(db, slug, clock.nowIso()));
-  const { key } = createApiKey(db, { tenantId: ids[0]!, name: 'tecnico', permissions: ['local:read'], nowIso: clock.nowIso() });
-  upsertOrder(db, ids[0]!, pedidoSchema.parse(makeOrder({ prefix: 'MAINLANE', dataUso: clock.today() })), clock.nowIso());
+  const { key } = createApiKey(db, {
+    tenantId: ids[0]!,
+    name: 'tecnico',
+    permissions: ['local:read'],
+    nowIso: clock.nowIso(),
+  });
+  upsertOrder(
+    db,
+    ids[0]!,
+    pedidoSchema.parse(makeOrder({ prefix: 'MAINLANE', dataUso: clock.today() })),
+    clock.nowIso(),
+  );
   db.close();
   return { dir, key };
 }
-const env = (dir: string, extra: Record<string, string>) => ({ GATE_DATA_DIR: dir, GATE_HOST: '127.0.0.1', GATE_PORT: '0', GATE_LOG_LEVEL: 'silent', ...extra });
+const env = (dir: string, extra: Record<string, string>) => ({
+  GATE_DATA_DIR: dir,
+  GATE_HOST: '127.0.0.1',
+  GATE_PORT: '0',
+  GATE_LOG_LEVEL: 'silent',
+  ...extra,
+});
 
 describe('GATE_CONFIG', () => {
   it('starts the lanes of the file: a scan on the serial scanner opens the LCUS relay, and /api/local/gates shows them', async () => {
     const { dir, key } = await dataDir(['parque']);
     const scannerPty = await openPtyPair('scanner');
     const relayPty = await openPtyPair('lcus');
-    cleanups.push(() => scannerPty.close(), () => relayPty.close());
+    cleanups.push(
+      () => scannerPty.close(),
+      () => relayPty.close(),
+    );
     const relay = await openLcusSim(relayPty.device);
     cleanups.push(() => relay.close());
     const file = path.join(dir, 'lanes.yaml');
-    fs.writeFileSync(file, `lanes:\n  - name: portao-1\n    direction: entrada\n    operador: Portão 1\n    scanners:\n      - path: ${scannerPty.box}\n    relay:\n      driver: lcus\n      path: ${relayPty.box}\n      pulseMs: 100\n`);
+    fs.writeFileSync(
+      file,
+      `lanes:\n  - name: portao-1\n    direction: entrada\n    operador: Portão 1\n    scanners:\n      - path: ${scannerPty.box}\n    relay:\n      driver: lcus\n      path: ${relayPty.box}\n      pulseMs: 100\n`,
+    );
     const box = await main(loadConfig(env(dir, { GATE_CONFIG: file })));
     cleanups.push(() => box.close());
 
     const scanner = await openScannerSim(scannerPty.device);
     cleanups.push(() => scanner.close());
-    await waitUntil(async () => {
-      const res = await fetch(`${box.url}/api/local/gates`, { headers: { 'x-api-key': key } });
-      return ((await res.json()) as any).data.pistas[0]?.leitores[0]?.conectado;
-    }, 5000, 'scanner port open');
+    await waitUntil(
+      async () => {
+        const res = await fetch(`${box.url}/api/local/gates`, { headers: { 'x-api-key': key } });
+        return ((await res.json()) as any).data.pistas[0]?.leitores[0]?.conectado;
+      },
+      5000,
+      'scanner port open',
+    );
     await scanner.scan('MAINLANE-1');
     await waitUntil(() => relay.changes.some((c) => c.channel === 1 && c.on), 5000, 'relay on');
     const res = await fetch(`${box.url}/api/local/gates`, { headers: { 'x-api-key': key } });
     const data = ((await res.json()) as any).data;
     expect(data).toMatchObject({ configurado: true, alarme_incendio: { ativo: false } });
-    expect(data.pistas).toEqual([expect.objectContaining({ nome: 'portao-1', operador: 'Portão 1', contadores: expect.objectContaining({ liberadas: 1 }) })]);
+    expect(data.pistas).toEqual([
+      expect.objectContaining({
+        nome: 'portao-1',
+        operador: 'Portão 1',
+        contadores: expect.objectContaining({ liberadas: 1 }),
+      }),
+    ]);
   });
 
   it('a bad lanes file stops the start with every problem named, before the database is touched', async () => {
     const dir = tempDir('gate-lanes-bad-');
     const file = path.join(dir, 'lanes.json');
-    fs.writeFileSync(file, JSON.stringify({ lanes: [{ name: 'x', direction: 'norte', operador: 'o', scanners: [{ path: '/dev/serial/by-id/s' }], relay: { driver: 'lcus', path: '/dev/serial/by-id/r', channel: 9 } }] }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        lanes: [
+          {
+            name: 'x',
+            direction: 'norte',
+            operador: 'o',
+            scanners: [{ path: '/dev/serial/by-id/s' }],
+            relay: { driver: 'lcus', path: '/dev/serial/by-id/r', channel: 9 },
+          },
+        ],
+      }),
+    );
     const start = main(loadConfig(env(dir, { GATE_CONFIG: file })));
     await expect(start).rejects.toBeInstanceOf(ConfigError);
     await expect(start).rejects.toThrow(/lanes\[0\]\.direction: use entrada ou saida\n {2}lanes\[0\]\.relay\.channel/);
@@ -74,7 +119,10 @@ describe('GATE_CONFIG', () => {
   it('with several tenants the lanes need GATE_TENANT', async () => {
     const { dir } = await dataDir(['parque', 'outro']);
     const file = path.join(dir, 'lanes.yaml');
-    fs.writeFileSync(file, 'lanes:\n  - name: a\n    direction: entrada\n    operador: o\n    scanners: [{ path: /tmp/none-a }]\n    relay: { driver: lcus, path: /tmp/none-b }\n');
+    fs.writeFileSync(
+      file,
+      'lanes:\n  - name: a\n    direction: entrada\n    operador: o\n    scanners: [{ path: /tmp/none-a }]\n    relay: { driver: lcus, path: /tmp/none-b }\n',
+    );
     await expect(main(loadConfig(env(dir, { GATE_CONFIG: file })))).rejects.toThrow(/defina GATE_TENANT/);
   });
 });

@@ -27,7 +27,8 @@ const config = (address: number, over: Partial<OsdpRelayConfig> = {}): OsdpRelay
 
 function expectSequenceRule(cmds: SimCommand[]) {
   expect(cmds[0]!.sequence).toBe(0);
-  for (let i = 1; i < cmds.length; i++) expect(cmds[i]!.sequence, `exchange ${i}`).toBe(nextOsdpSequence(cmds[i - 1]!.sequence));
+  for (let i = 1; i < cmds.length; i++)
+    expect(cmds[i]!.sequence, `exchange ${i}`).toBe(nextOsdpSequence(cmds[i - 1]!.sequence));
 }
 
 describe('OSDP control panel over a pty', () => {
@@ -38,17 +39,37 @@ describe('OSDP control panel over a pty', () => {
     const r = sim.reader(1);
     await waitUntil(() => polls(r) >= 8, 5000, 'polls');
     const ex = exchanges(r);
-    expect(ex.slice(0, 2).map((c) => [c.code, c.sequence])).toEqual([[OsdpCommand.ID, 0], [OsdpCommand.CAP, 1]]);
+    expect(ex.slice(0, 2).map((c) => [c.code, c.sequence])).toEqual([
+      [OsdpCommand.ID, 0],
+      [OsdpCommand.CAP, 1],
+    ]);
     // Coming online, the output is told its permanent state (off, letting a pulse finish).
     expect(ex[2]).toMatchObject({ code: OsdpCommand.OUT });
     expect(r.outs[0]).toEqual({ output: 0, control: OutControlCode.PERMANENT_OFF_AFTER_TIMED, timer: 0 });
     expect(ex.slice(3).every((c) => c.code === OsdpCommand.POLL)).toBe(true);
     expectSequenceRule(ex);
     const s = relay.status();
-    expect(s).toMatchObject({ driver: 'osdp', path: h!.pty.box, online: true, failSafe: true, freePassage: false, problem: null });
+    expect(s).toMatchObject({
+      driver: 'osdp',
+      path: h!.pty.box,
+      online: true,
+      failSafe: true,
+      freePassage: false,
+      problem: null,
+    });
     expect(s.lastSeenAt).not.toBeNull();
     expect(s.device).toMatchObject({
-      address: 1, output: 0, vendor: '0a0b0c', model: 7, version: 1, serial: 1001, firmware: '2.1.0', capabilities: '1:1:1 2:1:2 4:1:1 5:1:1 9:1:0', secureChannel: false, keyConfigured: false, restarts: 0,
+      address: 1,
+      output: 0,
+      vendor: '0a0b0c',
+      model: 7,
+      version: 1,
+      serial: 1001,
+      firmware: '2.1.0',
+      capabilities: '1:1:1 2:1:2 4:1:1 5:1:1 9:1:0',
+      secureChannel: false,
+      keyConfigured: false,
+      restarts: 0,
     });
   });
 
@@ -62,7 +83,9 @@ describe('OSDP control panel over a pty', () => {
     await a.grant('entrada', 300);
     await b.deny('expired');
     await waitUntil(() => polls(ra) >= 4 && polls(rb) >= 4, 5000, 'both polled');
-    expect(ra.outs.filter((o) => o.control === OutControlCode.TEMPORARY_ON)).toEqual([{ output: 0, control: OutControlCode.TEMPORARY_ON, timer: 3 }]);
+    expect(ra.outs.filter((o) => o.control === OutControlCode.TEMPORARY_ON)).toEqual([
+      { output: 0, control: OutControlCode.TEMPORARY_ON, timer: 3 },
+    ]);
     expect(rb.outs.filter((o) => o.control === OutControlCode.TEMPORARY_ON)).toEqual([]);
     expect(ra.leds.map((l) => l.temporary.onColor)).toEqual([OsdpColor.GREEN]);
     expect(rb.leds.map((l) => l.temporary.onColor)).toEqual([OsdpColor.RED]);
@@ -96,7 +119,16 @@ describe('OSDP control panel over a pty', () => {
     const relay = bus.relay(config(2));
     await online(relay);
     const r = sim.reader(2);
-    for (const reason of ['other', 'already_used', 'expired', 'not_yet_valid', 'not_found', 'cancelled', 'capacity'] as const) await relay.deny(reason);
+    for (const reason of [
+      'other',
+      'already_used',
+      'expired',
+      'not_yet_valid',
+      'not_found',
+      'cancelled',
+      'capacity',
+    ] as const)
+      await relay.deny(reason);
     expect(r.leds).toHaveLength(7);
     expect(r.leds.every((l) => l.temporary.control === 2 && l.permanent.control === 0)).toBe(true);
     expect(r.leds.map((l) => l.temporary.onColor)).toEqual([...Array(6).fill(OsdpColor.RED), OsdpColor.AMBER]);
@@ -110,25 +142,28 @@ describe('OSDP control panel over a pty', () => {
     ['corrupted', { corrupt: 1 }],
     // The repeat and then the late copy both reach the CP, the late one during the next POLL.
     ['late', { late: true }],
-  ])('a scan whose first reply is %s arrives once: the CP repeats the POLL and the PD repeats the RAW', async (_name, spoil) => {
-    const { sim, bus } = await start([{ address: 1 }]);
-    const relay = bus.relay(config(1));
-    const codes: string[] = [];
-    relay.onScan!((c) => codes.push(c));
-    await online(relay);
-    const r = sim.reader(1);
-    r.scan('QR-2026-000123', spoil);
-    await waitUntil(() => codes.length > 0, 5000, 'scan');
-    await sleep(600);
-    expect(codes).toEqual(['QR-2026-000123']);
-    expect(r.rawSent()).toBe(2);
-    // A late copy of an earlier reply is not a restart.
-    expect(relay.status().device.restarts).toBe(0);
-    expect(r.received.some((c) => c.repeat && c.code === OsdpCommand.POLL)).toBe(true);
-    r.scan('QR-2');
-    await waitUntil(() => codes.length === 2, 5000, 'second scan');
-    expect(codes).toEqual(['QR-2026-000123', 'QR-2']);
-  });
+  ])(
+    'a scan whose first reply is %s arrives once: the CP repeats the POLL and the PD repeats the RAW',
+    async (_name, spoil) => {
+      const { sim, bus } = await start([{ address: 1 }]);
+      const relay = bus.relay(config(1));
+      const codes: string[] = [];
+      relay.onScan!((c) => codes.push(c));
+      await online(relay);
+      const r = sim.reader(1);
+      r.scan('QR-2026-000123', spoil);
+      await waitUntil(() => codes.length > 0, 5000, 'scan');
+      await sleep(600);
+      expect(codes).toEqual(['QR-2026-000123']);
+      expect(r.rawSent()).toBe(2);
+      // A late copy of an earlier reply is not a restart.
+      expect(relay.status().device.restarts).toBe(0);
+      expect(r.received.some((c) => c.repeat && c.code === OsdpCommand.POLL)).toBe(true);
+      r.scan('QR-2');
+      await waitUntil(() => codes.length === 2, 5000, 'second scan');
+      expect(codes).toEqual(['QR-2026-000123', 'QR-2']);
+    },
+  );
 
   it('keypad input is not a scan', async () => {
     const { sim, bus } = await start([{ address: 1 }]);
@@ -152,18 +187,27 @@ describe('OSDP control panel over a pty', () => {
     await waitUntil(() => !relay.status().online, 8000, 'offline');
     const unanswered = r.received.filter((c) => c.ignored);
     const [first] = unanswered;
-    expect(unanswered.slice(0, TIMING.offlineAfter).every((c) => c.code === first!.code && c.sequence === first!.sequence)).toBe(true);
+    expect(
+      unanswered.slice(0, TIMING.offlineAfter).every((c) => c.code === first!.code && c.sequence === first!.sequence),
+    ).toBe(true);
     expect(relay.status().problem).toMatch(/endereço 4 não responde/);
     const grant = Promise.resolve(relay.grant('entrada', 500));
     await expect(grant).rejects.toBeInstanceOf(OsdpCommandError);
     await expect(grant).rejects.toMatchObject({ kind: 'offline' });
     // Still probed while offline, with ID at sequence 0.
-    await waitUntil(() => r.received.filter((c) => c.ignored && c.code === OsdpCommand.ID && c.sequence === 0).length >= 2, 8000, 'probes');
+    await waitUntil(
+      () => r.received.filter((c) => c.ignored && c.code === OsdpCommand.ID && c.sequence === 0).length >= 2,
+      8000,
+      'probes',
+    );
     const seenBefore = r.received.length;
     r.silent = false;
     await online(relay);
     const back = r.received.slice(seenBefore).filter((c) => !c.ignored);
-    expect(back.slice(0, 2).map((c) => [c.code, c.sequence])).toEqual([[OsdpCommand.ID, 0], [OsdpCommand.CAP, 1]]);
+    expect(back.slice(0, 2).map((c) => [c.code, c.sequence])).toEqual([
+      [OsdpCommand.ID, 0],
+      [OsdpCommand.CAP, 1],
+    ]);
     expect(relay.status().problem).toBeNull();
     await relay.grant('entrada', 300);
     expect(r.output(0).on).toBe(true);

@@ -13,19 +13,40 @@ import {
 } from '../../src/gate/osdp-codec.js';
 
 const bytes = (hex: string) => Uint8Array.from(Buffer.from(hex.replace(/ /g, ''), 'hex'));
-const hex = (b: Uint8Array) => Buffer.from(b).toString('hex').replace(/(..)(?!$)/g, '$1 ');
+const hex = (b: Uint8Array) =>
+  Buffer.from(b)
+    .toString('hex')
+    .replace(/(..)(?!$)/g, '$1 ');
 
 // Byte-exact vectors from libosdp, tests/unit-tests/test-cp-phy.c (goToMain/libosdp @ 04a0851576bd):
 // the CP there is set up with PD address 101 (0x65), sequence 0, CRC mode, mark byte on.
-const cmd = (code: number, data = ''): OsdpPacket => ({ address: 0x65, reply: false, sequence: 0, useCrc: true, code, data: bytes(data) });
+const cmd = (code: number, data = ''): OsdpPacket => ({
+  address: 0x65,
+  reply: false,
+  sequence: 0,
+  useCrc: true,
+  code,
+  data: bytes(data),
+});
 const published: [string, OsdpPacket, string][] = [
   ['test_cp_build_packet_poll', cmd(OsdpCommand.POLL), 'ff 53 65 08 00 04 60 60 90'],
   ['test_cp_build_packet_id', cmd(OsdpCommand.ID, '00'), 'ff 53 65 09 00 04 61 00 d9 7a'],
-  ['test_cp_build_packet_chlng (0x76, sent plain)', cmd(0x76, '0102030405060708'), 'ff 53 65 10 00 04 76 01 02 03 04 05 06 07 08 0d 20'],
+  [
+    'test_cp_build_packet_chlng (0x76, sent plain)',
+    cmd(0x76, '0102030405060708'),
+    'ff 53 65 10 00 04 76 01 02 03 04 05 06 07 08 0d 20',
+  ],
 ];
 
 // libosdp's test_phy_decode_packet_ack / _nak build these PD replies with checksum, sequence 1, address 0xe5.
-const reply = (code: number, data = ''): OsdpPacket => ({ address: 0x65, reply: true, sequence: 1, useCrc: false, code, data: bytes(data) });
+const reply = (code: number, data = ''): OsdpPacket => ({
+  address: 0x65,
+  reply: true,
+  sequence: 1,
+  useCrc: false,
+  code,
+  data: bytes(data),
+});
 const replies: [string, OsdpPacket, string][] = [
   ['ACK with checksum (issue 4 vector)', reply(OsdpReply.ACK), '53 e5 07 00 01 40 80'],
   ['NAK reason 1 with checksum', reply(OsdpReply.NAK, '01'), '53 e5 08 00 01 41 01 7d'],
@@ -37,7 +58,7 @@ describe('OSDP check characters', () => {
     expect(osdpCrc16(bytes('53 65 08 00 04 60'))).toBe(0x9060);
   });
 
-  it('checksum is the two\'s complement of the byte sum', () => {
+  it("checksum is the two's complement of the byte sum", () => {
     expect(osdpChecksum(bytes('53 e5 07 00 01 40'))).toBe(0x80);
     expect(osdpChecksum(new Uint8Array())).toBe(0);
   });
@@ -56,7 +77,10 @@ describe('OSDP packets pinned by libosdp', () => {
   });
 
   it('ignores any number of leading mark bytes (test_phy_decode_packet_ignore_leading_mark_bytes)', () => {
-    expect(decodeOsdp(bytes('ff'.repeat(8) + '53 e5 07 00 01 40 80'))).toMatchObject({ ok: true, packet: { code: OsdpReply.ACK } });
+    expect(decodeOsdp(bytes('ff'.repeat(8) + '53 e5 07 00 01 40 80'))).toMatchObject({
+      ok: true,
+      packet: { code: OsdpReply.ACK },
+    });
   });
 
   it('tells commands from replies by the address high bit', () => {
@@ -67,7 +91,14 @@ describe('OSDP packets pinned by libosdp', () => {
   });
 
   it('encodes to the broadcast address', () => {
-    const wire = encodeOsdp({ address: 0x7f, reply: false, sequence: 1, useCrc: false, code: OsdpCommand.POLL, data: new Uint8Array() });
+    const wire = encodeOsdp({
+      address: 0x7f,
+      reply: false,
+      sequence: 1,
+      useCrc: false,
+      code: OsdpCommand.POLL,
+      data: new Uint8Array(),
+    });
     expect(decodeOsdp(wire)).toMatchObject({ ok: true, packet: { address: 0x7f, reply: false, sequence: 1 } });
   });
 });
@@ -125,7 +156,10 @@ describe('OSDP stream reader', () => {
   const collect = () => {
     const packets: OsdpPacket[] = [];
     const rejects: OsdpRejectReason[] = [];
-    const reader = createOsdpStreamReader((p) => packets.push(p), (r) => rejects.push(r));
+    const reader = createOsdpStreamReader(
+      (p) => packets.push(p),
+      (r) => rejects.push(r),
+    );
     return { packets, rejects, reader };
   };
   const ack = '53 e5 07 00 01 40 80';

@@ -1,7 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import {
-  OutControlCode, buzData, ledData, nakReasonText, outData, parseBuz, parseFmt, parseKeypad, parseLed, parseOut, parsePdCap, parsePdId,
-  parseRaw, pdCapData, pdIdData, rawCardText, rawData,
+  OutControlCode,
+  buzData,
+  ledData,
+  nakReasonText,
+  outData,
+  parseBuz,
+  parseFmt,
+  parseKeypad,
+  parseLed,
+  parseOut,
+  parsePdCap,
+  parsePdId,
+  parseRaw,
+  pdCapData,
+  pdIdData,
+  rawCardText,
+  rawData,
 } from '../../src/gate/osdp-messages.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -11,12 +26,17 @@ describe('OSDP command data', () => {
     expect(hex(outData([{ output: 0, control: 5, timer: 0x0105 }]))).toBe('00050501');
   });
 
-  it('BUZ: the five bytes of libosdp\'s CMD_BUZ_DATA_LEN', () => {
+  it("BUZ: the five bytes of libosdp's CMD_BUZ_DATA_LEN", () => {
     expect(hex(buzData({ reader: 0, tone: 2, onTime: 5, offTime: 5, count: 3 }))).toBe('0002050503');
   });
 
   it('LED: fourteen bytes, temporary then permanent', () => {
-    const d = ledData(0, 0, { control: 2, onTime: 5, offTime: 0, onColor: 2, offColor: 0, timer: 30 }, { control: 1, onTime: 0, offTime: 0, onColor: 0, offColor: 0 });
+    const d = ledData(
+      0,
+      0,
+      { control: 2, onTime: 5, offTime: 0, onColor: 2, offColor: 0, timer: 30 },
+      { control: 1, onTime: 0, offTime: 0, onColor: 0, offColor: 0 },
+    );
     expect(d.length).toBe(14);
     expect(hex(d)).toBe('000002050002001e000100000000');
   });
@@ -25,7 +45,11 @@ describe('OSDP command data', () => {
 describe('OSDP reply data', () => {
   it('PDID', () => {
     expect(parsePdId(Uint8Array.from([0x5c, 0x26, 0x23, 1, 2, 0x78, 0x56, 0x34, 0x12, 1, 4, 9]))).toEqual({
-      vendor: 0x23265c, model: 1, version: 2, serial: 0x12345678, firmware: '1.4.9',
+      vendor: 0x23265c,
+      model: 1,
+      version: 2,
+      serial: 0x12345678,
+      firmware: '1.4.9',
     });
     expect(parsePdId(new Uint8Array(11))).toBeNull();
   });
@@ -53,7 +77,10 @@ describe('OSDP reply data', () => {
 
 describe('both sides of the wire (the PD simulator reads what the CP writes, and back)', () => {
   it('OUT, LED and BUZ parse back to what was built', () => {
-    const outs = [{ output: 1, control: OutControlCode.TEMPORARY_ON, timer: 700 }, { output: 0, control: OutControlCode.PERMANENT_OFF_ABORT_TIMED, timer: 0 }];
+    const outs = [
+      { output: 1, control: OutControlCode.TEMPORARY_ON, timer: 700 },
+      { output: 0, control: OutControlCode.PERMANENT_OFF_ABORT_TIMED, timer: 0 },
+    ];
     expect(parseOut(outData(outs))).toEqual(outs);
     expect(parseOut(new Uint8Array(3))).toBeNull();
     const temporary = { control: 2, onTime: 1, offTime: 4, onColor: 1, offColor: 0, timer: 300 };

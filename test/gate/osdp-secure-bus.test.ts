@@ -37,7 +37,11 @@ describe('OSDP secure channel', () => {
     expect(r.sessionActive()).toBe(true);
     const ex = exchanges(r);
     expect(ex.slice(0, 5).map((c) => [c.code, c.sequence])).toEqual([
-      [OsdpCommand.ID, 0], [OsdpCommand.CAP, 1], [OsdpCommand.CHLNG, 0], [OsdpCommand.SCRYPT, 1], [OsdpCommand.OUT, 2],
+      [OsdpCommand.ID, 0],
+      [OsdpCommand.CAP, 1],
+      [OsdpCommand.CHLNG, 0],
+      [OsdpCommand.SCRYPT, 1],
+      [OsdpCommand.OUT, 2],
     ]);
     await relay.grant('entrada', 300);
     expect(r.output(0).on).toBe(true);
@@ -45,8 +49,15 @@ describe('OSDP secure channel', () => {
     await waitUntil(() => codes.length === 1, 5000, 'scan');
     expect(codes).toEqual(['QR-SEGURO-0001']);
     // After the handshake nothing goes in clear: the enforcing reader would have NAKed it.
-    expect(exchanges(r).slice(4).every((c) => c.secure)).toBe(true);
-    expect(r.outs.map((o) => o.control)).toEqual([OutControlCode.PERMANENT_OFF_AFTER_TIMED, OutControlCode.TEMPORARY_ON]);
+    expect(
+      exchanges(r)
+        .slice(4)
+        .every((c) => c.secure),
+    ).toBe(true);
+    expect(r.outs.map((o) => o.control)).toEqual([
+      OutControlCode.PERMANENT_OFF_AFTER_TIMED,
+      OutControlCode.TEMPORARY_ON,
+    ]);
     expect(h.logged.filter((l) => l.msg === 'OSDP NAK')).toEqual([]);
     expect(leaked(h, [relay.status()])).toEqual([]);
   });
@@ -79,7 +90,11 @@ describe('OSDP secure channel', () => {
   it('a reader that does not run the secure channel while the lane has a key: offline with that reason', async () => {
     h = await openOsdpHarness([{ address: 4, secureCapable: false }]);
     const relay = h.bus.relay(h.config(4, { scbk: KEY }));
-    await waitUntil(() => relay.status().problem !== null && !relay.status().problem!.includes('reiniciou'), 8000, 'problem');
+    await waitUntil(
+      () => relay.status().problem !== null && !relay.status().problem!.includes('reiniciou'),
+      8000,
+      'problem',
+    );
     expect(relay.status().problem).toMatch(/não suporta canal seguro/);
     expect(relay.status().online).toBe(false);
   });
@@ -121,8 +136,16 @@ describe('OSDP secure channel', () => {
     await waitUntil(() => r.powerCuts.length === 1, 5000, 'cut');
     const cut = r.powerCuts[0]!;
     await waitUntil(() => r.output(0).on && relay.status().online, 5000, 'restored');
-    const after = exchanges(r).filter((c) => c.at > cut).map((c) => c.code);
-    expect(after.slice(1, 6)).toEqual([OsdpCommand.ID, OsdpCommand.CAP, OsdpCommand.CHLNG, OsdpCommand.SCRYPT, OsdpCommand.OUT]);
+    const after = exchanges(r)
+      .filter((c) => c.at > cut)
+      .map((c) => c.code);
+    expect(after.slice(1, 6)).toEqual([
+      OsdpCommand.ID,
+      OsdpCommand.CAP,
+      OsdpCommand.CHLNG,
+      OsdpCommand.SCRYPT,
+      OsdpCommand.OUT,
+    ]);
     expect(r.sessionActive()).toBe(true);
   });
 
@@ -160,10 +183,13 @@ describe('OSDP secure channel', () => {
     await relay.grant('entrada', 300);
     r.scan('QR-1');
     await waitUntil(() => r.sent.some((s) => s.code === OsdpReply.RAW), 5000, 'RAW sent');
-    const scs = (code: number) => new Set(r.received.filter((c) => c.code === code && c.at > r.received[3]!.at).map((c) => c.scs));
+    const scs = (code: number) =>
+      new Set(r.received.filter((c) => c.code === code && c.at > r.received[3]!.at).map((c) => c.scs));
     expect(scs(OsdpCommand.POLL)).toEqual(new Set([Scs.CMD_MAC]));
     expect(scs(OsdpCommand.OUT)).toEqual(new Set([Scs.CMD_ENC]));
-    expect(new Set(r.sent.filter((s) => s.code === OsdpReply.ACK && s.scs !== null).map((s) => s.scs))).toEqual(new Set([Scs.REPLY_MAC]));
+    expect(new Set(r.sent.filter((s) => s.code === OsdpReply.ACK && s.scs !== null).map((s) => s.scs))).toEqual(
+      new Set([Scs.REPLY_MAC]),
+    );
     expect(r.sent.filter((s) => s.code === OsdpReply.RAW).map((s) => s.scs)).toEqual([Scs.REPLY_ENC]);
   });
 });

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { decodeOsdp, encodeOsdp, OsdpCommand, type OsdpPacket } from '../../src/gate/osdp-codec.js';
 import {
-  SCBK_DEFAULT, Scs, computeMac, cpCryptogram, decryptData, deriveSessionKeys, encryptData, initialRmac, parseScbk, pdCryptogram,
+  SCBK_DEFAULT,
+  Scs,
+  computeMac,
+  cpCryptogram,
+  decryptData,
+  deriveSessionKeys,
+  encryptData,
+  initialRmac,
+  parseScbk,
+  pdCryptogram,
   type SessionKeys,
 } from '../../src/gate/osdp-secure.js';
 
@@ -57,7 +66,9 @@ describe('OSDP secure channel: MAC and data blocks (libosdp test-sc.c)', () => {
   });
 
   it('MAC of a partial block pads with 80 00...', () => {
-    expect(hex(computeMac(macKeys, iv, bytes('000102030405060708090a0b0c0d0e')))).toBe('c5311f3d23d086ea86f5ee7f85247b40');
+    expect(hex(computeMac(macKeys, iv, bytes('000102030405060708090a0b0c0d0e')))).toBe(
+      'c5311f3d23d086ea86f5ee7f85247b40',
+    );
   });
 
   it('data blocks: 15 bytes, 16 bytes and empty, both ways', () => {
@@ -86,8 +97,13 @@ describe('secure packets on the wire', () => {
   it('an SCS_17 command: encrypted OUT, MAC over SOM..data, length counts MAC and CRC', () => {
     const out = bytes('00 02 00 00');
     const packet: OsdpPacket = {
-      address: 1, reply: false, sequence: 2, useCrc: true, code: OsdpCommand.OUT,
-      data: encryptData(keys, rmac, out), scb: { type: Scs.CMD_ENC, data: new Uint8Array(0) },
+      address: 1,
+      reply: false,
+      sequence: 2,
+      useCrc: true,
+      code: OsdpCommand.OUT,
+      data: encryptData(keys, rmac, out),
+      scb: { type: Scs.CMD_ENC, data: new Uint8Array(0) },
     };
     let mac: Uint8Array | null = null;
     const wire = encodeOsdp(packet, { sign: (signed) => (mac = computeMac(keys, rmac, signed)) });
@@ -103,12 +119,21 @@ describe('secure packets on the wire', () => {
   });
 
   it('parses the SCS_12 (CCRYPT, checksum) and SCS_14 (RMAC_I, CRC) fixtures of libosdp test-cp-phy.c', () => {
-    const ccrypt = decodeOsdp(bytes(`ff 53 e5 2a 00 09 03 12 01 76 101112131415161718191a1b1c1d1e1f
-      202122232425262728292a2b2c2d2e2f 19`));
-    expect(ccrypt).toMatchObject({ ok: true, packet: { reply: true, sequence: 1, code: 0x76, scb: { type: Scs.CCRYPT } } });
-    if (ccrypt.ok) expect(hex(ccrypt.packet.data)).toBe('101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f');
+    const ccrypt = decodeOsdp(
+      bytes(`ff 53 e5 2a 00 09 03 12 01 76 101112131415161718191a1b1c1d1e1f
+      202122232425262728292a2b2c2d2e2f 19`),
+    );
+    expect(ccrypt).toMatchObject({
+      ok: true,
+      packet: { reply: true, sequence: 1, code: 0x76, scb: { type: Scs.CCRYPT } },
+    });
+    if (ccrypt.ok)
+      expect(hex(ccrypt.packet.data)).toBe('101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f');
     const rmacI = decodeOsdp(bytes('ff 53 e5 1b 00 0d 03 14 01 78 a0a1a2a3a4a5a6a7a8a9aaabacadaeaf ca ba'));
-    expect(rmacI).toMatchObject({ ok: true, packet: { reply: true, code: 0x78, scb: { type: Scs.RMAC_I, data: Uint8Array.of(1) } } });
+    expect(rmacI).toMatchObject({
+      ok: true,
+      packet: { reply: true, code: 0x78, scb: { type: Scs.RMAC_I, data: Uint8Array.of(1) } },
+    });
   });
 
   it('SCBK in the lanes file: 32 hex digits', () => {

@@ -37,8 +37,18 @@ describe('gate serve with a secure OSDP lane', () => {
     const db = openDatabase(`${dir}/gate.db`);
     await migrateToLatest(db);
     const tenantId = ensureTenant(db, 'parque', clock.nowIso());
-    const { key } = createApiKey(db, { tenantId, name: 'tecnico', permissions: ['local:read'], nowIso: clock.nowIso() });
-    upsertOrder(db, tenantId, pedidoSchema.parse(makeOrder({ prefix: 'SECURE', dataUso: clock.today() })), clock.nowIso());
+    const { key } = createApiKey(db, {
+      tenantId,
+      name: 'tecnico',
+      permissions: ['local:read'],
+      nowIso: clock.nowIso(),
+    });
+    upsertOrder(
+      db,
+      tenantId,
+      pedidoSchema.parse(makeOrder({ prefix: 'SECURE', dataUso: clock.today() })),
+      clock.nowIso(),
+    );
     db.close();
 
     const pty = await openPtyPair('osdp-serve');
@@ -47,9 +57,21 @@ describe('gate serve with a secure OSDP lane', () => {
     cleanups.push(() => sim.close());
     fs.writeFileSync(path.join(dir, 'leitor-2.key'), `${KEY}\n`, { mode: 0o600 });
     const lanes = path.join(dir, 'lanes.yaml');
-    fs.writeFileSync(lanes, `lanes:\n  - name: norte\n    direction: entrada\n    operador: Norte\n    relay:\n      driver: osdp\n      path: ${pty.box}\n      address: 2\n      scbkFile: leitor-2.key\n`);
+    fs.writeFileSync(
+      lanes,
+      `lanes:\n  - name: norte\n    direction: entrada\n    operador: Norte\n    relay:\n      driver: osdp\n      path: ${pty.box}\n      address: 2\n      scbkFile: leitor-2.key\n`,
+    );
 
-    const env = { PATH: process.env.PATH, GATE_DATA_DIR: dir, GATE_HOST: '127.0.0.1', GATE_PORT: '0', GATE_TIMEZONE: TZ, GATE_TENANT: 'parque', GATE_CONFIG: lanes, GATE_LOG_LEVEL: 'debug' };
+    const env = {
+      PATH: process.env.PATH,
+      GATE_DATA_DIR: dir,
+      GATE_HOST: '127.0.0.1',
+      GATE_PORT: '0',
+      GATE_TIMEZONE: TZ,
+      GATE_TENANT: 'parque',
+      GATE_CONFIG: lanes,
+      GATE_LOG_LEVEL: 'debug',
+    };
     const served = await serveGate(env, dir, children);
     const rele = async () => {
       const res = await fetch(`${served.url}/api/local/gates`, { headers: { 'x-api-key': key } });
@@ -63,10 +85,16 @@ describe('gate serve with a secure OSDP lane', () => {
     await waitUntil(() => r.output(0).changes.some((c) => c.on), 5000, 'turnstile opened');
     const checked = openDatabase(`${dir}/gate.db`);
     cleanups.push(() => checked.close());
-    expect(checked.sqlite.prepare('select checkin_dispositivo from people where qr_code = ?').pluck().get('SECURE-1')).toBe('norte');
+    expect(
+      checked.sqlite.prepare('select checkin_dispositivo from people where qr_code = ?').pluck().get('SECURE-1'),
+    ).toBe('norte');
 
     r.powerCut();
-    await waitUntil(async () => (await rele()).rele.dispositivo.restarts === 1 && (await rele()).rele.online, 10_000, 'back after the cut');
+    await waitUntil(
+      async () => (await rele()).rele.dispositivo.restarts === 1 && (await rele()).rele.online,
+      10_000,
+      'back after the cut',
+    );
     expect(r.sessionActive()).toBe(true);
 
     const { text } = await rele();

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createDebouncer, createScannerLineSplitter, stripAimPrefix, type ScannerLineOptions, type ScanRejectReason } from '../../src/gate/scanner-lines.js';
+import {
+  createDebouncer,
+  createScannerLineSplitter,
+  stripAimPrefix,
+  type ScannerLineOptions,
+  type ScanRejectReason,
+} from '../../src/gate/scanner-lines.js';
 import { manualTimers } from '../support/manual-timers.js';
 import { createClock } from '../../src/clock.js';
 
@@ -58,7 +64,9 @@ describe('scanner line splitter', () => {
   });
 
   it('suffix none without a timeout is a configuration error', () => {
-    expect(() => createScannerLineSplitter({ suffix: 'none', interByteTimeoutMs: 0, onCode: () => {} })).toThrow(RangeError);
+    expect(() => createScannerLineSplitter({ suffix: 'none', interByteTimeoutMs: 0, onCode: () => {} })).toThrow(
+      RangeError,
+    );
   });
 
   it('line mode: a partial line left by silence is discarded, not glued to the next scan', () => {
@@ -107,7 +115,7 @@ describe('scanner line splitter', () => {
 
   it('random garbage never yields a code longer than maxLength or with a control byte', () => {
     let seed = 42;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     const { s, codes } = splitter({ maxLength: 32 });
     const byte = () => {
       const r = rand();

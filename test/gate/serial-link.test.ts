@@ -6,7 +6,13 @@ import { SerialPort } from 'serialport';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LinkState } from '../../src/gate/byte-link.js';
 import type { TimerFns } from '../../src/lib/timers.js';
-import { listSerialPorts, openSerialLink, openSerialPort, type OpenPort, type SerialLinkOptions } from '../../src/gate/serial-link.js';
+import {
+  listSerialPorts,
+  openSerialLink,
+  openSerialPort,
+  type OpenPort,
+  type SerialLinkOptions,
+} from '../../src/gate/serial-link.js';
 import type { Log } from '../../src/lib/log.js';
 import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
 import { tempDir } from '../support/temp.js';
@@ -76,7 +82,11 @@ describe('openSerialLink on a socat pty', () => {
     expect(states).toEqual(['up', 'down']);
     await expect(l.write(Buffer.from('x'))).rejects.toThrow(/fechada/);
     // Let several reopen attempts fail (backoff tops out at 200 ms).
-    await waitUntil(() => rec.entries.filter((e) => e.msg === 'serial port reopen failed').length >= 3, 10_000, 'failed retries');
+    await waitUntil(
+      () => rec.entries.filter((e) => e.msg === 'serial port reopen failed').length >= 3,
+      10_000,
+      'failed retries',
+    );
     expect(rec.count('warn')).toBe(1);
     expect(l.status()).toMatchObject({ up: false, reconnects: 0 });
     expect(l.status().lastError).toBeTruthy();
@@ -85,7 +95,10 @@ describe('openSerialLink on a socat pty', () => {
     await waitUntil(() => l.isUp(), 10_000, 'link up again');
     expect(states).toEqual(['up', 'down', 'up']);
     expect(l.status()).toMatchObject({ up: true, reconnects: 1 });
-    expect(rec.entries.filter((e) => e.level === 'info').map((e) => e.msg)).toEqual(['serial port open', 'serial port open again']);
+    expect(rec.entries.filter((e) => e.level === 'info').map((e) => e.msg)).toEqual([
+      'serial port open',
+      'serial port open again',
+    ]);
 
     const dev = await device(p.device);
     await l.write(Buffer.from('again\n'));
@@ -151,7 +164,13 @@ describe('openSerialLink on a socat pty', () => {
       setTimeout: (fn, ms) => (ms === PROBE_MS ? void held.push(fn) : setTimeout(fn, ms)),
       clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
     };
-    const { l, states } = link({ path: p.box, log: rec.log, openPort: deaf, timers, probe: { intervalMs: PROBE_MS, identify: async () => 'same' } });
+    const { l, states } = link({
+      path: p.box,
+      log: rec.log,
+      openPort: deaf,
+      timers,
+      probe: { intervalMs: PROBE_MS, identify: async () => 'same' },
+    });
     await waitUntil(() => l.isUp() && held.length === 1, 5000, 'link up, probe scheduled');
     await p.unplug();
     await p.replug();
@@ -235,7 +254,9 @@ describe('listSerialPorts', () => {
 /** A pty pair whose box side appears at `path` (for the "path appears later" case). */
 async function openPtyPairAt(path: string): Promise<{ device: string }> {
   const deviceLink = `${path}-device`;
-  const proc = spawn('socat', [`pty,raw,echo=0,link=${path}`, `pty,raw,echo=0,link=${deviceLink}`], { stdio: 'ignore' });
+  const proc = spawn('socat', [`pty,raw,echo=0,link=${path}`, `pty,raw,echo=0,link=${deviceLink}`], {
+    stdio: 'ignore',
+  });
   cleanup.push(async () => {
     if (proc.exitCode !== null) return;
     const exited = new Promise((resolve) => proc.once('exit', resolve));

@@ -16,7 +16,14 @@ import { tempDir, TZ } from '../support/box.js';
 // and a refused upload is not read to its end. Short limits here; the defaults are in docs/security.md.
 
 // The attackers come from other loopback addresses (127.0.0.2...): 127.0.0.1 is uncapped, as the box itself.
-const LIMITS: HttpLimits = { ...HTTP_LIMITS, idleMs: 1500, headersMs: 700, requestMs: 1000, keepAliveMs: 500, perAddress: 40 };
+const LIMITS: HttpLimits = {
+  ...HTTP_LIMITS,
+  idleMs: 1500,
+  headersMs: 700,
+  requestMs: 1000,
+  keepAliveMs: 500,
+  perAddress: 40,
+};
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -34,12 +41,18 @@ async function start() {
   const { app } = await assembleBox({ db, clock, logger, httpLimits: LIMITS });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as AddressInfo).port;
-  cleanups.push(() => db.close(), () => app.close());
+  cleanups.push(
+    () => db.close(),
+    () => app.close(),
+  );
   return { port, key, lines };
 }
 
 /** A raw socket from a given loopback address; resolves once connected. */
-function connect(port: number, from = '127.0.0.1'): Promise<net.Socket & { gone: Promise<number>; received: () => string }> {
+function connect(
+  port: number,
+  from = '127.0.0.1',
+): Promise<net.Socket & { gone: Promise<number>; received: () => string }> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ port, host: '127.0.0.1', localAddress: from });
     let data = '';
@@ -55,7 +68,11 @@ function connect(port: number, from = '127.0.0.1'): Promise<net.Socket & { gone:
 
 async function checkIn(port: number, key: string) {
   const started = Date.now();
-  const res = await fetch(`http://127.0.0.1:${port}/api/v1/api-qrcode-checkin`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: '{"qr_code":"NINGUEM"}' });
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/api-qrcode-checkin`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: '{"qr_code":"NINGUEM"}',
+  });
   return { status: res.status, code: ((await res.json()) as any).error?.code, ms: Date.now() - started };
 }
 
@@ -77,13 +94,17 @@ describe('HTTP connections', () => {
     // Over the cap: closed at once; the rest by the idle timeout.
     expect(closedAt.filter((ms) => ms < LIMITS.idleMs / 2).length).toBe(200 - LIMITS.perAddress);
     expect(closedAt.every((ms) => ms < LIMITS.idleMs + 1500)).toBe(true);
-    expect(lines.filter((l) => l.includes('too many connections')).map((l) => JSON.parse(l).endereco)).toEqual(['127.0.0.2']);
+    expect(lines.filter((l) => l.includes('too many connections')).map((l) => JSON.parse(l).endereco)).toEqual([
+      '127.0.0.2',
+    ]);
 
     const dribble = await connect(port, '127.0.0.3');
     dribble.write('POST /api/v1/api-qrcode-checkin HTTP/1.1\r\nHost: box\r\n');
     const drip = setInterval(() => dribble.writable && dribble.write('X-Slow: 1\r\n'), 100);
     const stalled = await connect(port, '127.0.0.4');
-    stalled.write(`POST /api/v1/api-qrcode-checkin HTTP/1.1\r\nHost: box\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"qr_code":`);
+    stalled.write(
+      `POST /api/v1/api-qrcode-checkin HTTP/1.1\r\nHost: box\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"qr_code":`,
+    );
     const during = await checkIn(port, key);
     const [dribbled, stall] = await Promise.all([dribble.gone, stalled.gone]);
     clearInterval(drip);
@@ -93,11 +114,31 @@ describe('HTTP connections', () => {
   }, 20_000);
 
   it.each([
-    ['Content-Length with Transfer-Encoding', 'POST /api/v1/api-qrcode-checkin HTTP/1.1\r\nHost: b\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400, 'BAD_REQUEST'],
-    ['a bad chunk size', 'POST /api/v1/api-qrcode-checkin HTTP/1.1\r\nHost: b\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n', 400, 'BAD_REQUEST'],
-    ['a bad Content-Length', 'POST /api/v1/api-qrcode-checkin HTTP/1.1\r\nHost: b\r\nContent-Length: abc\r\n\r\n', 400, 'BAD_REQUEST'],
+    [
+      'Content-Length with Transfer-Encoding',
+      'POST /api/v1/api-qrcode-checkin HTTP/1.1\r\nHost: b\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      400,
+      'BAD_REQUEST',
+    ],
+    [
+      'a bad chunk size',
+      'POST /api/v1/api-qrcode-checkin HTTP/1.1\r\nHost: b\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n',
+      400,
+      'BAD_REQUEST',
+    ],
+    [
+      'a bad Content-Length',
+      'POST /api/v1/api-qrcode-checkin HTTP/1.1\r\nHost: b\r\nContent-Length: abc\r\n\r\n',
+      400,
+      'BAD_REQUEST',
+    ],
     ['a raw space in the URL', 'GET /api/local/ocu pacao HTTP/1.1\r\nHost: b\r\n\r\n', 400, 'BAD_REQUEST'],
-    ['headers over 16 KB', `GET /health HTTP/1.1\r\nHost: b\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
+    [
+      'headers over 16 KB',
+      `GET /health HTTP/1.1\r\nHost: b\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      431,
+      'HEADERS_TOO_LARGE',
+    ],
   ])('the parser refusing %s answers in the envelope', async (_name, request, status, code) => {
     const { port } = await start();
     const res = await raw(port, request);
@@ -109,13 +150,19 @@ describe('HTTP connections', () => {
   it('an upload refused before its body (no key) is not read to its end: 401, then the connection closes', async () => {
     const { port } = await start();
     const socket = await connect(port);
-    socket.write('POST /api/v1/api-qrcode-checkin HTTP/1.1\r\nHost: b\r\nContent-Type: application/json\r\nContent-Length: 104857600\r\n\r\n');
+    socket.write(
+      'POST /api/v1/api-qrcode-checkin HTTP/1.1\r\nHost: b\r\nContent-Type: application/json\r\nContent-Length: 104857600\r\n\r\n',
+    );
     const chunk = Buffer.alloc(1024 * 1024, 0x20);
     let sent = 0;
     let open = true;
     void socket.gone.then(() => (open = false));
     while (open && sent < 100 * 1024 * 1024) {
-      if (!socket.write(chunk)) await new Promise((r) => { socket.once('drain', r); socket.once('close', r); });
+      if (!socket.write(chunk))
+        await new Promise((r) => {
+          socket.once('drain', r);
+          socket.once('close', r);
+        });
       sent += chunk.length;
     }
     await socket.gone;

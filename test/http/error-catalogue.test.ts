@@ -56,18 +56,27 @@ describe('part 7 error codes over HTTP', () => {
   });
 
   it('uses 423 only for JA_ESTORNADO', () => {
-    expect(Object.entries(errorCatalogue).filter(([, e]) => e.status === 423).map(([c]) => c)).toEqual(['JA_ESTORNADO']);
+    expect(
+      Object.entries(errorCatalogue)
+        .filter(([, e]) => e.status === 423)
+        .map(([c]) => c),
+    ).toEqual(['JA_ESTORNADO']);
   });
 });
 
 const combos = (url: string, key: string | null = box.keys.combos) =>
-  box.app.inject({ method: 'GET', url, headers: key ? { 'x-integration-key': key } : {} }).then((r) => ({ status: r.statusCode, body: r.json() }));
+  box.app
+    .inject({ method: 'GET', url, headers: key ? { 'x-integration-key': key } : {} })
+    .then((r) => ({ status: r.statusCode, body: r.json() }));
 
 describe('part 7.3 combo error codes over HTTP', () => {
   it('COMBO_NOT_FOUND has code and message only', async () => {
     const res = await combos('/api/integration/combos/nao-existe');
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ success: false, error: { code: 'COMBO_NOT_FOUND', message: errorCatalogue.COMBO_NOT_FOUND.message } });
+    expect(res.body).toEqual({
+      success: false,
+      error: { code: 'COMBO_NOT_FOUND', message: errorCatalogue.COMBO_NOT_FOUND.message },
+    });
   });
 
   it('AUTH_ERROR for a missing key, a wrong key and a key without the permission', async () => {
@@ -85,7 +94,10 @@ describe('part 7.3 combo error codes over HTTP', () => {
       .inject({ method: 'GET', url: '/api/integration/combos', headers: { 'x-integration-key': local.keys.combos } })
       .then((r) => ({ status: r.statusCode, body: r.json() }));
     await local.close();
-    expect(res).toEqual({ status: 500, body: { success: false, error: { code: 'QUERY_ERROR', message: errorCatalogue.QUERY_ERROR.message } } });
+    expect(res).toEqual({
+      status: 500,
+      body: { success: false, error: { code: 'QUERY_ERROR', message: errorCatalogue.QUERY_ERROR.message } },
+    });
   });
 
   it('RATE_LIMITED past 100 GETs a minute for one key', async () => {
@@ -103,7 +115,10 @@ describe('errors raised while routing', () => {
     expect([bad.status, bad.body.error.code, bad.body.success]).toEqual([400, 'VALIDATION_ERROR', false]);
     expect(bad.body.error.message).toMatch(/URL inválida/);
     const long = await combos(`/api/integration/combos/${'x'.repeat(1001)}`);
-    expect([long.status, long.body]).toEqual([414, { success: false, error: { code: 'URI_TOO_LONG', message: errorCatalogue.URI_TOO_LONG.message } }]);
+    expect([long.status, long.body]).toEqual([
+      414,
+      { success: false, error: { code: 'URI_TOO_LONG', message: errorCatalogue.URI_TOO_LONG.message } },
+    ]);
     const slug = 's'.repeat(200);
     seedCombos(box, [makeCombo(7, { slug })]);
     const found = await combos(`/api/integration/combos/${slug}`);
@@ -111,9 +126,17 @@ describe('errors raised while routing', () => {
   });
 
   it('serves no HEAD routes: a HEAD on a listing marks nothing', async () => {
-    const head = await box.app.inject({ method: 'HEAD', url: '/api/v1/api-vouchers', headers: { 'x-api-key': box.keys.vouchers2 } });
+    const head = await box.app.inject({
+      method: 'HEAD',
+      url: '/api/v1/api-vouchers',
+      headers: { 'x-api-key': box.keys.vouchers2 },
+    });
     expect(head.statusCode).toBe(404);
-    const unread = await box.app.inject({ method: 'GET', url: '/api/v1/api-vouchers?sincronizado=false&marcar_sincronizado=false', headers: { 'x-api-key': box.keys.vouchers2 } });
+    const unread = await box.app.inject({
+      method: 'GET',
+      url: '/api/v1/api-vouchers?sincronizado=false&marcar_sincronizado=false',
+      headers: { 'x-api-key': box.keys.vouchers2 },
+    });
     expect(unread.json().data.pedidos.length).toBeGreaterThan(0);
   });
 });
@@ -123,7 +146,13 @@ describe('box endpoints', () => {
     const res = await box.app.inject({ method: 'GET', url: '/docs/json' });
     expect(res.statusCode).toBe(200);
     const paths = Object.keys(res.json().paths);
-    for (const p of ['/api/v1/api-qrcode-checkin', '/api/v1/api-vouchers', '/api/v1/api-clientes', '/api/integration/combos/{id}/availability', '/api/integration/combos'])
+    for (const p of [
+      '/api/v1/api-qrcode-checkin',
+      '/api/v1/api-vouchers',
+      '/api/v1/api-clientes',
+      '/api/integration/combos/{id}/availability',
+      '/api/integration/combos',
+    ])
       expect(paths).toContain(p);
     expect(paths.filter((p) => p.startsWith('/v1/'))).toEqual([]);
   });
@@ -134,12 +163,24 @@ describe('box endpoints', () => {
     const res = await local.app.inject({ method: 'GET', url: '/health' });
     await local.close();
     expect(res.statusCode).toBe(503);
-    expect(res.json()).toEqual({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'Banco de dados indisponível.', details: { banco: 'indisponivel' } } });
+    expect(res.json()).toEqual({
+      success: false,
+      error: {
+        code: 'SERVICE_UNAVAILABLE',
+        message: 'Banco de dados indisponível.',
+        details: { banco: 'indisponivel' },
+      },
+    });
   });
 
   it('answers /health without a key', async () => {
     const res = await box.app.inject({ method: 'GET', url: '/health' });
     expect(res.statusCode).toBe(200);
-    expect(res.json().data).toMatchObject({ status: 'ok', banco: 'ok', fuso_horario: 'America/Sao_Paulo', versao: JSON.parse(fs.readFileSync('package.json', 'utf8')).version });
+    expect(res.json().data).toMatchObject({
+      status: 'ok',
+      banco: 'ok',
+      fuso_horario: 'America/Sao_Paulo',
+      versao: JSON.parse(fs.readFileSync('package.json', 'utf8')).version,
+    });
   });
 });

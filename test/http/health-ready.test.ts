@@ -20,7 +20,10 @@ const get = async (url: string) => {
 it('live answers while the process does; ready checks the database and the migrations, naming what fails', async () => {
   box = await createTestBox();
   expect(await get('/health/live')).toMatchObject({ status: 200, body: { data: { status: 'ok' } } });
-  expect(await get('/health/ready')).toMatchObject({ status: 200, body: { data: { status: 'ok', partes: { banco: { ok: true }, migracoes: { ok: true } } } } });
+  expect(await get('/health/ready')).toMatchObject({
+    status: 200,
+    body: { data: { status: 'ok', partes: { banco: { ok: true }, migracoes: { ok: true } } } },
+  });
 
   box.db.sqlite.prepare("DELETE FROM kysely_migration WHERE name = '0008_search'").run();
   box.importOrders([makeOrder({ prefix: 'RD' })]);
@@ -30,8 +33,13 @@ it('live answers while the process does; ready checks the database and the migra
   const notReady = await get('/health/ready');
   expect(notReady.status).toBe(503);
   expect(notReady.body.error.code).toBe('SERVICE_UNAVAILABLE');
-  expect(notReady.body.error.details.partes).toMatchObject({ banco: { ok: false }, migracoes: { ok: false, motivo: 'migrações pendentes: 0008_search (gate migrate)' } });
-  expect(notReady.body.error.message).toMatch(/^Caixa não está pronta: banco: .*; migracoes: migrações pendentes: 0008_search/);
+  expect(notReady.body.error.details.partes).toMatchObject({
+    banco: { ok: false },
+    migracoes: { ok: false, motivo: 'migrações pendentes: 0008_search (gate migrate)' },
+  });
+  expect(notReady.body.error.message).toMatch(
+    /^Caixa não está pronta: banco: .*; migracoes: migrações pendentes: 0008_search/,
+  );
   // Live is about the process, not its parts.
   expect((await get('/health/live')).status).toBe(200);
   box.db.sqlite.pragma('query_only = OFF');
@@ -43,14 +51,31 @@ it('ready fails while a lane’s relay or scanner is offline, naming the lane an
       startLanes({
         config: laneConfigSchema.parse({
           areas: { parque: { capacidade: 500 } },
-          lanes: [{ name: 'entrada-1', direction: 'entrada', area: 'parque', operador: 'o', scanners: [{ path: '/tmp/nowhere-ready-scanner' }], relay: { driver: 'lcus', path: '/tmp/nowhere-ready-relay' } }],
+          lanes: [
+            {
+              name: 'entrada-1',
+              direction: 'entrada',
+              area: 'parque',
+              operador: 'o',
+              scanners: [{ path: '/tmp/nowhere-ready-scanner' }],
+              relay: { driver: 'lcus', path: '/tmp/nowhere-ready-relay' },
+            },
+          ],
         }),
-        db, clock, checkin, tenantId, log: silentLog,
+        db,
+        clock,
+        checkin,
+        tenantId,
+        log: silentLog,
       }),
   });
   const res = await get('/health/ready');
   expect(res.status).toBe(503);
-  expect(res.body.error.details.partes.pistas).toEqual({ ok: false, motivo: 'entrada-1: relé /tmp/nowhere-ready-relay offline; entrada-1: leitor /tmp/nowhere-ready-scanner desconectado' });
+  expect(res.body.error.details.partes.pistas).toEqual({
+    ok: false,
+    motivo:
+      'entrada-1: relé /tmp/nowhere-ready-relay offline; entrada-1: leitor /tmp/nowhere-ready-scanner desconectado',
+  });
 });
 
 it('the sync is stuck only when events wait over an hour while the cloud answers; offline is not a failure', async () => {
@@ -59,30 +84,53 @@ it('the sync is stuck only when events wait over an hour while the cloud answers
   const state = createSyncState(box.db, box.tenantId, box.clock);
   await box.app.close();
   const { assembleBox } = await import('../../src/box.js');
-  const { app } = await assembleBox({ db: box.db, clock: box.clock, logger: false, sync: { tenantId: box.tenantId, state } });
+  const { app } = await assembleBox({
+    db: box.db,
+    clock: box.clock,
+    logger: false,
+    sync: { tenantId: box.tenantId, state },
+  });
   const ask = async () => {
     const r = await app.inject({ method: 'GET', url: '/health/ready' });
     return { status: r.statusCode, body: r.json() };
   };
   const s = box.db.sqlite;
-  const eventId = Number(s.prepare("INSERT INTO events (tenant_id, occurred_at, action, mode, code, qr_code, result, source) VALUES (?, ?, 'checkin', 'qr', 'Q-1', 'Q-1', 'ok', 'api')").run(box.tenantId, box.clock.nowIso()).lastInsertRowid);
-  s.prepare("INSERT INTO sync_push (event_id, tenant_id, chave, action) VALUES (?, ?, 'Q-1', 'checkin')").run(eventId, box.tenantId);
-  state.failed(new (await import('../../src/sync/cloud-envelopes.js')).CloudUnavailableError('refused', 'ECONNREFUSED'));
+  const eventId = Number(
+    s
+      .prepare(
+        "INSERT INTO events (tenant_id, occurred_at, action, mode, code, qr_code, result, source) VALUES (?, ?, 'checkin', 'qr', 'Q-1', 'Q-1', 'ok', 'api')",
+      )
+      .run(box.tenantId, box.clock.nowIso()).lastInsertRowid,
+  );
+  s.prepare("INSERT INTO sync_push (event_id, tenant_id, chave, action) VALUES (?, ?, 'Q-1', 'checkin')").run(
+    eventId,
+    box.tenantId,
+  );
+  state.failed(
+    new (await import('../../src/sync/cloud-envelopes.js')).CloudUnavailableError('refused', 'ECONNREFUSED'),
+  );
   box.clock.advance(2 * 3600_000);
   const offline = await ask();
   expect(offline.status).toBe(200);
-  expect(offline.body.data.partes.sincronizacao).toEqual({ ok: true, motivo: 'nuvem inacessível: a caixa segue registrando e envia depois' });
+  expect(offline.body.data.partes.sincronizacao).toEqual({
+    ok: true,
+    motivo: 'nuvem inacessível: a caixa segue registrando e envia depois',
+  });
   state.succeeded('pull');
   const stuck = await ask();
   expect(stuck.status).toBe(503);
-  expect(stuck.body.error.details.partes.sincronizacao.motivo).toMatch(/^eventos aguardando envio desde .* com a nuvem respondendo$/);
+  expect(stuck.body.error.details.partes.sincronizacao.motivo).toMatch(
+    /^eventos aguardando envio desde .* com a nuvem respondendo$/,
+  );
   await app.close();
 });
 
 it('a clock behind the newest event is reported under relogio without making the box unready; it is never named as the reason for a 503', async () => {
   box = await createTestBox();
   const s = box.db.sqlite;
-  s.prepare("INSERT INTO events (tenant_id, occurred_at, action, mode, code, qr_code, result, source) VALUES (?, '2026-11-22T08:00:00.000Z', 'checkin', 'qr', 'Q-1', 'Q-1', 'ok', 'api')").run(box.tenantId);
+  s.prepare(
+    "INSERT INTO events (tenant_id, occurred_at, action, mode, code, qr_code, result, source) VALUES (?, '2026-11-22T08:00:00.000Z', 'checkin', 'qr', 'Q-1', 'Q-1', 'ok', 'api')",
+  ).run(box.tenantId);
   await box.app.close();
   const { assembleBox } = await import('../../src/box.js');
   const { app } = await assembleBox({ db: box.db, clock: box.clock, logger: false });
@@ -92,13 +140,27 @@ it('a clock behind the newest event is reported under relogio without making the
   };
   const suspect = await ask();
   expect(suspect.status).toBe(200);
-  expect(suspect.body.data.partes.relogio).toMatchObject({ ok: false, motivo: 'atrasado_em_relacao_ao_ultimo_evento', agora: '2026-11-21T13:00:00.000Z', ultimo_evento_em: '2026-11-22T08:00:00.000Z' });
-  expect(suspect.body.data.avisos).toEqual([expect.stringMatching(/^relogio: relógio da caixa \(2026-11-21T13:00:00.000Z\) está antes do último evento registrado/)]);
+  expect(suspect.body.data.partes.relogio).toMatchObject({
+    ok: false,
+    motivo: 'atrasado_em_relacao_ao_ultimo_evento',
+    agora: '2026-11-21T13:00:00.000Z',
+    ultimo_evento_em: '2026-11-22T08:00:00.000Z',
+  });
+  expect(suspect.body.data.avisos).toEqual([
+    expect.stringMatching(
+      /^relogio: relógio da caixa \(2026-11-21T13:00:00.000Z\) está antes do último evento registrado/,
+    ),
+  ]);
 
   s.prepare("DELETE FROM kysely_migration WHERE name = '0008_search'").run();
   const notReady = await ask();
   expect(notReady.status).toBe(503);
-  expect(notReady.body.error.message).toBe('Caixa não está pronta: migracoes: migrações pendentes: 0008_search (gate migrate)');
-  expect(notReady.body.error.details.partes.relogio).toMatchObject({ ok: false, motivo: 'atrasado_em_relacao_ao_ultimo_evento' });
+  expect(notReady.body.error.message).toBe(
+    'Caixa não está pronta: migracoes: migrações pendentes: 0008_search (gate migrate)',
+  );
+  expect(notReady.body.error.details.partes.relogio).toMatchObject({
+    ok: false,
+    motivo: 'atrasado_em_relacao_ao_ultimo_evento',
+  });
   await app.close();
 });

@@ -11,8 +11,10 @@ import { silentLog } from '../support/lanes.js';
 let box: TestBox;
 afterEach(async () => box?.close());
 
-const scrape = (headers: Record<string, string> = {}, remoteAddress = '10.0.0.5') => box.app.inject({ method: 'GET', url: '/metrics', headers, remoteAddress });
-const value = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}"()|.+]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+const scrape = (headers: Record<string, string> = {}, remoteAddress = '10.0.0.5') =>
+  box.app.inject({ method: 'GET', url: '/metrics', headers, remoteAddress });
+const value = (text: string, series: string) =>
+  Number(new RegExp(`^${series.replace(/[{}"()|.+]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
 
 it('counts scans by door and result with their latency, shows each lane device, and needs local:read from the LAN', async () => {
   box = await createTestBox({
@@ -20,9 +22,22 @@ it('counts scans by door and result with their latency, shows each lane device, 
       startLanes({
         config: laneConfigSchema.parse({
           areas: { parque: { capacidade: 500 } },
-          lanes: [{ name: 'entrada-1', direction: 'entrada', area: 'parque', operador: 'o', scanners: [{ path: '/tmp/nowhere-metrics-scanner' }], relay: { driver: 'lcus', path: '/tmp/nowhere-metrics-relay' } }],
+          lanes: [
+            {
+              name: 'entrada-1',
+              direction: 'entrada',
+              area: 'parque',
+              operador: 'o',
+              scanners: [{ path: '/tmp/nowhere-metrics-scanner' }],
+              relay: { driver: 'lcus', path: '/tmp/nowhere-metrics-relay' },
+            },
+          ],
         }),
-        db, clock, checkin: service, tenantId, log: silentLog,
+        db,
+        clock,
+        checkin: service,
+        tenantId,
+        log: silentLog,
       }),
   });
   box.importOrders([makeOrder({ prefix: 'MT', dataUso: '2026-11-21', people: 2 })]);
@@ -40,8 +55,12 @@ it('counts scans by door and result with their latency, shows each lane device, 
   expect(value(text, 'gate_scans_total{porta="api",acao="checkin",resultado="TICKET_ALREADY_USED"}')).toBe(1);
   expect(value(text, 'gate_scans_total{porta="api",acao="checkin",resultado="TICKET_NOT_FOUND"}')).toBe(1);
   expect(value(text, 'gate_scan_duration_seconds_count{porta="api",acao="checkin"}')).toBe(3);
-  expect(value(text, 'gate_device_up{pista="entrada-1",dispositivo="rele",porta="/tmp/nowhere-metrics-relay"}')).toBe(0);
-  expect(value(text, 'gate_device_up{pista="entrada-1",dispositivo="leitor",porta="/tmp/nowhere-metrics-scanner"}')).toBe(0);
+  expect(value(text, 'gate_device_up{pista="entrada-1",dispositivo="rele",porta="/tmp/nowhere-metrics-relay"}')).toBe(
+    0,
+  );
+  expect(
+    value(text, 'gate_device_up{pista="entrada-1",dispositivo="leitor",porta="/tmp/nowhere-metrics-scanner"}'),
+  ).toBe(0);
   expect(text).toMatch(/^gate_nodejs_eventloop_lag_seconds \S+$/m);
   // The box itself (a local agent) needs no key.
   expect((await scrape({}, '127.0.0.1')).statusCode).toBe(200);
@@ -55,10 +74,24 @@ it('shows the sync: online, ages of the last good pull and push, events waiting,
   state.succeeded('pull');
   box.clock.advance(90_000);
   const s = box.db.sqlite;
-  const eventId = Number(s.prepare("INSERT INTO events (tenant_id, occurred_at, action, mode, code, qr_code, result, source) VALUES (?, ?, 'checkin', 'qr', 'Q-1', 'Q-1', 'ok', 'api')").run(box.tenantId, box.clock.nowIso()).lastInsertRowid);
-  s.prepare("INSERT INTO sync_push (event_id, tenant_id, chave, action) VALUES (?, ?, 'Q-1', 'checkin')").run(eventId, box.tenantId);
+  const eventId = Number(
+    s
+      .prepare(
+        "INSERT INTO events (tenant_id, occurred_at, action, mode, code, qr_code, result, source) VALUES (?, ?, 'checkin', 'qr', 'Q-1', 'Q-1', 'ok', 'api')",
+      )
+      .run(box.tenantId, box.clock.nowIso()).lastInsertRowid,
+  );
+  s.prepare("INSERT INTO sync_push (event_id, tenant_id, chave, action) VALUES (?, ?, 'Q-1', 'checkin')").run(
+    eventId,
+    box.tenantId,
+  );
   await box.app.close();
-  const { app } = await assembleBox({ db: box.db, clock: box.clock, logger: false, sync: { tenantId: box.tenantId, state } });
+  const { app } = await assembleBox({
+    db: box.db,
+    clock: box.clock,
+    logger: false,
+    sync: { tenantId: box.tenantId, state },
+  });
   const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
   await app.close();
   expect(value(text, 'gate_sync_online')).toBe(1);

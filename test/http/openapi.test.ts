@@ -24,10 +24,20 @@ interface Op {
   tags?: string[];
   security?: Record<string, string[]>[];
   parameters?: { name: string; in: string }[];
-  responses: Record<string, { description: string; content?: Record<string, { schema?: Schema; examples?: Record<string, { value: unknown }> }> }>;
+  responses: Record<
+    string,
+    {
+      description: string;
+      content?: Record<string, { schema?: Schema; examples?: Record<string, { value: unknown }> }>;
+    }
+  >;
 }
 type Schema = { properties?: Record<string, Schema>; enum?: unknown[] };
-type Spec = { info: { description: string }; paths: Record<string, Record<string, Op>>; components: { securitySchemes: Record<string, unknown> } };
+type Spec = {
+  info: { description: string };
+  paths: Record<string, Record<string, Op>>;
+  components: { securitySchemes: Record<string, unknown> };
+};
 
 let box: TestBox;
 let spec: Spec;
@@ -53,27 +63,47 @@ function registeredRoutes(app: TestBox['app']): string[] {
 
 const opAt = (method: string, path: string) => spec.paths[path]?.[method.toLowerCase()];
 const exampleCodes = (op: Op, status: string) =>
-  Object.values(op.responses[status]?.content?.['application/json']?.examples ?? {}).map((e) => (e.value as { error: { code: string } }).error.code);
+  Object.values(op.responses[status]?.content?.['application/json']?.examples ?? {}).map(
+    (e) => (e.value as { error: { code: string } }).error.code,
+  );
 
 /** The answer's error is documented for the operation: under its status, with an example of its code. */
 function expectDocumented(method: string, path: string, res: { statusCode: number; json(): unknown }) {
   const body = res.json() as { error?: { code: string } };
   expect(body.error, `${method} ${path} answered ${res.statusCode} without an error`).toBeDefined();
   const op = opAt(method, path)!;
-  expect(exampleCodes(op, String(res.statusCode)), `${method} ${path}: ${res.statusCode} ${body.error!.code}`).toContain(body.error!.code);
+  expect(
+    exampleCodes(op, String(res.statusCode)),
+    `${method} ${path}: ${res.statusCode} ${body.error!.code}`,
+  ).toContain(body.error!.code);
 }
 
 const fill = (path: string) => path.replace(/\{\w+\}/g, '1');
 
 beforeAll(async () => {
   box = await createTestBox();
-  await createOperator(box.db.sqlite, { tenantId: box.tenantId, nome: 'Sara', papel: 'supervisor', segredo: '4321', nowIso: box.clock.nowIso() });
-  const signed = await box.app.inject({ method: 'POST', url: '/api/console/entrar', payload: { nome: 'Sara', segredo: '4321', tenant: 'parque' } });
-  consoleAuth = { cookie: String(signed.headers['set-cookie']).split(';')[0]!, 'x-csrf-token': signed.json().data.csrf };
+  await createOperator(box.db.sqlite, {
+    tenantId: box.tenantId,
+    nome: 'Sara',
+    papel: 'supervisor',
+    segredo: '4321',
+    nowIso: box.clock.nowIso(),
+  });
+  const signed = await box.app.inject({
+    method: 'POST',
+    url: '/api/console/entrar',
+    payload: { nome: 'Sara', segredo: '4321', tenant: 'parque' },
+  });
+  consoleAuth = {
+    cookie: String(signed.headers['set-cookie']).split(';')[0]!,
+    'x-csrf-token': signed.json().data.csrf,
+  };
   const res = await box.app.inject({ method: 'GET', url: '/docs/json' });
   expect(res.statusCode).toBe(200);
   spec = res.json();
-  ops = Object.entries(spec.paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
+  ops = Object.entries(spec.paths).flatMap(([path, byMethod]) =>
+    Object.entries(byMethod).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
+  );
 });
 afterAll(() => box.close());
 
@@ -90,7 +120,9 @@ describe('/docs lists every operation once', () => {
     // The alias of each integration operation is still served, and the description says it exists.
     const integration = documented.filter((d) => / \/api\/(v1|integration)\//.test(d));
     expect(integration.length).toBeGreaterThanOrEqual(7);
-    expect(aliases.sort()).toEqual(integration.map((d) => d.replace(' /api/v1/', ' /v1/').replace(' /api/integration/', ' /v1/integration/')).sort());
+    expect(aliases.sort()).toEqual(
+      integration.map((d) => d.replace(' /api/v1/', ' /v1/').replace(' /api/integration/', ' /v1/integration/')).sort(),
+    );
     expect(spec.info.description).toMatch(/`\/v1\/\.\.\.`/);
   });
 
@@ -107,7 +139,8 @@ describe('/docs lists every operation once', () => {
     };
     walk(spec);
     expect(texts.length).toBeGreaterThan(100);
-    for (const t of texts) expect(t).not.toMatch(/\.\.\/|shared\/|https?:\/\/|ticketing-integration-api|\bspec\b|\(\d+\.\d+\)/i);
+    for (const t of texts)
+      expect(t).not.toMatch(/\.\.\/|shared\/|https?:\/\/|ticketing-integration-api|\bspec\b|\(\d+\.\d+\)/i);
   });
 
   it('names the console cookie the console really reads', () => {
@@ -138,14 +171,23 @@ describe('responses', () => {
 
   it('documents, at the catalogue’s status, every code each route declares', () => {
     const modules = [checkinDocs, movementDocs, clientsDocs, combosDocs, gatesDocs, boxDocs, vouchersDocs, syncDocs];
-    const declared = [...modules.flatMap((m) => Object.values(m).filter((v): v is OperationDocs => typeof v === 'object' && v !== null && 'ok' in v && 'description' in v)), ...Object.values(consoleDocs)];
+    const declared = [
+      ...modules.flatMap((m) =>
+        Object.values(m).filter(
+          (v): v is OperationDocs => typeof v === 'object' && v !== null && 'ok' in v && 'description' in v,
+        ),
+      ),
+      ...Object.values(consoleDocs),
+    ];
     expect(declared.length).toBe(ops.length);
     for (const docs of declared) {
       const found = ops.filter((o) => o.op.description === docs.description);
       expect(found.length, docs.description.slice(0, 60)).toBe(1);
       const { method, path, op } = found[0]!;
-      for (const code of [...(docs.errors ?? []), 'INTERNAL_ERROR' as const]) expect(exampleCodes(op, String(errorCatalogue[code].status)), `${method} ${path}: ${code}`).toContain(code);
-      for (const example of Object.values(docs.ok.examples ?? {})) expect(docs.ok.schema?.safeParse(example.value).error, `${method} ${path}`).toBeUndefined();
+      for (const code of [...(docs.errors ?? []), 'INTERNAL_ERROR' as const])
+        expect(exampleCodes(op, String(errorCatalogue[code].status)), `${method} ${path}: ${code}`).toContain(code);
+      for (const example of Object.values(docs.ok.examples ?? {}))
+        expect(docs.ok.schema?.safeParse(example.value).error, `${method} ${path}`).toBeUndefined();
     }
   });
 
@@ -163,9 +205,11 @@ describe('responses', () => {
   it('validates the check-in and reversal examples against the zod payload schemas', () => {
     const post = opAt('POST', '/api/v1/api-qrcode-checkin')!.responses[200]!.content!['application/json']!.examples!;
     expect(Object.keys(post).sort()).toEqual(['adicional', 'combo', 'lote', 'pedido', 'pessoa']);
-    for (const e of Object.values(post)) expect(checkinDocs.checkinAnswerSchema.safeParse(e.value).error).toBeUndefined();
+    for (const e of Object.values(post))
+      expect(checkinDocs.checkinAnswerSchema.safeParse(e.value).error).toBeUndefined();
     const patch = opAt('PATCH', '/api/v1/api-qrcode-checkin')!.responses[200]!.content!['application/json']!.examples!;
-    for (const e of Object.values(patch)) expect(checkinDocs.reversalAnswerSchema.safeParse(e.value).error).toBeUndefined();
+    for (const e of Object.values(patch))
+      expect(checkinDocs.reversalAnswerSchema.safeParse(e.value).error).toBeUndefined();
   });
 });
 
@@ -173,14 +217,25 @@ describe('what the routes answer is what /docs says', () => {
   const headers = (op: Op, credentials: 'none' | 'wrong' | 'unpermitted' | 'valid'): Record<string, string> => {
     const schemes = (op.security ?? []).flatMap((s) => Object.keys(s));
     if (credentials === 'none') return {};
-    if (schemes.includes('consoleSession')) return credentials === 'valid' ? consoleAuth : { cookie: `${COOKIE}=x`, 'x-csrf-token': 'x' };
+    if (schemes.includes('consoleSession'))
+      return credentials === 'valid' ? consoleAuth : { cookie: `${COOKIE}=x`, 'x-csrf-token': 'x' };
     // A key with only the other header's permission lacks what the operation needs.
     const integration = schemes.includes('integrationKey');
-    const key = { wrong: 'gk_nao-e-uma-chave', unpermitted: integration ? box.keys.clientes : box.keys.combos, valid: box.keys.all }[credentials];
+    const key = {
+      wrong: 'gk_nao-e-uma-chave',
+      unpermitted: integration ? box.keys.clientes : box.keys.combos,
+      valid: box.keys.all,
+    }[credentials];
     return integration ? { 'x-integration-key': key } : { 'x-api-key': key };
   };
   const call = (method: string, path: string, h: Record<string, string>, payload?: string, type = 'application/json') =>
-    box.app.inject({ method: method as 'GET', url: fill(path), remoteAddress: '192.0.2.10', headers: payload === undefined ? h : { ...h, 'content-type': type }, ...(payload === undefined ? {} : { payload }) });
+    box.app.inject({
+      method: method as 'GET',
+      url: fill(path),
+      remoteAddress: '192.0.2.10',
+      headers: payload === undefined ? h : { ...h, 'content-type': type },
+      ...(payload === undefined ? {} : { payload }),
+    });
 
   it('refuses a guarded operation without credentials, and only those /docs marks as guarded', async () => {
     for (const { method, path, op } of ops) {
@@ -193,13 +248,24 @@ describe('what the routes answer is what /docs says', () => {
   });
 
   it('documents the refusal of a wrong key and of a key without the permission, naming the permissions it needs', async () => {
-    for (const { method, path, op } of ops.filter((o) => o.op.security?.some((s) => 'apiKey' in s || 'integrationKey' in s))) {
-      expectDocumented(method, path, await call(method, path, headers(op, 'wrong'), method === 'GET' ? undefined : '{}'));
+    for (const { method, path, op } of ops.filter((o) =>
+      o.op.security?.some((s) => 'apiKey' in s || 'integrationKey' in s),
+    )) {
+      expectDocumented(
+        method,
+        path,
+        await call(method, path, headers(op, 'wrong'), method === 'GET' ? undefined : '{}'),
+      );
       const res = await call(method, path, headers(op, 'unpermitted'), method === 'GET' ? undefined : '{}');
       expectDocumented(method, path, res);
       if (res.json().error.code === 'PERMISSION_DENIED') {
-        const documented = Object.values(op.responses[403]!.content!['application/json']!.examples!).map((e) => e.value as { error: { code: string; details?: unknown } });
-        expect(documented.find((e) => e.error.code === 'PERMISSION_DENIED')!.error.details, `${method} ${path}`).toEqual(res.json().error.details);
+        const documented = Object.values(op.responses[403]!.content!['application/json']!.examples!).map(
+          (e) => e.value as { error: { code: string; details?: unknown } },
+        );
+        expect(
+          documented.find((e) => e.error.code === 'PERMISSION_DENIED')!.error.details,
+          `${method} ${path}`,
+        ).toEqual(res.json().error.details);
       }
     }
   });
@@ -208,12 +274,20 @@ describe('what the routes answer is what /docs says', () => {
     for (const { method, path, op } of ops.filter((o) => o.method !== 'GET')) {
       expectDocumented(method, path, await call(method, path, headers(op, 'valid'), 'qr_code=1', 'text/plain'));
       expectDocumented(method, path, await call(method, path, headers(op, 'valid'), '{"qr_code":'));
-      expectDocumented(method, path, await call(method, path, headers(op, 'valid'), JSON.stringify({ x: 'y'.repeat(1024 * 1024) })));
+      expectDocumented(
+        method,
+        path,
+        await call(method, path, headers(op, 'valid'), JSON.stringify({ x: 'y'.repeat(1024 * 1024) })),
+      );
     }
     const listings = ops.filter((o) => o.op.parameters?.some((p) => p.in === 'query' && p.name === 'limit'));
     expect(listings.length).toBeGreaterThanOrEqual(6);
     for (const { method, path, op } of listings) {
-      const res = await box.app.inject({ method: 'GET', url: `${fill(path)}?limit=abc`, headers: headers(op, 'valid') });
+      const res = await box.app.inject({
+        method: 'GET',
+        url: `${fill(path)}?limit=abc`,
+        headers: headers(op, 'valid'),
+      });
       expect(res.statusCode, `${method} ${path}`).toBe(400);
       expectDocumented(method, path, res);
     }
@@ -223,7 +297,12 @@ describe('what the routes answer is what /docs says', () => {
     const local = await createTestBox();
     local.importOrders([makeOrder({ prefix: 'RO' })]);
     local.db.sqlite.pragma('query_only = ON');
-    const refused = await local.app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': local.keys.checkin }, payload: { qr_code: 'RO-1' } });
+    const refused = await local.app.inject({
+      method: 'POST',
+      url: '/api/v1/api-qrcode-checkin',
+      headers: { 'x-api-key': local.keys.checkin },
+      payload: { qr_code: 'RO-1' },
+    });
     const health = await local.app.inject({ method: 'GET', url: '/health' });
     await local.close();
     expect([refused.statusCode, health.statusCode]).toEqual([503, 503]);
@@ -237,7 +316,9 @@ describe('what the routes answer is what /docs says', () => {
     expect(docs).toEqual(spec);
     const ui = await fetch(`${address}/docs/static/index.html`);
     expect(ui.status).toBe(200);
-    const alias = await fetch(`${address}/v1/api-vouchers?marcar_sincronizado=false`, { headers: { 'x-api-key': box.keys.vouchers } });
+    const alias = await fetch(`${address}/v1/api-vouchers?marcar_sincronizado=false`, {
+      headers: { 'x-api-key': box.keys.vouchers },
+    });
     expect([alias.status, ((await alias.json()) as { success: boolean }).success]).toEqual([200, true]);
   });
 });

@@ -23,10 +23,19 @@ describe('a database that cannot be written', () => {
     box.importOrders([makeOrder({ prefix: 'RO', people: 2 })]);
     box.db.sqlite.pragma('query_only = ON');
     const refused = await checkin(box, { qr_code: 'RO-1' });
-    expect(refused).toEqual({ status: 503, body: { success: false, error: { code: 'SERVICE_UNAVAILABLE', message: CANNOT_RECORD, details: { motivo: 'SQLITE_READONLY' } } } });
+    expect(refused).toEqual({
+      status: 503,
+      body: {
+        success: false,
+        error: { code: 'SERVICE_UNAVAILABLE', message: CANNOT_RECORD, details: { motivo: 'SQLITE_READONLY' } },
+      },
+    });
     // A batch too: the whole request, not 1,000 INTERNAL_ERRORs.
     expect((await checkin(box, { qr_code: 'RO-1,RO-2' })).status).toBe(503);
-    expect(await health()).toMatchObject({ status: 503, body: { error: { code: 'SERVICE_UNAVAILABLE', details: { banco: 'sem_gravacao', motivo: 'SQLITE_READONLY' } } } });
+    expect(await health()).toMatchObject({
+      status: 503,
+      body: { error: { code: 'SERVICE_UNAVAILABLE', details: { banco: 'sem_gravacao', motivo: 'SQLITE_READONLY' } } },
+    });
     box.db.sqlite.pragma('query_only = OFF');
     box.clock.advance(2000);
     await new Promise((r) => setTimeout(r, 1100)); // the probe runs at most once a second
@@ -41,12 +50,20 @@ describe('a database that cannot be written', () => {
     const events = count('select count(*) from events');
     // Fill the event log's pages up to a database size limit, as a full disk would stop it.
     s.pragma(`max_page_count = ${(s.pragma('page_count', { simple: true }) as number) + 4}`);
-    const insert = s.prepare("insert into events (tenant_id, occurred_at, action, mode, code, result, source) values (?, '2026-01-01T00:00:00Z', 'checkin', 'qr', 'filler', 'filler', 'test')");
-    expect(() => { for (;;) insert.run(box.tenantId); }).toThrow(/full/);
+    const insert = s.prepare(
+      "insert into events (tenant_id, occurred_at, action, mode, code, result, source) values (?, '2026-01-01T00:00:00Z', 'checkin', 'qr', 'filler', 'filler', 'test')",
+    );
+    expect(() => {
+      for (;;) insert.run(box.tenantId);
+    }).toThrow(/full/);
     const filled = count('select count(*) from events');
     expect(filled).toBeGreaterThan(events);
     const refused = await checkin(box, { qr_code: 'FULL-1' });
-    expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([503, 'SERVICE_UNAVAILABLE', { motivo: 'SQLITE_FULL' }]);
+    expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([
+      503,
+      'SERVICE_UNAVAILABLE',
+      { motivo: 'SQLITE_FULL' },
+    ]);
     expect((await checkin(box, { qr_code: 'NOBODY' })).status).toBe(503);
     expect(s.prepare("select checkin_em from people where qr_code = 'FULL-1'").pluck().get()).toBeNull();
     expect(count('select count(*) from events')).toBe(filled);
@@ -58,8 +75,19 @@ describe('a database that cannot be written', () => {
 
   it('says it in the log once per change of state, not once per check-in', () => {
     const lines: string[] = [];
-    const log = { error: (_o: object, m: string) => void lines.push(`error:${m}`), info: (_o: object, m: string) => void lines.push(`info:${m}`) };
-    const storage = createStorageHealth({ sqlite: { memory: true, name: ':memory:', prepare: () => ({ run: () => undefined }), exec: () => undefined } as never, log });
+    const log = {
+      error: (_o: object, m: string) => void lines.push(`error:${m}`),
+      info: (_o: object, m: string) => void lines.push(`info:${m}`),
+    };
+    const storage = createStorageHealth({
+      sqlite: {
+        memory: true,
+        name: ':memory:',
+        prepare: () => ({ run: () => undefined }),
+        exec: () => undefined,
+      } as never,
+      log,
+    });
     const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
     for (let i = 0; i < 5; i++) expect(storage.record(full)).toBe(true);
     expect(storage.record(new Error('other'))).toBe(false);

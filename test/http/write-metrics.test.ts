@@ -21,7 +21,8 @@ afterEach(async () => {
   cleanup = undefined;
 });
 
-const value = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}"()|.+]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+const value = (text: string, series: string) =>
+  Number(new RegExp(`^${series.replace(/[{}"()|.+]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
 const scrapeBox = async (b: TestBox) => (await b.app.inject({ method: 'GET', url: '/metrics' })).body;
 
 it('after N concurrent check-ins on a real file: fewer or as many commits and fsyncs as check-ins, all units counted, times above zero', async () => {
@@ -65,8 +66,15 @@ it('shows the units queued per priority while a commit’s fsync is held, and a 
   };
   db.sqlite.exec('create table t (v integer not null)');
   const held: { resolve: () => void; reject: (e: Error) => void }[] = [];
-  const writes = createWriteQueue(db.sqlite, { fsyncWal: () => new Promise<void>((resolve, reject) => held.push({ resolve, reject })) });
-  const metrics = createMetrics({ db: { sqlite: db.sqlite, kysely: db.kysely, writes, statement: db.statement, close: () => undefined } satisfies Db, clock: createFixedClock(TZ, '2026-11-21T13:00:00.000Z'), gates: () => undefined, sync: undefined });
+  const writes = createWriteQueue(db.sqlite, {
+    fsyncWal: () => new Promise<void>((resolve, reject) => held.push({ resolve, reject })),
+  });
+  const metrics = createMetrics({
+    db: { sqlite: db.sqlite, kysely: db.kysely, writes, statement: db.statement, close: () => undefined } satisfies Db,
+    clock: createFixedClock(TZ, '2026-11-21T13:00:00.000Z'),
+    gates: () => undefined,
+    sync: undefined,
+  });
   const insert = () => void db.sqlite.prepare('insert into t (v) values (1)').run();
   const tick = () => new Promise((r) => setImmediate(r));
 

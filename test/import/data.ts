@@ -18,7 +18,14 @@ export function combo(over: Partial<ComboInput> = {}): ComboInput {
     destaque: false,
     max_por_pedido: null,
     itens: [
-      { tipo_ingresso_id: 'tipo-1', tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Adulto', categoria_lote_id: 'cat-1', quantidade: 2, preco_unitario: 100 },
+      {
+        tipo_ingresso_id: 'tipo-1',
+        tipo_ingresso_nome: 'Passaporte Dia',
+        lote_nome: 'Adulto',
+        categoria_lote_id: 'cat-1',
+        quantidade: 2,
+        preco_unitario: 100,
+      },
     ],
     ...over,
   };
@@ -29,16 +36,27 @@ export function availability(comboId = COMBO_ID, dates = ['2026-11-21', '2026-11
     combo_id: comboId,
     dates: dates.map((date) => ({
       date,
-      items_availability: [{ tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Adulto', quantidade_necessaria: 2, estoque_disponivel: 40 }],
+      items_availability: [
+        { tipo_ingresso_nome: 'Passaporte Dia', lote_nome: 'Adulto', quantidade_necessaria: 2, estoque_disponivel: 40 },
+      ],
     })),
   };
 }
 
 export function client(n: number): ClienteRecordInput {
-  return { id: `cli-${n}`, nome: `Cliente ${n}`, sobrenome: 'Teste', email: `c${n}@example.com`, cpf: '12345678909', created_at: '2026-11-01T12:00:00.000Z' };
+  return {
+    id: `cli-${n}`,
+    nome: `Cliente ${n}`,
+    sobrenome: 'Teste',
+    email: `c${n}@example.com`,
+    cpf: '12345678909',
+    created_at: '2026-11-01T12:00:00.000Z',
+  };
 }
 
 /** `n` paid orders for 2026-11-21 with distinct numbers and QRs: `${tag}-<i>-1`, `${tag}-<i>-2`. */
 export function orders(n: number, tag = 'QA') {
-  return Array.from({ length: n }, (_, i) => makeOrder({ numero: `20261121-${String(i + 1).padStart(4, '0')}`, prefix: `${tag}-${i + 1}` }));
+  return Array.from({ length: n }, (_, i) =>
+    makeOrder({ numero: `20261121-${String(i + 1).padStart(4, '0')}`, prefix: `${tag}-${i + 1}` }),
+  );
 }

@@ -16,10 +16,15 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 function contents(): string {
   const db = openData(dir);
   try {
-    const tables = db.sqlite.prepare(`select name from sqlite_schema where type = 'table' order by name`).pluck().all() as string[];
+    const tables = db.sqlite
+      .prepare(`select name from sqlite_schema where type = 'table' order by name`)
+      .pluck()
+      .all() as string[];
     const hash = crypto.createHash('sha256');
     for (const t of tables) {
-      const rows = (db.sqlite.prepare(`select * from "${t}"`).raw().all() as unknown[][]).map((r) => JSON.stringify(r)).sort();
+      const rows = (db.sqlite.prepare(`select * from "${t}"`).raw().all() as unknown[][])
+        .map((r) => JSON.stringify(r))
+        .sort();
       hash.update(`${t}\n${rows.join('\n')}\n`);
     }
     return hash.digest('hex');
@@ -32,11 +37,25 @@ const body = (stdout: string) => stdout.split('\n').slice(1).join('\n');
 
 describe('gate import --dry-run', () => {
   it('reports what the import would do, writes nothing, and the real run then reports the same', async () => {
-    expect((await gate(dir, ['import', '--tenant', 'parque', writeImportFile(dir, { pedidos: orders(2), clientes: [client(1)] }, 'first.json')])).code).toBe(0);
+    expect(
+      (
+        await gate(dir, [
+          'import',
+          '--tenant',
+          'parque',
+          writeImportFile(dir, { pedidos: orders(2), clientes: [client(1)] }, 'first.json'),
+        ])
+      ).code,
+    ).toBe(0);
     // Two orders already there (one of them now cancelled), three new; a new combo and its dates.
     const pedidos = orders(5);
     pedidos[0] = { ...pedidos[0]!, status: 'cancelado' };
-    const file = writeImportFile(dir, { pedidos, combos: [combo()], disponibilidade: [availability()], clientes: [client(1), client(2)] });
+    const file = writeImportFile(dir, {
+      pedidos,
+      combos: [combo()],
+      disponibilidade: [availability()],
+      clientes: [client(1), client(2)],
+    });
     const before = contents();
 
     const dry = await gate(dir, ['import', '--dry-run', '--tenant', 'parque', file]);
@@ -59,20 +78,30 @@ describe('gate import --dry-run', () => {
 
     // Once imported, a dry run of the same file says it would only update.
     const again = await gate(dir, ['import', '--dry-run', '--tenant', 'parque', file]);
-    expect(body(again.stdout)).toBe('  combos: 0 criados, 1 atualizado\n  disponibilidade: 1 combo, 2 datas\n  clientes: 0 criados, 2 atualizados\n  pedidos: 0 criados, 5 atualizados\n');
+    expect(body(again.stdout)).toBe(
+      '  combos: 0 criados, 1 atualizado\n  disponibilidade: 1 combo, 2 datas\n  clientes: 0 criados, 2 atualizados\n  pedidos: 0 criados, 5 atualizados\n',
+    );
   });
 
   it('lists the rejections with their reasons, exits 1 and writes nothing', async () => {
     const pedidos = orders(3);
     pedidos[2]!.lotes[0]!.data_uso = '2026-02-30';
     const before = contents();
-    const res = await gate(dir, ['import', '--dry-run', '--tenant', 'parque', writeImportFile(dir, { pedidos, disponibilidade: [availability('combo-x')] })]);
+    const res = await gate(dir, [
+      'import',
+      '--dry-run',
+      '--tenant',
+      'parque',
+      writeImportFile(dir, { pedidos, disponibilidade: [availability('combo-x')] }),
+    ]);
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
     expect(res.stderr).toContain('gate import --dry-run: 2 erros em');
     expect(res.stderr).toContain('a importação seria recusada e nada seria gravado');
     expect(res.stderr).toContain('  pedidos[2].lotes[0].data_uso: data inexistente');
-    expect(res.stderr).toContain('  disponibilidade[0].combo_id: combo combo-x desconhecido (não está no arquivo nem no banco)');
+    expect(res.stderr).toContain(
+      '  disponibilidade[0].combo_id: combo combo-x desconhecido (não está no arquivo nem no banco)',
+    );
     expect(contents()).toBe(before);
   });
 });

@@ -26,7 +26,8 @@ it('the example import file imports cleanly into a fresh tenant, and the box ser
       '  clientes: 3 criados, 0 atualizados\n' +
       '  pedidos: 4 criados, 0 atualizados\n',
   );
-  const key = async (permissions: string) => (await gate(dir, ['keys', 'create', '--tenant', 'parque-exemplo', '--permissions', permissions])).stdout.trim();
+  const key = async (permissions: string) =>
+    (await gate(dir, ['keys', 'create', '--tenant', 'parque-exemplo', '--permissions', permissions])).stdout.trim();
   const checkinKey = await key('vouchers:checkin,vouchers:read');
   const combosKey = await key('integration:combos:read');
 
@@ -34,7 +35,13 @@ it('the example import file imports cleanly into a fresh tenant, and the box ser
   try {
     // The morning of the example's use date in São Paulo.
     const { app } = await assembleBox({ db, clock: createFixedClock(TZ, '2026-12-05T13:00:00.000Z'), logger: false });
-    const checkin = (qr_code: string) => app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': checkinKey }, payload: { qr_code, terminal: 'catraca-1' } });
+    const checkin = (qr_code: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/v1/api-qrcode-checkin',
+        headers: { 'x-api-key': checkinKey },
+        payload: { qr_code, terminal: 'catraca-1' },
+      });
 
     expect((await checkin('EX0001A1')).statusCode).toBe(200);
     expect((await checkin('AD202612050001')).statusCode).toBe(200);
@@ -44,7 +51,11 @@ it('the example import file imports cleanly into a fresh tenant, and the box ser
     const cancelled = await checkin('EX2001A1');
     expect(cancelled.json().error.code).toBe('TICKET_CANCELLED');
 
-    const stock = await app.inject({ method: 'GET', url: '/api/integration/combos/combo-familia/availability?date_from=2026-12-05&date_to=2026-12-06', headers: { 'x-integration-key': combosKey } });
+    const stock = await app.inject({
+      method: 'GET',
+      url: '/api/integration/combos/combo-familia/availability?date_from=2026-12-05&date_to=2026-12-06',
+      headers: { 'x-integration-key': combosKey },
+    });
     expect(stock.statusCode).toBe(200);
     expect(stock.json().data.dates).toHaveLength(2);
     await app.close();

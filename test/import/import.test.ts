@@ -22,7 +22,8 @@ async function serveData() {
   const db = openData(dir);
   const { app } = await assembleBox({ db, clock: createFixedClock(TZ, '2026-11-21T13:00:00.000Z'), logger: false });
   await app.ready();
-  const key = async (permissions: string) => (await gate(dir, ['keys', 'create', '--tenant', 'parque', '--permissions', permissions])).stdout.trim();
+  const key = async (permissions: string) =>
+    (await gate(dir, ['keys', 'create', '--tenant', 'parque', '--permissions', permissions])).stdout.trim();
   return {
     db,
     app,
@@ -36,7 +37,12 @@ async function serveData() {
 
 describe('gate import', () => {
   it('imports orders, combos, availability and clients, which the box then serves', async () => {
-    const res = await importFile({ pedidos: orders(3), combos: [combo()], disponibilidade: [availability()], clientes: [client(1), client(2)] });
+    const res = await importFile({
+      pedidos: orders(3),
+      combos: [combo()],
+      disponibilidade: [availability()],
+      clientes: [client(1), client(2)],
+    });
 
     expect(res.code).toBe(0);
     expect(res.stdout).toContain('tenant parque:\n');
@@ -48,15 +54,32 @@ describe('gate import', () => {
     const box = await serveData();
     try {
       const checkinKey = await box.key('vouchers:checkin,vouchers:read');
-      const checkin = await box.app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': checkinKey }, payload: { qr_code: 'QA-2-1' } });
+      const checkin = await box.app.inject({
+        method: 'POST',
+        url: '/api/v1/api-qrcode-checkin',
+        headers: { 'x-api-key': checkinKey },
+        payload: { qr_code: 'QA-2-1' },
+      });
       expect(checkin.statusCode).toBe(200);
       expect(checkin.json().data.pedido.numero_pedido).toBe('20261121-0002');
 
-      const vouchers = await box.app.inject({ method: 'GET', url: '/api/v1/api-vouchers?marcar_sincronizado=false', headers: { 'x-api-key': checkinKey } });
-      expect(vouchers.json().data.pedidos.map((p: { numero_pedido: string }) => p.numero_pedido)).toEqual(['20261121-0001', '20261121-0002', '20261121-0003']);
+      const vouchers = await box.app.inject({
+        method: 'GET',
+        url: '/api/v1/api-vouchers?marcar_sincronizado=false',
+        headers: { 'x-api-key': checkinKey },
+      });
+      expect(vouchers.json().data.pedidos.map((p: { numero_pedido: string }) => p.numero_pedido)).toEqual([
+        '20261121-0001',
+        '20261121-0002',
+        '20261121-0003',
+      ]);
 
       const combosKey = await box.key('integration:combos:read');
-      const stock = await box.app.inject({ method: 'GET', url: '/api/integration/combos/combo-casal/availability?date_from=2026-11-21&date_to=2026-11-22', headers: { 'x-integration-key': combosKey } });
+      const stock = await box.app.inject({
+        method: 'GET',
+        url: '/api/integration/combos/combo-casal/availability?date_from=2026-11-21&date_to=2026-11-22',
+        headers: { 'x-integration-key': combosKey },
+      });
       expect(stock.statusCode).toBe(200);
       expect(stock.json().data.dates).toHaveLength(2);
       expect(count(box.db, 'clients')).toBe(2);
@@ -71,7 +94,12 @@ describe('gate import', () => {
     const box = await serveData();
     try {
       const key = await box.key('vouchers:checkin');
-      const first = await box.app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': key }, payload: { qr_code: 'QA-1-1' } });
+      const first = await box.app.inject({
+        method: 'POST',
+        url: '/api/v1/api-qrcode-checkin',
+        headers: { 'x-api-key': key },
+        payload: { qr_code: 'QA-1-1' },
+      });
       expect(first.statusCode).toBe(200);
 
       const again = await importFile(file);
@@ -80,9 +108,20 @@ describe('gate import', () => {
       expect(again.stdout).toContain('pedidos: 0 criados, 2 atualizados');
       expect(again.stdout).toContain('combos: 0 criados, 1 atualizado');
       expect(again.stdout).toContain('clientes: 0 criados, 1 atualizado');
-      expect([count(box.db, 'orders'), count(box.db, 'people'), count(box.db, 'combos'), count(box.db, 'combo_stock'), count(box.db, 'clients')]).toEqual([2, 4, 1, 2, 1]);
+      expect([
+        count(box.db, 'orders'),
+        count(box.db, 'people'),
+        count(box.db, 'combos'),
+        count(box.db, 'combo_stock'),
+        count(box.db, 'clients'),
+      ]).toEqual([2, 4, 1, 2, 1]);
 
-      const second = await box.app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': key }, payload: { qr_code: 'QA-1-1' } });
+      const second = await box.app.inject({
+        method: 'POST',
+        url: '/api/v1/api-qrcode-checkin',
+        headers: { 'x-api-key': key },
+        payload: { qr_code: 'QA-1-1' },
+      });
       expect(second.statusCode).toBe(409);
       expect(second.json().error.code).toBe('TICKET_ALREADY_USED');
     } finally {
@@ -97,7 +136,13 @@ describe('gate import', () => {
     try {
       const key = await box.key('vouchers:read');
       const list = async () =>
-        (await box.app.inject({ method: 'GET', url: '/api/v1/api-vouchers?sincronizado=false', headers: { 'x-api-key': key } })).json().data.pedidos as { status: string }[];
+        (
+          await box.app.inject({
+            method: 'GET',
+            url: '/api/v1/api-vouchers?sincronizado=false',
+            headers: { 'x-api-key': key },
+          })
+        ).json().data.pedidos as { status: string }[];
       expect((await list()).map((p) => p.status)).toEqual(['pago']);
       expect(await list()).toEqual([]);
 

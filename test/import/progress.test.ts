@@ -8,7 +8,12 @@ describe('progress bar', () => {
   it('redraws in place at most ten times a second and ends the line when done', () => {
     let now = 0;
     const out = new Capture();
-    const bar = createProgressBar(out, 'gravando', 10 * 1024 * 1024, createClock('UTC', () => new Date(now)));
+    const bar = createProgressBar(
+      out,
+      'gravando',
+      10 * 1024 * 1024,
+      createClock('UTC', () => new Date(now)),
+    );
     for (let i = 1; i <= 2000; i++) {
       now = i; // one update per millisecond for two seconds
       bar.update(i * 5000, i);

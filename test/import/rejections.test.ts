@@ -19,7 +19,13 @@ function written() {
   const db = openData(dir);
   try {
     const tenant = db.sqlite.prepare("select count(*) as n from tenants where slug = 'parque'").get() as { n: number };
-    return { tenant: tenant.n, orders: count(db, 'orders'), people: count(db, 'people'), combos: count(db, 'combos'), clients: count(db, 'clients') };
+    return {
+      tenant: tenant.n,
+      orders: count(db, 'orders'),
+      people: count(db, 'people'),
+      combos: count(db, 'combos'),
+      clients: count(db, 'clients'),
+    };
   } finally {
     db.close();
   }
@@ -56,7 +62,9 @@ describe('gate import refuses a bad file and writes nothing', () => {
     const res = await importFile({ pedidos: [a, b] });
 
     expect(res.code).toBe(1);
-    expect(res.stderr).toContain('pedidos[1].lotes[0].dados[1].qr_code: qr_code A-2 repetido no arquivo (já em pedidos[0])');
+    expect(res.stderr).toContain(
+      'pedidos[1].lotes[0].dados[1].qr_code: qr_code A-2 repetido no arquivo (já em pedidos[0])',
+    );
     expect(written()).toEqual(NOTHING);
   });
 
@@ -65,13 +73,18 @@ describe('gate import refuses a bad file and writes nothing', () => {
     const res = await importFile({ pedidos: [makeOrder({ numero: '20261121-0009', prefix: 'A' })] });
 
     expect(res.code).toBe(1);
-    expect(res.stderr).toContain('pedidos[0].lotes[0].dados[0].qr_code: qr_code A-1 já pertence ao pedido 20261121-0001');
+    expect(res.stderr).toContain(
+      'pedidos[0].lotes[0].dados[0].qr_code: qr_code A-1 já pertence ao pedido 20261121-0001',
+    );
     expect(written()).toMatchObject({ orders: 1, people: 2 });
   });
 
   it('refuses a repeated order number, an unknown combo and an unknown key, all in one report', async () => {
     const res = await importFile({
-      pedidos: [makeOrder({ numero: '20261121-0001', prefix: 'A' }), makeOrder({ numero: '20261121-0001', prefix: 'B' })],
+      pedidos: [
+        makeOrder({ numero: '20261121-0001', prefix: 'A' }),
+        makeOrder({ numero: '20261121-0001', prefix: 'B' }),
+      ],
       disponibilidade: [availability('combo-que-nao-existe')],
       clientes: [client(1), client(2), client(1)],
       pedido: [],
@@ -80,7 +93,9 @@ describe('gate import refuses a bad file and writes nothing', () => {
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('gate import: 4 erros');
     expect(res.stderr).toMatch(/clientes\[2\]\.id: cliente \S+ repetido no arquivo \(já em clientes\[0\]\)/);
-    expect(res.stderr).toContain('pedidos[1].numero_pedido: pedido 20261121-0001 repetido no arquivo (já em pedidos[0])');
+    expect(res.stderr).toContain(
+      'pedidos[1].numero_pedido: pedido 20261121-0001 repetido no arquivo (já em pedidos[0])',
+    );
     expect(res.stderr).toContain('disponibilidade[0].combo_id: combo combo-que-nao-existe desconhecido');
     expect(res.stderr).toContain('pedido: chave desconhecida');
     expect(written()).toEqual(NOTHING);
@@ -101,14 +116,18 @@ describe('gate import refuses a bad file and writes nothing', () => {
     const good = JSON.stringify({ pedidos: orders(2) }, null, 2);
     // Drop the comma that ends the line of the second order's status.
     const lines = good.split('\n');
-    const at = lines.findIndex((l, i) => i > lines.findIndex((x) => x.includes('"20261121-0002"')) && l.includes('"status"'));
+    const at = lines.findIndex(
+      (l, i) => i > lines.findIndex((x) => x.includes('"20261121-0002"')) && l.includes('"status"'),
+    );
     lines[at] = lines[at]!.replace(/,$/, '');
     const res = await importFile(lines.join('\n'));
 
     expect(res.code).toBe(1);
     // The parser stops at the next key, on the following line, after its indentation.
     const column = lines[at + 1]!.indexOf('"') + 1;
-    expect(res.stderr).toContain(`JSON malformado na linha ${at + 2}, coluna ${column} (byte ${Buffer.byteLength(lines.slice(0, at + 1).join('\n')) + 1 + column - 1}): esperava ','`);
+    expect(res.stderr).toContain(
+      `JSON malformado na linha ${at + 2}, coluna ${column} (byte ${Buffer.byteLength(lines.slice(0, at + 1).join('\n')) + 1 + column - 1}): esperava ','`,
+    );
     expect(written()).toEqual(NOTHING);
   });
 

@@ -19,7 +19,9 @@ describe('shared code does not import feature folders', () => {
     ['src/clock.ts', "import { syncSummary } from './sync/sync.repo.js';"],
     ['migrations/0099_example.ts', "import { ensureTenant } from '../src/tenants/tenants.repo.js';"],
   ])('%s: %s is refused', async (file, code) => {
-    expect(await restricted(file, `${code}\nexport {};\n`)).toEqual([expect.stringMatching(/must not import a feature folder/)]);
+    expect(await restricted(file, `${code}\nexport {};\n`)).toEqual([
+      expect.stringMatching(/must not import a feature folder/),
+    ]);
   });
 
   it.each([

@@ -13,19 +13,41 @@ describe('money', () => {
 
   it('computes the five steps of pagamento.valores (rule 3)', () => {
     // 200 gross, 20 promotion, 5% pix discount on 180 = 9, nothing refunded.
-    expect(paymentTotals({ totalBruto: 20000, descontoPromocao: 2000, descontoPagamento: 900, acrescimoPagamento: 0, valorEstornado: 0 })).toEqual({
+    expect(
+      paymentTotals({
+        totalBruto: 20000,
+        descontoPromocao: 2000,
+        descontoPagamento: 900,
+        acrescimoPagamento: 0,
+        valorEstornado: 0,
+      }),
+    ).toEqual({
       subtotal: 18000,
       totalDesconto: 2900,
       totalPago: 17100,
     });
     // A card surcharge adds; total_desconto goes down by it.
-    expect(paymentTotals({ totalBruto: 10000, descontoPromocao: 0, descontoPagamento: 0, acrescimoPagamento: 499, valorEstornado: 0 })).toEqual({
+    expect(
+      paymentTotals({
+        totalBruto: 10000,
+        descontoPromocao: 0,
+        descontoPagamento: 0,
+        acrescimoPagamento: 499,
+        valorEstornado: 0,
+      }),
+    ).toEqual({
       subtotal: 10000,
       totalDesconto: -499,
       totalPago: 10499,
     });
     // A partial refund: total_pago + valor_estornado is the original total.
-    const refunded = paymentTotals({ totalBruto: 10000, descontoPromocao: 0, descontoPagamento: 0, acrescimoPagamento: 0, valorEstornado: 2500 });
+    const refunded = paymentTotals({
+      totalBruto: 10000,
+      descontoPromocao: 0,
+      descontoPagamento: 0,
+      acrescimoPagamento: 0,
+      valorEstornado: 2500,
+    });
     expect(refunded.totalPago + 2500).toBe(10000);
   });
 });
@@ -39,9 +61,17 @@ describe('order schema', () => {
 
   it('rejects a discount and a surcharge together (rule 1), naming the path', () => {
     const adj = { nome: null, forma: 'pix', percentual: 5, valor: 5 };
-    const res = pedidoSchema.safeParse(withValores({ total_bruto: 100, desconto_pagamento: adj, acrescimo_pagamento: { ...adj, forma: 'cartao_credito_3x' } }));
+    const res = pedidoSchema.safeParse(
+      withValores({
+        total_bruto: 100,
+        desconto_pagamento: adj,
+        acrescimo_pagamento: { ...adj, forma: 'cartao_credito_3x' },
+      }),
+    );
     expect(res.success).toBe(false);
-    expect(describeIssues(res.error!, ['pedidos', 4])).toEqual(['pedidos[4].pagamento.valores.acrescimo_pagamento: desconto_pagamento e acrescimo_pagamento são mutuamente exclusivos']);
+    expect(describeIssues(res.error!, ['pedidos', 4])).toEqual([
+      'pedidos[4].pagamento.valores.acrescimo_pagamento: desconto_pagamento e acrescimo_pagamento são mutuamente exclusivos',
+    ]);
   });
 
   it('rejects derived totals that do not follow the rules', () => {

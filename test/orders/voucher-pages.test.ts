@@ -12,7 +12,11 @@ let box: TestBox;
 let pages: VoucherPages | undefined;
 beforeEach(async () => {
   box = await createTestBox();
-  box.importOrders(Array.from({ length: 12 }, (_, i) => makeOrder({ numero: `20261120-${String(i + 1).padStart(4, '0')}`, people: 3 })));
+  box.importOrders(
+    Array.from({ length: 12 }, (_, i) =>
+      makeOrder({ numero: `20261120-${String(i + 1).padStart(4, '0')}`, people: 3 }),
+    ),
+  );
 });
 afterEach(async () => {
   await pages?.close();
@@ -20,7 +24,8 @@ afterEach(async () => {
   await box.close();
 });
 
-const orderIds = () => (box.db.sqlite.prepare('select id from orders order by id').all() as { id: number }[]).map((r) => r.id);
+const orderIds = () =>
+  (box.db.sqlite.prepare('select id from orders order by id').all() as { id: number }[]).map((r) => r.id);
 const apiKeyId = () => (box.db.sqlite.prepare("select id from api_keys where name = 'erp'").get() as { id: number }).id;
 
 describe('voucher pages made off the event loop', () => {
@@ -53,8 +58,21 @@ describe('voucher pages made off the event loop', () => {
 
   it('run at the bulk work’s lower CPU priority, in their own thread', async () => {
     pages = createVoucherPages(box.db.sqlite.name, createByteSlots(1, 1024 * 1024));
-    await pages.find({ tenantId: box.tenantId, apiKeyId: apiKeyId(), limit: 10, offset: 0, order_by: 'created_at', order: 'asc' });
-    const nice = (task: string) => Number(fs.readFileSync(`/proc/self/task/${task}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[16]);
+    await pages.find({
+      tenantId: box.tenantId,
+      apiKeyId: apiKeyId(),
+      limit: 10,
+      offset: 0,
+      order_by: 'created_at',
+      order: 'asc',
+    });
+    const nice = (task: string) =>
+      Number(
+        fs
+          .readFileSync(`/proc/self/task/${task}/stat`, 'utf8')
+          .replace(/^.*\) /, '')
+          .split(' ')[16],
+      );
     const niceValues = fs.readdirSync('/proc/self/task').map(nice);
     expect(nice(String(process.pid))).toBe(0);
     expect(niceValues).toContain(19);
@@ -63,12 +81,20 @@ describe('voucher pages made off the event loop', () => {
 
 describe('listing with marking', () => {
   it('never hands the same new order to two calls of one key made at once', async () => {
-    const list = () => box.app.inject({ method: 'GET', url: '/api/v1/api-vouchers?sincronizado=false&limit=5', headers: { 'x-api-key': box.keys.vouchers } });
+    const list = () =>
+      box.app.inject({
+        method: 'GET',
+        url: '/api/v1/api-vouchers?sincronizado=false&limit=5',
+        headers: { 'x-api-key': box.keys.vouchers },
+      });
     const answers = await Promise.all([list(), list(), list()]);
-    const numbers = answers.map((a) => (a.json().data.pedidos as { numero_pedido: string }[]).map((p) => p.numero_pedido));
+    const numbers = answers.map((a) =>
+      (a.json().data.pedidos as { numero_pedido: string }[]).map((p) => p.numero_pedido),
+    );
     expect(numbers.map((n) => n.length).sort()).toEqual([2, 5, 5]);
     expect(new Set(numbers.flat()).size).toBe(12);
     // Each page shows the marks its own call made.
-    for (const a of answers) for (const p of a.json().data.pedidos as { sincronizado: boolean }[]) expect(p.sincronizado).toBe(true);
+    for (const a of answers)
+      for (const p of a.json().data.pedidos as { sincronizado: boolean }[]) expect(p.sincronizado).toBe(true);
   });
 });

@@ -25,12 +25,21 @@ let dir: string;
 const ids: Record<string, number> = {};
 
 const run = (opts: Partial<ArchiveOptions> = {}) =>
-  archiveOldEvents(db.sqlite, box.clock, { days: 90, dir, lockFile: path.join(box.dir, 'archive.lock'), pauseMs: 1, ...opts });
+  archiveOldEvents(db.sqlite, box.clock, {
+    days: 90,
+    dir,
+    lockFile: path.join(box.dir, 'archive.lock'),
+    pauseMs: 1,
+    ...opts,
+  });
 
 const liveIds = (table: string, tenantId = box.tenantId) =>
   box.db.sqlite.prepare(`SELECT id FROM ${table} WHERE tenant_id = ? ORDER BY id`).pluck().all(tenantId) as number[];
 const eventIdOf = (code: string, action = 'checkin') =>
-  box.db.sqlite.prepare('SELECT id FROM events WHERE code = ? AND action = ? ORDER BY id DESC LIMIT 1').pluck().get(code, action) as number;
+  box.db.sqlite
+    .prepare('SELECT id FROM events WHERE code = ? AND action = ? ORDER BY id DESC LIMIT 1')
+    .pluck()
+    .get(code, action) as number;
 
 /** Every archive file of `dir`, read as a user would. */
 function archived(table: string, column = 'id'): number[] {
@@ -45,7 +54,10 @@ function archived(table: string, column = 'id'): number[] {
 
 /** Each event id of the tenants exactly once across the live table and every archive file. */
 function expectEachOnce(table: 'events' | 'lane_events', expected: number[]) {
-  const all = [...(box.db.sqlite.prepare(`SELECT id FROM ${table}`).pluck().all() as number[]), ...archived(table)].sort((x, y) => x - y);
+  const all = [
+    ...(box.db.sqlite.prepare(`SELECT id FROM ${table}`).pluck().all() as number[]),
+    ...archived(table),
+  ].sort((x, y) => x - y);
   expect(all).toEqual([...expected].sort((x, y) => x - y));
 }
 
@@ -56,12 +68,17 @@ beforeEach(async () => {
     makeOrder({ numero: '20260610-0001', prefix: 'VELHO', dataUso: OLD_DAY, people: 8 }),
     makeOrder({ numero: '20261121-0001', prefix: 'HOJE', dataUso: TODAY, people: 2 }),
   ]);
-  box.importOrders([makeOrder({ numero: '20260610-0002', prefix: 'OUTRO', dataUso: OLD_DAY, people: 2 })], box.otherTenantId);
+  box.importOrders(
+    [makeOrder({ numero: '20260610-0002', prefix: 'OUTRO', dataUso: OLD_DAY, people: 2 })],
+    box.otherTenantId,
+  );
   // An old day at the gate: check-ins, a reversal, a refusal; the other tenant (no cloud) too.
-  for (let i = 1; i <= 6; i++) expect((await checkin(box, { qr_code: `VELHO-${i}`, terminal: 'catraca-1' })).status).toBe(200);
+  for (let i = 1; i <= 6; i++)
+    expect((await checkin(box, { qr_code: `VELHO-${i}`, terminal: 'catraca-1' })).status).toBe(200);
   expect((await reverse(box, { qr_code: 'VELHO-6' })).status).toBe(200);
   expect((await checkin(box, { qr_code: 'NAO-EXISTE' })).status).toBe(404);
-  for (const code of ['OUTRO-1', 'OUTRO-2']) expect((await checkin(box, { qr_code: code }, box.keys.otherTenant)).status).toBe(200);
+  for (const code of ['OUTRO-1', 'OUTRO-2'])
+    expect((await checkin(box, { qr_code: code }, box.keys.otherTenant)).status).toBe(200);
 
   // The cloud's answers, through the sync worker's own outbox: accepted, a conflict, one never answered,
   // one answered only recently (after a long outage).
@@ -81,12 +98,26 @@ beforeEach(async () => {
   ids['VELHO-7'] = eventIdOf('VELHO-7');
 
   // The central office read the log (marks), the lanes logged an alarm that a supervisor acknowledged.
-  expect((await box.app.inject({ url: '/api/local/eventos?limit=1000', headers: { 'x-api-key': box.keys.all } })).statusCode).toBe(200);
-  const lanes = createLaneEventLog({ db: box.db, tenantId: box.tenantId, log: { error() {}, warn() {}, info() {} } as never });
+  expect(
+    (await box.app.inject({ url: '/api/local/eventos?limit=1000', headers: { 'x-api-key': box.keys.all } })).statusCode,
+  ).toBe(200);
+  const lanes = createLaneEventLog({
+    db: box.db,
+    tenantId: box.tenantId,
+    log: { error() {}, warn() {}, info() {} } as never,
+  });
   await lanes.append({ lane: 'entrada-1', kind: 'carona', at: OLD });
   await lanes.append({ lane: 'entrada-1', kind: 'passagem', at: OLD, code: 'VELHO-1' });
-  const op = await createOperator(box.db.sqlite, { tenantId: box.tenantId, nome: 'Sofia', papel: 'supervisor', segredo: '4321', nowIso: OLD });
-  box.db.sqlite.prepare('INSERT INTO alarm_acks (lane_event_id, operator_id, acked_at) VALUES (?, ?, ?)').run(liveIds('lane_events')[0], op.id, OLD);
+  const op = await createOperator(box.db.sqlite, {
+    tenantId: box.tenantId,
+    nome: 'Sofia',
+    papel: 'supervisor',
+    segredo: '4321',
+    nowIso: OLD,
+  });
+  box.db.sqlite
+    .prepare('INSERT INTO alarm_acks (lane_event_id, operator_id, acked_at) VALUES (?, ?, ?)')
+    .run(liveIds('lane_events')[0], op.id, OLD);
 
   // Today.
   box.clock.set(NOW);
@@ -127,18 +158,28 @@ describe('gate archive policy', () => {
     // What moved came with the rows pointing at it; the live tables keep no reference to a moved row.
     const a = new Database(file, { readonly: true });
     expect(a.prepare('SELECT event_id, resultado FROM sync_push ORDER BY event_id').all()).toEqual(
-      [ids['VELHO-1'], ids['VELHO-2'], ids['VELHO-3'], ids['VELHO-6'], ids.estorno].map((id) => ({ event_id: id, resultado: id === ids['VELHO-3'] ? 'ja_utilizado_na_nuvem' : 'aceito' })),
+      [ids['VELHO-1'], ids['VELHO-2'], ids['VELHO-3'], ids['VELHO-6'], ids.estorno].map((id) => ({
+        event_id: id,
+        resultado: id === ids['VELHO-3'] ? 'ja_utilizado_na_nuvem' : 'aceito',
+      })),
     );
     expect(a.prepare('SELECT count(*) FROM event_marks').pluck().get()).toBeGreaterThan(0);
     expect(a.prepare('SELECT count(*) FROM alarm_acks').pluck().get()).toBe(1);
-    expect(a.prepare("SELECT slug FROM tenants WHERE id = ?").pluck().get(box.tenantId)).toBe('parque');
+    expect(a.prepare('SELECT slug FROM tenants WHERE id = ?').pluck().get(box.tenantId)).toBe('parque');
     expect(a.prepare('SELECT code FROM events WHERE id = ?').pluck().get(ids['VELHO-1'])).toBe('VELHO-1');
     expect(a.pragma('integrity_check', { simple: true })).toBe('ok');
     a.close();
     expect(box.db.sqlite.pragma('foreign_key_check')).toEqual([]);
-    expect(box.db.sqlite.prepare('SELECT count(*) FROM sync_push WHERE event_id NOT IN (SELECT id FROM events)').pluck().get()).toBe(0);
+    expect(
+      box.db.sqlite
+        .prepare('SELECT count(*) FROM sync_push WHERE event_id NOT IN (SELECT id FROM events)')
+        .pluck()
+        .get(),
+    ).toBe(0);
     expect(box.db.sqlite.prepare('SELECT count(*) FROM retention_moving').pluck().get()).toBe(0);
-    expect(box.db.sqlite.prepare('SELECT finished_at, events, lane_events FROM retention_runs').all()).toEqual([{ finished_at: NOW, events: 7, lane_events: 2 }]);
+    expect(box.db.sqlite.prepare('SELECT finished_at, events, lane_events FROM retention_runs').all()).toEqual([
+      { finished_at: NOW, events: 7, lane_events: 2 },
+    ]);
   });
 
   it('a second run moves nothing new and doubles nothing; an event the cloud settles later moves on a later run', async () => {
@@ -151,14 +192,18 @@ describe('gate archive policy', () => {
     expectEachOnce('events', allEvents);
 
     // The cloud answers VELHO-4 long ago (say the answer was recorded by a box whose clock was right then).
-    createOutboxRepo(box.db, box.tenantId).settle(ids['VELHO-4']!, { resultado: 'aceito', code: null, message: null, at: null }, '2026-06-11T10:00:00.000Z');
+    createOutboxRepo(box.db, box.tenantId).settle(
+      ids['VELHO-4']!,
+      { resultado: 'aceito', code: null, message: null, at: null },
+      '2026-06-11T10:00:00.000Z',
+    );
     const later = await run();
     expect(later.runs[0]).toMatchObject({ events: 1, laneEvents: 0, file: path.join(dir, `events-${TODAY}.sqlite`) });
     expect(archived('events')).toEqual([...before, ids['VELHO-4']!].sort((a, b) => a - b));
     expectEachOnce('events', allEvents);
   });
 
-  it("a settled check-in stays while a later event of its QR waits in the outbox (a reversal is sent only if its check-in was accepted)", async () => {
+  it('a settled check-in stays while a later event of its QR waits in the outbox (a reversal is sent only if its check-in was accepted)', async () => {
     box.clock.set(OLD);
     expect((await reverse(box, { qr_code: 'VELHO-2' })).status).toBe(200);
     createOutboxRepo(box.db, box.tenantId).enqueue(1000);
@@ -185,14 +230,25 @@ describe('gate archive policy', () => {
   it('a crash after the archive is written and before the deletes: the next run, a day later, finishes it in the same file, each event once', async () => {
     const allEvents = box.db.sqlite.prepare('SELECT id FROM events').pluck().all() as number[];
     const allLane = box.db.sqlite.prepare('SELECT id FROM lane_events').pluck().all() as number[];
-    await expect(run({ afterCopy: () => { throw new Error('queda de energia'); } })).rejects.toThrow('queda de energia');
+    await expect(
+      run({
+        afterCopy: () => {
+          throw new Error('queda de energia');
+        },
+      }),
+    ).rejects.toThrow('queda de energia');
     // Everything is still live, and in the archive too: nothing was lost.
     expect(box.db.sqlite.prepare('SELECT count(*) FROM events').pluck().get()).toBe(allEvents.length);
     expect(archived('events')).toHaveLength(7);
 
     box.clock.set('2026-11-22T13:00:00.000Z');
     const result = await run();
-    expect(result.runs[0]).toMatchObject({ resumed: true, file: path.join(dir, `events-${TODAY}.sqlite`), events: 7, laneEvents: 2 });
+    expect(result.runs[0]).toMatchObject({
+      resumed: true,
+      file: path.join(dir, `events-${TODAY}.sqlite`),
+      events: 7,
+      laneEvents: 2,
+    });
     expect(fs.readdirSync(dir).filter((f) => f.endsWith('.sqlite'))).toEqual([`events-${TODAY}.sqlite`]);
     expectEachOnce('events', allEvents);
     expectEachOnce('lane_events', allLane);
@@ -202,7 +258,10 @@ describe('gate archive policy', () => {
     const allEvents = box.db.sqlite.prepare('SELECT id FROM events').pluck().all() as number[];
     const key = box.db.sqlite.prepare("SELECT id FROM api_keys WHERE name = 'erp'").pluck().get() as number;
     await run({
-      afterCopy: () => void box.db.sqlite.prepare('INSERT INTO event_marks (api_key_id, event_id, sincronizado_em) VALUES (?, ?, ?)').run(key, ids['VELHO-1'], NOW),
+      afterCopy: () =>
+        void box.db.sqlite
+          .prepare('INSERT INTO event_marks (api_key_id, event_id, sincronizado_em) VALUES (?, ?, ?)')
+          .run(key, ids['VELHO-1'], NOW),
     });
     expect(liveIds('events')).toContain(ids['VELHO-1']);
     expectEachOnce('events', allEvents);
@@ -221,24 +280,41 @@ describe('the live tables after archiving', () => {
     // Not even the marker table lets a delete through for a row it does not list.
     box.db.sqlite.transaction(() => {
       box.db.sqlite.prepare("INSERT INTO retention_moving (tbl, id) VALUES ('events', ?)").run(ids.hoje);
-      expect(() => box.db.sqlite.prepare('DELETE FROM events WHERE id = ?').run(ids['VELHO-4'])).toThrow('events are append-only');
+      expect(() => box.db.sqlite.prepare('DELETE FROM events WHERE id = ?').run(ids['VELHO-4'])).toThrow(
+        'events are append-only',
+      );
       box.db.sqlite.prepare('DELETE FROM retention_moving').run();
     })();
   });
 
   it('/api/local/eventos and the console report work on what stays', async () => {
     await run();
-    const res = await box.app.inject({ url: '/api/local/eventos?limit=1000&marcar_sincronizado=false', headers: { 'x-api-key': box.keys.all } });
+    const res = await box.app.inject({
+      url: '/api/local/eventos?limit=1000&marcar_sincronizado=false',
+      headers: { 'x-api-key': box.keys.all },
+    });
     expect(res.statusCode).toBe(200);
-    expect(res.json().data.eventos.map((e: { id: number }) => e.id)).toEqual([ids['VELHO-4'], ids['VELHO-5'], ids['VELHO-7'], ids.hoje]);
+    expect(res.json().data.eventos.map((e: { id: number }) => e.id)).toEqual([
+      ids['VELHO-4'],
+      ids['VELHO-5'],
+      ids['VELHO-7'],
+      ids.hoje,
+    ]);
     const conflicts = await box.app.inject({ url: '/api/local/conflicts', headers: { 'x-api-key': box.keys.all } });
     expect(conflicts.statusCode).toBe(200);
-    const signIn = await box.app.inject({ method: 'POST', url: '/api/console/entrar', payload: { nome: 'Sofia', segredo: '4321', tenant: 'parque' } });
+    const signIn = await box.app.inject({
+      method: 'POST',
+      url: '/api/console/entrar',
+      payload: { nome: 'Sofia', segredo: '4321', tenant: 'parque' },
+    });
     const cookie = String(signIn.headers['set-cookie']).split(';')[0]!;
     const report = await box.app.inject({ url: `/api/console/relatorio?data=${TODAY}`, headers: { cookie } });
     expect(report.statusCode).toBe(200);
     expect(report.json().data.total_entradas).toBe(1);
     // The old day's report counts only what is still live: the three check-ins waiting on the cloud.
-    expect((await box.app.inject({ url: `/api/console/relatorio?data=${OLD_DAY}`, headers: { cookie } })).json().data.total_entradas).toBe(3);
+    expect(
+      (await box.app.inject({ url: `/api/console/relatorio?data=${OLD_DAY}`, headers: { cookie } })).json().data
+        .total_entradas,
+    ).toBe(3);
   });
 });

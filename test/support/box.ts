@@ -28,7 +28,14 @@ export interface TestBoxOptions {
   /** Gate lanes on the box's check-in service (tenant `parque`), as main.ts starts them from GATE_CONFIG. */
   /** How often a console stream is pinged and its session re-checked (the box's default: 15 s). */
   consolePingMs?: number;
-  lanes?: (box: { db: Db; clock: Clock; checkin: CheckinService; tenantId: number; storage: StorageHealth; onGrant: LaneServices['onGrant'] }) => GatesInfo;
+  lanes?: (box: {
+    db: Db;
+    clock: Clock;
+    checkin: CheckinService;
+    tenantId: number;
+    storage: StorageHealth;
+    onGrant: LaneServices['onGrant'];
+  }) => GatesInfo;
 }
 
 export async function createTestBox(opts: TestBoxOptions = {}) {
@@ -44,7 +51,8 @@ export async function createTestBox(opts: TestBoxOptions = {}) {
   const nowIso = clock.nowIso();
   const tenantId = ensureTenant(db, 'parque', nowIso, 'Parque Teste');
   const otherTenantId = ensureTenant(db, 'outro', nowIso, 'Outro Parque');
-  const key = (permissions: string[], name: string, tenant = tenantId) => createApiKey(db, { tenantId: tenant, name, permissions, nowIso }).key;
+  const key = (permissions: string[], name: string, tenant = tenantId) =>
+    createApiKey(db, { tenantId: tenant, name, permissions, nowIso }).key;
   const keys = {
     checkin: key(['vouchers:checkin'], 'catraca-1'),
     checkinPlain: key(['checkin'], 'catraca-2'),
@@ -54,14 +62,26 @@ export async function createTestBox(opts: TestBoxOptions = {}) {
     clientes: key(['clientes:read'], 'crm'),
     combos: key(['integration:combos:read'], 'loja'),
     none: key(['clientes:read'], 'sem-checkin'),
-    otherTenant: key(['vouchers:checkin', 'vouchers:read', 'clientes:read', 'integration:combos:read'], 'outro', otherTenantId),
+    otherTenant: key(
+      ['vouchers:checkin', 'vouchers:read', 'clientes:read', 'integration:combos:read'],
+      'outro',
+      otherTenantId,
+    ),
   };
-  const lanes = opts.lanes && ((services: LaneServices) => {
-    const started = opts.lanes!({ db, clock, tenantId, ...services });
-    closers.push('pistas', () => started.gates.close());
-    return started;
+  const lanes =
+    opts.lanes &&
+    ((services: LaneServices) => {
+      const started = opts.lanes!({ db, clock, tenantId, ...services });
+      closers.push('pistas', () => started.gates.close());
+      return started;
+    });
+  const { app, checkin, gates } = await assembleBox({
+    db,
+    clock,
+    logger: false,
+    lanes,
+    consolePingMs: opts.consolePingMs,
   });
-  const { app, checkin, gates } = await assembleBox({ db, clock, logger: false, lanes, consolePingMs: opts.consolePingMs });
   closers.push('http', () => app.close());
   await app.ready();
 

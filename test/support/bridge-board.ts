@@ -131,7 +131,9 @@ export async function startBridgeBoard(devicePath: string): Promise<BridgeBoard>
   }
 
   const matcher = (what: EventMatch, value?: number) =>
-    typeof what === 'function' ? what : (e: BoardEvent) => e.what === what && (value === undefined || e.value === value);
+    typeof what === 'function'
+      ? what
+      : (e: BoardEvent) => e.what === what && (value === undefined || e.value === value);
 
   function waitFor(what: EventMatch, value?: number, { since = 0, timeoutMs = DEFAULT_TIMEOUT_MS }: WaitOptions = {}) {
     const test = matcher(what, value);
@@ -153,7 +155,10 @@ export async function startBridgeBoard(devicePath: string): Promise<BridgeBoard>
       const label = typeof what === 'string' ? `${what}${value === undefined ? '' : ` ${value}`}` : 'a matching event';
       const timer = setTimeout(() => {
         waiters = waiters.filter((w) => w !== waiter);
-        const tail = events.slice(-15).map((e) => e.line).join('\n');
+        const tail = events
+          .slice(-15)
+          .map((e) => e.line)
+          .join('\n');
         reject(new Error(`no "${label}" from the board within ${timeoutMs} ms; last lines:\n${tail}`));
       }, timeoutMs);
       waiters.push(waiter);

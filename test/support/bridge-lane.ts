@@ -49,7 +49,8 @@ export async function startBridgeLaneRig(): Promise<BridgeLaneRig> {
       scannerPty,
       bridgePty,
       board,
-      lanes: ({ db, clock, checkin, tenantId, onGrant }) => startLanes({ config, db, clock, checkin, tenantId, log: silentLog, onGrant }),
+      lanes: ({ db, clock, checkin, tenantId, onGrant }) =>
+        startLanes({ config, db, clock, checkin, tenantId, log: silentLog, onGrant }),
       close,
     };
   } catch (error) {

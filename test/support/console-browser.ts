@@ -13,11 +13,23 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const RESULTS_DIR = path.join(ROOT, 'test-results', 'console');
 export const DOCS_IMG_DIR = path.join(ROOT, 'docs', 'img');
 
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 export function launchBrowser(): Promise<Browser> {
-  if (!fs.existsSync(path.join(ROOT, 'dist', 'console', 'app.js'))) throw new Error('dist/console/app.js is missing: run `npm run build` first');
-  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  if (!fs.existsSync(path.join(ROOT, 'dist', 'console', 'app.js')))
+    throw new Error('dist/console/app.js is missing: run `npm run build` first');
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
 }
 
 /** Operators every console box has: name and secret (what they type at the sign-in screen). */
@@ -88,8 +100,17 @@ export const PORTRAIT = { width: 800, height: 1280 };
  * A fresh context (no cookies, no storage) at the park's time zone, on the console's page;
  * `initScript` runs in the page before the console's own code.
  */
-export async function openConsole(browser: Browser, cb: ConsoleBox, opts: { hash?: string; initScript?: () => void } = {}): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: LANDSCAPE, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo', acceptDownloads: true });
+export async function openConsole(
+  browser: Browser,
+  cb: ConsoleBox,
+  opts: { hash?: string; initScript?: () => void } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    viewport: LANDSCAPE,
+    locale: 'pt-BR',
+    timezoneId: 'America/Sao_Paulo',
+    acceptDownloads: true,
+  });
   context.setDefaultTimeout(10_000);
   if (opts.initScript) await context.addInitScript(opts.initScript);
   const page = await context.newPage();
@@ -107,7 +128,11 @@ export interface SignInAnswer {
  * Fills and sends the sign-in form; when the box answers that it needs the park (a box with more
  * than one tenant), fills the park field that appears and sends again.
  */
-export async function trySignIn(page: Page, who: { nome: string; segredo: string }, estacao = 'balcao-1'): Promise<SignInAnswer> {
+export async function trySignIn(
+  page: Page,
+  who: { nome: string; segredo: string },
+  estacao = 'balcao-1',
+): Promise<SignInAnswer> {
   const send = async (): Promise<SignInAnswer> => {
     const answer = page.waitForResponse((r) => r.url().endsWith('/api/console/entrar'));
     await page.getByRole('button', { name: 'Entrar' }).click();
@@ -136,13 +161,19 @@ export async function signIn(page: Page, who: { nome: string; segredo: string },
 }
 
 /** The console's own session, as its code sees it: for calling the API from the page like it does. */
-export async function apiFromPage(page: Page, method: 'GET' | 'POST', url: string, body?: unknown): Promise<{ status: number; json: any }> {
+export async function apiFromPage(
+  page: Page,
+  method: 'GET' | 'POST',
+  url: string,
+  body?: unknown,
+): Promise<{ status: number; json: any }> {
   return page.evaluate(
     async ({ method, url, body }) => {
       const session = (await fetch('/api/console/sessao').then((r) => r.json())) as { data?: { csrf?: string } };
       const res = await fetch(url, {
         method,
-        headers: method === 'POST' ? { 'content-type': 'application/json', 'x-csrf-token': session.data?.csrf ?? '' } : {},
+        headers:
+          method === 'POST' ? { 'content-type': 'application/json', 'x-csrf-token': session.data?.csrf ?? '' } : {},
         body: method === 'POST' ? JSON.stringify(body ?? {}) : null,
       });
       return { status: res.status, json: await res.json().catch(() => null) };
@@ -160,12 +191,20 @@ const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-c
  */
 export async function seriousA11yViolations(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE_SOURCE);
-  const violations: { id: string; impact: string | null; nodes: { target: unknown[] }[] }[] = await page.evaluate(async () => {
-    const axe = (globalThis as any).axe;
-    const r = await axe.run((globalThis as any).document, { resultTypes: ['violations'] });
-    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n: any) => ({ target: n.target })) }));
-  });
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+  const violations: { id: string; impact: string | null; nodes: { target: unknown[] }[] }[] = await page.evaluate(
+    async () => {
+      const axe = (globalThis as any).axe;
+      const r = await axe.run((globalThis as any).document, { resultTypes: ['violations'] });
+      return r.violations.map((v: any) => ({
+        id: v.id,
+        impact: v.impact,
+        nodes: v.nodes.map((n: any) => ({ target: n.target })),
+      }));
+    },
+  );
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
 }
 
 /** Visible controls smaller than a 44×44 px touch target, as "tag \"label\" width×height". */
@@ -196,7 +235,10 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   for (const size of [LANDSCAPE, PORTRAIT]) {
     await page.setViewportSize(size);
-    await page.screenshot({ path: path.join(RESULTS_DIR, `${name}-${size.width}x${size.height}.png`), fullPage: false });
+    await page.screenshot({
+      path: path.join(RESULTS_DIR, `${name}-${size.width}x${size.height}.png`),
+      fullPage: false,
+    });
   }
   await page.setViewportSize(LANDSCAPE);
 }

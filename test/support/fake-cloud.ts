@@ -5,7 +5,12 @@ import { assembleBox } from '../../src/box.js';
 import { clienteRecordSchema, type ClienteRecordInput } from '../../src/clients/client.schemas.js';
 import { upsertClient } from '../../src/clients/clients.repo.js';
 import type { Clock } from '../../src/clock.js';
-import { availabilitySchema, comboSchema, type ComboAvailabilityInput, type ComboInput } from '../../src/combos/combo.schemas.js';
+import {
+  availabilitySchema,
+  comboSchema,
+  type ComboAvailabilityInput,
+  type ComboInput,
+} from '../../src/combos/combo.schemas.js';
 import { upsertAvailability, upsertCombo } from '../../src/combos/combos.repo.js';
 import { migrateToLatest, openDatabase } from '../../src/db/open.js';
 import { pedidoSchema, type PedidoInput } from '../../src/orders/order.schemas.js';
@@ -38,7 +43,8 @@ export async function startFakeCloud(opts: { clock: Clock; recordRequests?: bool
   const { sqlite } = db;
   const { clock } = opts;
   const tenantId = ensureTenant(db, 'parque-nuvem', clock.nowIso(), 'Parque na nuvem');
-  const key = (name: string, permissions: string[]) => createApiKey(db, { tenantId, name, permissions, nowIso: clock.nowIso() }).key;
+  const key = (name: string, permissions: string[]) =>
+    createApiKey(db, { tenantId, name, permissions, nowIso: clock.nowIso() }).key;
   const keys = {
     /** The gate's key: what GATE_CLOUD_API_KEY holds. */
     box: key('gate-box', ['vouchers:read', 'vouchers:checkin', 'clientes:read']),
@@ -52,7 +58,10 @@ export async function startFakeCloud(opts: { clock: Clock; recordRequests?: bool
   const { app } = await assembleBox({ db, clock, logger: false });
   const origin = await app.listen({ host: '127.0.0.1', port: 0 });
   let dateSkewMs = 0;
-  const proxy = await startFaultProxy(origin, { record: opts.recordRequests ?? true, date: () => new Date(clock.now().getTime() + dateSkewMs) });
+  const proxy = await startFaultProxy(origin, {
+    record: opts.recordRequests ?? true,
+    date: () => new Date(clock.now().getTime() + dateSkewMs),
+  });
   const orders = new Map<string, PedidoInput>();
 
   const tx = <T>(work: () => T) => sqlite.transaction(work).immediate();
@@ -85,30 +94,58 @@ export async function startFakeCloud(opts: { clock: Clock; recordRequests?: bool
       if (!p) throw new Error(`pedido ${numero} não existe na nuvem de teste`);
       putOrders([{ ...p, status }]);
     },
-    addCombos: (list: ComboInput[]) => tx(() => list.forEach((c) => upsertCombo(db, tenantId, comboSchema.parse(c), clock.nowIso()))),
-    setAvailability: (a: ComboAvailabilityInput) => tx(() => upsertAvailability(db, tenantId, availabilitySchema.parse(a), clock.nowIso())),
-    addClients: (list: ClienteRecordInput[]) => tx(() => list.forEach((c) => upsertClient(db, tenantId, clienteRecordSchema.parse(c), clock.nowIso()))),
+    addCombos: (list: ComboInput[]) =>
+      tx(() => list.forEach((c) => upsertCombo(db, tenantId, comboSchema.parse(c), clock.nowIso()))),
+    setAvailability: (a: ComboAvailabilityInput) =>
+      tx(() => upsertAvailability(db, tenantId, availabilitySchema.parse(a), clock.nowIso())),
+    addClients: (list: ClienteRecordInput[]) =>
+      tx(() => list.forEach((c) => upsertClient(db, tenantId, clienteRecordSchema.parse(c), clock.nowIso()))),
     /** A check-in made at the cloud by another turnstile. */
     async checkinAtCloud(qr: string, terminal = 'catraca-nuvem') {
-      const res = await app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': keys.otherGate }, payload: { qr_code: qr, terminal } });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/v1/api-qrcode-checkin',
+        headers: { 'x-api-key': keys.otherGate },
+        payload: { qr_code: qr, terminal },
+      });
       return { status: res.statusCode, body: res.json() };
     },
     /** Every check-in and reversal the cloud applied, oldest first. */
     applied(): CloudRecord[] {
-      return sqlite.prepare(`select action, qr_code, terminal, operador, key_name, occurred_at from events where result = 'ok' order by id`).all() as CloudRecord[];
+      return sqlite
+        .prepare(
+          `select action, qr_code, terminal, operador, key_name, occurred_at from events where result = 'ok' order by id`,
+        )
+        .all() as CloudRecord[];
     },
     /** How many times each QR was applied per action, e.g. { 'checkin:QR-1': 1 }. */
     appliedCounts(): Map<string, number> {
-      const rows = sqlite.prepare(`select action || ':' || qr_code as k, count(*) as n from events where result = 'ok' group by k`).all() as { k: string; n: number }[];
+      const rows = sqlite
+        .prepare(`select action || ':' || qr_code as k, count(*) as n from events where result = 'ok' group by k`)
+        .all() as { k: string; n: number }[];
       return new Map(rows.map((r) => [r.k, r.n]));
     },
     /** Every answer the cloud gave, refusals included (result is 'ok' or the error code). */
     answers(): { action: string; qr_code: string | null; result: string }[] {
-      return sqlite.prepare('select action, qr_code, result from events order by id').all() as { action: string; qr_code: string | null; result: string }[];
+      return sqlite.prepare('select action, qr_code, result from events order by id').all() as {
+        action: string;
+        qr_code: string | null;
+        result: string;
+      }[];
     },
     person(qr: string) {
-      return sqlite.prepare('select qr_code, checkin_em, checkin_dispositivo, checkin_operador, estornado_em from people where qr_code = ?').get(qr) as
-        | { qr_code: string; checkin_em: string | null; checkin_dispositivo: string | null; checkin_operador: string | null; estornado_em: string | null }
+      return sqlite
+        .prepare(
+          'select qr_code, checkin_em, checkin_dispositivo, checkin_operador, estornado_em from people where qr_code = ?',
+        )
+        .get(qr) as
+        | {
+            qr_code: string;
+            checkin_em: string | null;
+            checkin_dispositivo: string | null;
+            checkin_operador: string | null;
+            estornado_em: string | null;
+          }
         | undefined;
     },
     async close() {

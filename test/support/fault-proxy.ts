@@ -11,7 +11,12 @@ import { Pool } from 'undici';
  * - `slow`: waits `ms`, then forwards (the cloud applies it even if the client gave up meanwhile);
  * - `lose-reply`: forwards, waits for the cloud's whole answer (it committed), then drops the connection.
  */
-export type Fault = { kind: 'hang' } | { kind: 'status'; status: number } | { kind: 'malformed' } | { kind: 'slow'; ms: number } | { kind: 'lose-reply' };
+export type Fault =
+  | { kind: 'hang' }
+  | { kind: 'status'; status: number }
+  | { kind: 'malformed' }
+  | { kind: 'slow'; ms: number }
+  | { kind: 'lose-reply' };
 
 export interface SeenRequest {
   method: string;
@@ -64,7 +69,13 @@ export async function startFaultProxy(target: string, opts: { record?: boolean; 
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks);
     const url = new URL(req.url ?? '/', 'http://proxy');
-    const seen: SeenRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, body: rules.length > 0 || record ? body.toString() : '', fault: null };
+    const seen: SeenRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      body: rules.length > 0 || record ? body.toString() : '',
+      fault: null,
+    };
     if (record) requests.push(seen);
     const rule = rules.find((r) => (r.times === undefined || r.times > 0) && matches(seen, r.match));
     if (rule && rule.times !== undefined) rule.times--;
@@ -77,7 +88,11 @@ export async function startFaultProxy(target: string, opts: { record?: boolean; 
       return;
     }
     if (fault?.kind === 'status') {
-      res.writeHead(fault.status, json).end(JSON.stringify({ success: false, error: { code: 'INTERNAL_ERROR', message: 'Erro interno do servidor.' } }));
+      res
+        .writeHead(fault.status, json)
+        .end(
+          JSON.stringify({ success: false, error: { code: 'INTERNAL_ERROR', message: 'Erro interno do servidor.' } }),
+        );
       return;
     }
     if (fault?.kind === 'malformed') {
@@ -85,15 +100,24 @@ export async function startFaultProxy(target: string, opts: { record?: boolean; 
       return;
     }
     if (fault?.kind === 'slow') await sleep(fault.ms);
-    const headers = Object.fromEntries(FORWARDED.filter((h) => req.headers[h] !== undefined).map((h) => [h, String(req.headers[h])]));
+    const headers = Object.fromEntries(
+      FORWARDED.filter((h) => req.headers[h] !== undefined).map((h) => [h, String(req.headers[h])]),
+    );
     try {
-      const up = await upstream.request({ method: seen.method as 'GET', path: req.url ?? '/', headers, body: body.length > 0 ? body : null });
+      const up = await upstream.request({
+        method: seen.method as 'GET',
+        path: req.url ?? '/',
+        headers,
+        body: body.length > 0 ? body : null,
+      });
       const answer = Buffer.from(await up.body.arrayBuffer());
       if (fault?.kind === 'lose-reply') {
         req.socket.destroy();
         return;
       }
-      res.writeHead(up.statusCode, { 'content-type': String(up.headers['content-type'] ?? 'application/json') }).end(answer);
+      res
+        .writeHead(up.statusCode, { 'content-type': String(up.headers['content-type'] ?? 'application/json') })
+        .end(answer);
     } catch {
       req.socket.destroy();
     }
@@ -104,13 +128,14 @@ export async function startFaultProxy(target: string, opts: { record?: boolean; 
     s.on('close', () => sockets.delete(s));
   });
 
-  const listen = (port: number) => new Promise<number>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
+  const listen = (port: number) =>
+    new Promise<number>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve((server.address() as AddressInfo).port);
+      });
     });
-  });
   const port = await listen(0);
   let up = true;
 

@@ -4,16 +4,18 @@ let seq = 0;
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 /** A paid single-lot order for `data_uso` with `people` tickets; QRs are `${prefix}-1`, `${prefix}-2`, ... */
-export function makeOrder(opts: {
-  numero?: string;
-  dataUso?: string;
-  people?: number;
-  prefix?: string;
-  status?: 'pago' | 'cancelado' | 'reembolsado';
-  tipo?: 'dayuse' | 'evento' | 'dayuse_sem_data' | 'dia_unico';
-  adicionais?: PedidoInput['adicionais'];
-  extraLots?: PedidoInput['lotes'];
-} = {}): PedidoInput {
+export function makeOrder(
+  opts: {
+    numero?: string;
+    dataUso?: string;
+    people?: number;
+    prefix?: string;
+    status?: 'pago' | 'cancelado' | 'reembolsado';
+    tipo?: 'dayuse' | 'evento' | 'dayuse_sem_data' | 'dia_unico';
+    adicionais?: PedidoInput['adicionais'];
+    extraLots?: PedidoInput['lotes'];
+  } = {},
+): PedidoInput {
   seq += 1;
   const numero = opts.numero ?? `20261120-${String(seq).padStart(4, '0')}`;
   const prefix = opts.prefix ?? `QR${numero.replace('-', '')}`;
@@ -44,7 +46,15 @@ export function makeOrder(opts: {
       data_nascimento: '1990-05-01',
       telefone: '11999990000',
       whatsapp: '11999990000',
-      endereco: { cep: '01001000', rua: 'Praça da Sé', numero: '1', complemento: '', bairro: 'Sé', cidade: 'São Paulo', estado: 'SP' },
+      endereco: {
+        cep: '01001000',
+        rua: 'Praça da Sé',
+        numero: '1',
+        complemento: '',
+        bairro: 'Sé',
+        cidade: 'São Paulo',
+        estado: 'SP',
+      },
     },
     lotes: [
       {
@@ -56,7 +66,12 @@ export function makeOrder(opts: {
         tipo_ingresso: opts.tipo ?? 'dayuse',
         data_uso: opts.dataUso ?? '2026-11-21',
         valor_unitario: 100,
-        dados: Array.from({ length: n }, (_, i) => ({ qr_code: `${prefix}-${i + 1}`, Nome: `Pessoa ${i + 1}`, CPF: '', Email: `p${i + 1}@example.com` })),
+        dados: Array.from({ length: n }, (_, i) => ({
+          qr_code: `${prefix}-${i + 1}`,
+          Nome: `Pessoa ${i + 1}`,
+          CPF: '',
+          Email: `p${i + 1}@example.com`,
+        })),
       },
       ...(opts.extraLots ?? []),
     ],

@@ -16,9 +16,16 @@ export function ensureBuilt(): void {
       const p = path.join(dir, e.name);
       return Math.max(m, e.isDirectory() ? newest(p) : fs.statSync(p).mtimeMs);
     }, 0);
-  if (fs.existsSync(built) && fs.statSync(built).mtimeMs >= Math.max(newest(path.join(ROOT, 'src')), newest(path.join(ROOT, 'migrations')))) return;
+  if (
+    fs.existsSync(built) &&
+    fs.statSync(built).mtimeMs >= Math.max(newest(path.join(ROOT, 'src')), newest(path.join(ROOT, 'migrations')))
+  )
+    return;
   // Type errors elsewhere in the tree still emit JavaScript; only a missing CLI is fatal here.
-  spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'ignore' });
+  spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: ROOT,
+    stdio: 'ignore',
+  });
   if (!fs.existsSync(built)) throw new Error('npm run build did not produce dist/src/cli.js');
 }
 

@@ -2,7 +2,12 @@ import type { Log } from '../../src/lib/log.js';
 import { openPortLink } from './port-link.js';
 
 /** A logger that drops everything: the lanes' log is not what these tests and benchmarks look at. */
-export const silentLog: Log = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
+export const silentLog: Log = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  debug: () => undefined,
+};
 
 export interface ScannerSim {
   /** Writes the code and a CR, as a line-mode scanner does; resolves once the bytes are drained. */

@@ -21,7 +21,10 @@ export interface LcusSim {
   close(): Promise<void>;
 }
 
-const hex = (b: Uint8Array) => Buffer.from(b).toString('hex').replace(/(..)(?!$)/g, '$1 ');
+const hex = (b: Uint8Array) =>
+  Buffer.from(b)
+    .toString('hex')
+    .replace(/(..)(?!$)/g, '$1 ');
 
 export async function openLcusSim(path: string): Promise<LcusSim> {
   const port = new SerialPort({ path, baudRate: 9600, autoOpen: false });

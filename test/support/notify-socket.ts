@@ -56,7 +56,9 @@ export async function notifySocket(dir: string, children: ChildProcess[]): Promi
           resolve();
           continue;
         }
-        const fields = Object.fromEntries(line.split('\\n').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+        const fields = Object.fromEntries(
+          line.split('\\n').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+        );
         if (fields.BARRIER === undefined) notices.push({ at: Date.now() - started, fields });
         for (const wake of waiters) wake();
       }
@@ -83,7 +85,8 @@ export async function notifySocket(dir: string, children: ChildProcess[]): Promi
         check();
       });
     },
-    count: (field, value) => notices.filter((n) => n.fields[field] !== undefined && (value === undefined || n.fields[field] === value)).length,
+    count: (field, value) =>
+      notices.filter((n) => n.fields[field] !== undefined && (value === undefined || n.fields[field] === value)).length,
     close: () => child.kill(),
   };
 }

@@ -37,7 +37,8 @@ export interface HarnessOptions {
 
 export async function openOsdpHarness(readers: ReaderOptions[], opts: HarnessOptions = {}): Promise<OsdpHarness> {
   const logged: LogLine[] = [];
-  const at = (level: string) => (obj: object, msg: string) => void logged.push({ at: performance.now(), level, obj, msg });
+  const at = (level: string) => (obj: object, msg: string) =>
+    void logged.push({ at: performance.now(), level, obj, msg });
   const log = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
   const pty = await openPtyPair('osdp');
   const sim = await openOsdpSim(pty.device, readers);
@@ -45,8 +46,21 @@ export async function openOsdpHarness(readers: ReaderOptions[], opts: HarnessOpt
   const link = opts.wrapLink ? opts.wrapLink(raw) : raw;
   const bus = createOsdpBus({ link, log, ...TIMING });
   return {
-    pty, sim, link, bus, logged,
-    config: (address, over = {}) => ({ driver: 'osdp', path: pty.box, baud: 9600, pulseMs: 500, address, output: 0, installMode: false, ...over }),
+    pty,
+    sim,
+    link,
+    bus,
+    logged,
+    config: (address, over = {}) => ({
+      driver: 'osdp',
+      path: pty.box,
+      baud: 9600,
+      pulseMs: 500,
+      address,
+      output: 0,
+      installMode: false,
+      ...over,
+    }),
     async close() {
       await bus.close();
       await raw.close();
@@ -56,7 +70,8 @@ export async function openOsdpHarness(readers: ReaderOptions[], opts: HarnessOpt
   };
 }
 
-export const online = (relay: RelayDriver, timeoutMs = 8000) => waitUntil(() => relay.status().online, timeoutMs, 'PD online');
+export const online = (relay: RelayDriver, timeoutMs = 8000) =>
+  waitUntil(() => relay.status().online, timeoutMs, 'PD online');
 /** One entry per exchange: the CP's resends of a packet show as repeats at the PD. */
 export const exchanges = (r: SimReader) => r.received.filter((c) => !c.repeat && !c.ignored);
 export const polls = (r: SimReader) => exchanges(r).filter((c) => c.code === 0x60).length;
@@ -66,7 +81,8 @@ export function sequenceBreaks(cmds: SimCommand[]): string[] {
   const breaks: string[] = [];
   for (let i = 1; i < cmds.length; i++) {
     const { sequence } = cmds[i]!;
-    if (sequence !== 0 && sequence !== nextOsdpSequence(cmds[i - 1]!.sequence)) breaks.push(`exchange ${i}: ${cmds[i - 1]!.sequence} → ${sequence}`);
+    if (sequence !== 0 && sequence !== nextOsdpSequence(cmds[i - 1]!.sequence))
+      breaks.push(`exchange ${i}: ${cmds[i - 1]!.sequence} → ${sequence}`);
   }
   return breaks;
 }

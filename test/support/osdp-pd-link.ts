@@ -1,7 +1,17 @@
 import { encodeOsdp, OsdpCommand, OsdpReply, type OsdpPacket } from '../../src/gate/osdp-codec.js';
 import { OsdpNakReason } from '../../src/gate/osdp-messages.js';
 import {
-  SCBK_DEFAULT, Scs, computeMac, cpCryptogram, decryptData, deriveSessionKeys, encryptData, initialRmac, newRandom, pdCryptogram, sameBytes,
+  SCBK_DEFAULT,
+  Scs,
+  computeMac,
+  cpCryptogram,
+  decryptData,
+  deriveSessionKeys,
+  encryptData,
+  initialRmac,
+  newRandom,
+  pdCryptogram,
+  sameBytes,
   type SessionKeys,
 } from '../../src/gate/osdp-secure.js';
 
@@ -76,8 +86,21 @@ export function createPdLink(address: number, security: PdSecurity, act: (p: Osd
   const deactivate = () => void (session = null);
   const active = () => session?.active === true;
 
-  function respond(cmdCode: number, sequence: number, reply: Reply, scb: OsdpPacket['scb'] = null): { bytes: Uint8Array; repeat: boolean } {
-    const packet: OsdpPacket = { address, reply: true, sequence, useCrc: true, code: reply.code, data: reply.data, scb };
+  function respond(
+    cmdCode: number,
+    sequence: number,
+    reply: Reply,
+    scb: OsdpPacket['scb'] = null,
+  ): { bytes: Uint8Array; repeat: boolean } {
+    const packet: OsdpPacket = {
+      address,
+      reply: true,
+      sequence,
+      useCrc: true,
+      code: reply.code,
+      data: reply.data,
+      scb,
+    };
     let sign: ((signed: Uint8Array) => Uint8Array) | undefined;
     if (!scb && active()) {
       const s = session!;
@@ -132,10 +155,22 @@ export function createPdLink(address: number, security: PdSecurity, act: (p: Osd
       const cpRandom = data.slice();
       const pdRandom = newRandom();
       const keys = deriveSessionKeys(key, cpRandom);
-      session = { keys, cpRandom, pdRandom, useDefault, active: false, cMac: new Uint8Array(16), rMac: new Uint8Array(16), lastGoodAt: performance.now() };
+      session = {
+        keys,
+        cpRandom,
+        pdRandom,
+        useDefault,
+        active: false,
+        cMac: new Uint8Array(16),
+        rMac: new Uint8Array(16),
+        lastGoodAt: performance.now(),
+      };
       const uid = new Uint8Array(8);
       const body = Uint8Array.from([...uid, ...pdRandom, ...pdCryptogram(keys, cpRandom, pdRandom)]);
-      return { reply: { code: OsdpReply.CCRYPT, data: body }, scb: { type: Scs.CCRYPT, data: Uint8Array.of(useDefault ? 0 : 1) } };
+      return {
+        reply: { code: OsdpReply.CCRYPT, data: body },
+        scb: { type: Scs.CCRYPT, data: Uint8Array.of(useDefault ? 0 : 1) },
+      };
     }
     // SCRYPT
     if (data.length !== 16) return { reply: nak(OsdpNakReason.COMMAND_LENGTH), scb: null };
@@ -146,7 +181,10 @@ export function createPdLink(address: number, security: PdSecurity, act: (p: Osd
     s.rMac = initialRmac(s.keys, data);
     s.active = true;
     s.lastGoodAt = performance.now();
-    return { reply: { code: OsdpReply.RMAC_I, data: s.rMac.slice() }, scb: { type: Scs.RMAC_I, data: Uint8Array.of(1) } };
+    return {
+      reply: { code: OsdpReply.RMAC_I, data: s.rMac.slice() },
+      scb: { type: Scs.RMAC_I, data: Uint8Array.of(1) },
+    };
   }
 
   return {
@@ -167,7 +205,11 @@ export function createPdLink(address: number, security: PdSecurity, act: (p: Osd
       if (own !== p.sequence) return respond(p.code, own, nak(OsdpNakReason.SEQUENCE));
       const opened = unwrap(p);
       if ('nak' in opened) return respond(p.code, own, nak(opened.nak));
-      if (security.enforceSecure && !active() && ![OsdpCommand.ID, OsdpCommand.CAP, OsdpCommand.CHLNG, OsdpCommand.SCRYPT].includes(p.code as never)) {
+      if (
+        security.enforceSecure &&
+        !active() &&
+        ![OsdpCommand.ID, OsdpCommand.CAP, OsdpCommand.CHLNG, OsdpCommand.SCRYPT].includes(p.code as never)
+      ) {
         return respond(p.code, own, nak(OsdpNakReason.SC_CONDITIONS));
       }
       if (active()) session!.lastGoodAt = performance.now();
@@ -180,7 +222,8 @@ export function createPdLink(address: number, security: PdSecurity, act: (p: Osd
       }
       if (p.code === OsdpCommand.KEYSET) {
         const d = opened.data;
-        if (d.length !== 18 || d[0] !== 1 || d[1] !== 16) return respond(p.code, own, nak(OsdpNakReason.COMMAND_LENGTH));
+        if (d.length !== 18 || d[0] !== 1 || d[1] !== 16)
+          return respond(p.code, own, nak(OsdpNakReason.COMMAND_LENGTH));
         if (!active()) return respond(p.code, own, nak(OsdpNakReason.SC_CONDITIONS));
         pendingKey = d.slice(2);
         return respond(p.code, own, { code: OsdpReply.ACK, data: new Uint8Array(0) });

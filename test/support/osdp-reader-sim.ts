@@ -1,10 +1,28 @@
 import { SerialPort } from 'serialport';
-import { OsdpCommand, OsdpReply, createOsdpStreamReader, decodeOsdp, osdpCrc16, type OsdpPacket } from '../../src/gate/osdp-codec.js';
+import {
+  OsdpCommand,
+  OsdpReply,
+  createOsdpStreamReader,
+  decodeOsdp,
+  osdpCrc16,
+  type OsdpPacket,
+} from '../../src/gate/osdp-codec.js';
 import { Scs } from '../../src/gate/osdp-secure.js';
 import { createPdLink, type PdSecurity, type Reply } from './osdp-pd-link.js';
 import {
-  OsdpNakReason, OutControlCode, parseBuz, parseLed, parseOut, pdCapData, pdIdData, rawData,
-  type BuzzerControl, type LedCommand, type OutControl, type PdCapability, type PdId,
+  OsdpNakReason,
+  OutControlCode,
+  parseBuz,
+  parseLed,
+  parseOut,
+  pdCapData,
+  pdIdData,
+  rawData,
+  type BuzzerControl,
+  type LedCommand,
+  type OutControl,
+  type PdCapability,
+  type PdId,
 } from '../../src/gate/osdp-messages.js';
 
 /**
@@ -127,10 +145,23 @@ function createReader(opts: ReaderOptions, send: (bytes: Uint8Array) => void) {
   const id = opts.id ?? { vendor: 0x0a0b0c, model: 7, version: 1, serial: 1000 + address, firmware: '2.1.0' };
   const capable = opts.secureCapable ?? true;
   const caps = opts.caps ?? (capable ? [...DEFAULT_CAPS, SECURE_CAP] : DEFAULT_CAPS);
-  const security: PdSecurity = { scbk: opts.scbk ?? null, installMode: opts.installMode ?? false, enforceSecure: opts.enforceSecure ?? false, capable };
+  const security: PdSecurity = {
+    scbk: opts.scbk ?? null,
+    installMode: opts.installMode ?? false,
+    enforceSecure: opts.enforceSecure ?? false,
+    capable,
+  };
   const events: Event[] = [];
   const naks = new Map<number, number>();
-  const outputs = new Map<number, { permanent: boolean; temp: { on: boolean; timer: ReturnType<typeof setTimeout> } | null; changes: OutputChange[]; on: boolean }>();
+  const outputs = new Map<
+    number,
+    {
+      permanent: boolean;
+      temp: { on: boolean; timer: ReturnType<typeof setTimeout> } | null;
+      changes: OutputChange[];
+      on: boolean;
+    }
+  >();
   let raws = 0;
   let held: Uint8Array | null = null;
   let spoil: Spoil = {};
@@ -156,10 +187,20 @@ function createReader(opts: ReaderOptions, send: (bytes: Uint8Array) => void) {
       o.temp = null;
     };
     switch (c.control) {
-      case OutControlCode.PERMANENT_OFF_ABORT_TIMED: abort(); o.permanent = false; break;
-      case OutControlCode.PERMANENT_ON_ABORT_TIMED: abort(); o.permanent = true; break;
-      case OutControlCode.PERMANENT_OFF_AFTER_TIMED: o.permanent = false; break;
-      case OutControlCode.PERMANENT_ON_AFTER_TIMED: o.permanent = true; break;
+      case OutControlCode.PERMANENT_OFF_ABORT_TIMED:
+        abort();
+        o.permanent = false;
+        break;
+      case OutControlCode.PERMANENT_ON_ABORT_TIMED:
+        abort();
+        o.permanent = true;
+        break;
+      case OutControlCode.PERMANENT_OFF_AFTER_TIMED:
+        o.permanent = false;
+        break;
+      case OutControlCode.PERMANENT_ON_AFTER_TIMED:
+        o.permanent = true;
+        break;
       case OutControlCode.TEMPORARY_ON:
       case OutControlCode.TEMPORARY_OFF: {
         abort();
@@ -229,9 +270,18 @@ function createReader(opts: ReaderOptions, send: (bytes: Uint8Array) => void) {
   function transmit(bytes: Uint8Array): void {
     const sent = decodeOsdp(bytes);
     if (sent.ok) {
-      sim.sent.push({ code: sent.packet.code, sequence: sent.packet.sequence, at: performance.now(), scs: sent.packet.scb?.type ?? null });
+      sim.sent.push({
+        code: sent.packet.code,
+        sequence: sent.packet.sequence,
+        at: performance.now(),
+        scs: sent.packet.scb?.type ?? null,
+      });
       if (sent.packet.code === OsdpReply.RAW) raws++;
-      if (cutAfter && cutAfter.sequence === sent.packet.sequence && (cutAfter.code ?? sent.packet.code) === sent.packet.code) {
+      if (
+        cutAfter &&
+        cutAfter.sequence === sent.packet.sequence &&
+        (cutAfter.code ?? sent.packet.code) === sent.packet.code
+      ) {
         if (--cutAfter.times <= 0) cutAfter = null;
         queueMicrotask(() => sim.powerCut());
       }
@@ -286,7 +336,11 @@ function createReader(opts: ReaderOptions, send: (bytes: Uint8Array) => void) {
     powerCutAfterReply: (sequence: number, code?: number, times = 1) => void (cutAfter = { sequence, code, times }),
     scan(code: string, s: Spoil = {}) {
       const bytes = new TextEncoder().encode(code).subarray(0, READER_MAX_CARD_BYTES);
-      events.push({ code: OsdpReply.RAW, data: rawData({ reader: 0, format: 0, bitCount: bytes.length * 8, data: bytes }), ...s });
+      events.push({
+        code: OsdpReply.RAW,
+        data: rawData({ reader: 0, format: 0, bitCount: bytes.length * 8, data: bytes }),
+        ...s,
+      });
     },
     keypad(keys: string) {
       events.push({ code: OsdpReply.KEYPAD, data: Uint8Array.from([0, keys.length, ...Buffer.from(keys, 'latin1')]) });
@@ -294,8 +348,14 @@ function createReader(opts: ReaderOptions, send: (bytes: Uint8Array) => void) {
     garbled: () => link.garbled(),
     handle(p: OsdpPacket) {
       const seen: SimCommand = {
-        code: p.code, sequence: p.sequence, data: p.data, at: performance.now(), repeat: false, ignored: sim.silent,
-        secure: (p.scb?.type ?? 0) >= Scs.CMD_MAC, scs: p.scb?.type ?? null,
+        code: p.code,
+        sequence: p.sequence,
+        data: p.data,
+        at: performance.now(),
+        repeat: false,
+        ignored: sim.silent,
+        secure: (p.scb?.type ?? 0) >= Scs.CMD_MAC,
+        scs: p.scb?.type ?? null,
       };
       sim.received.push(seen);
       if (sim.silent) return;

@@ -54,7 +54,11 @@ export async function openPtyPair(name = 'port'): Promise<PtyPair> {
 }
 
 /** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
-export async function waitUntil<T>(check: () => T | Promise<T>, timeoutMs = 3000, what = 'condition'): Promise<NonNullable<T>> {
+export async function waitUntil<T>(
+  check: () => T | Promise<T>,
+  timeoutMs = 3000,
+  what = 'condition',
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -16,11 +16,19 @@ const found = (command: string) => {
 
 export default function checkRequirements(): void {
   const missing = [
-    ...['socat', 'cc', 'make', 'openssl', 'systemd-notify'].filter((c) => !found(c)).map((c) => (c === 'cc' ? 'gcc' : c)),
+    ...['socat', 'cc', 'make', 'openssl', 'systemd-notify']
+      .filter((c) => !found(c))
+      .map((c) => (c === 'cc' ? 'gcc' : c)),
     ...(fs.existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium') ? [] : ['chromium']),
   ];
   if (missing.length === 0) return;
-  const packages = [...new Set(missing.flatMap((m) => (m === 'gcc' ? ['gcc', 'libc6-dev'] : m === 'systemd-notify' ? ['systemd'] : [m])))].join(' ');
-  process.stderr.write(`npm test precisa de ${missing.join(', ')}: sudo apt-get update && sudo apt-get install -y --no-install-recommends ${packages}\n`);
+  const packages = [
+    ...new Set(
+      missing.flatMap((m) => (m === 'gcc' ? ['gcc', 'libc6-dev'] : m === 'systemd-notify' ? ['systemd'] : [m])),
+    ),
+  ].join(' ');
+  process.stderr.write(
+    `npm test precisa de ${missing.join(', ')}: sudo apt-get update && sudo apt-get install -y --no-install-recommends ${packages}\n`,
+  );
   process.exit(1);
 }

@@ -16,14 +16,20 @@ import type { FakeCloud } from './fake-cloud.js';
  * A clock that starts at a chosen instant and runs with real time (so timers, backoff and timeouts
  * behave), and can be moved forward by tests. Sharing one between the cloud and the gate means no skew.
  */
-export function createTickingClock(startIso = '2026-11-21T13:00:00.000Z', timeZone = TZ): Clock & { advance(ms: number): void } {
+export function createTickingClock(
+  startIso = '2026-11-21T13:00:00.000Z',
+  timeZone = TZ,
+): Clock & { advance(ms: number): void } {
   const origin = Date.now();
   let offset = Date.parse(startIso) - origin;
-  return Object.assign(createClock(timeZone, () => new Date(Date.now() + offset)), {
-    advance(ms: number) {
-      offset += ms;
+  return Object.assign(
+    createClock(timeZone, () => new Date(Date.now() + offset)),
+    {
+      advance(ms: number) {
+        offset += ms;
+      },
     },
-  });
+  );
 }
 
 /** Short intervals and backoffs, so tests see several cycles in a second. */
@@ -63,10 +69,20 @@ export async function startGate(cloud: FakeCloud, clock: Clock, opts: GateOption
   await migrateToLatest(db);
   const { sqlite } = db;
   const tenantId = ensureTenant(db, 'parque', clock.nowIso());
-  const key = (name: string, permissions: string[]) => createApiKey(db, { tenantId, name, permissions, nowIso: clock.nowIso() }).key;
+  const key = (name: string, permissions: string[]) =>
+    createApiKey(db, { tenantId, name, permissions, nowIso: clock.nowIso() }).key;
   // A restart on the same file passes the keys of the first start (only their hashes are stored).
-  const keys = opts.keys ?? { checkin: key('catraca-1', ['vouchers:checkin']), local: key('escritorio', ['local:read']), local2: key('auditoria', ['local:read']) };
-  const client = createCloudClient({ url: cloud.url, apiKey: cloud.keys.box, integrationKey: cloud.keys.integration, timeoutMs: opts.timeoutMs ?? 10_000 });
+  const keys = opts.keys ?? {
+    checkin: key('catraca-1', ['vouchers:checkin']),
+    local: key('escritorio', ['local:read']),
+    local2: key('auditoria', ['local:read']),
+  };
+  const client = createCloudClient({
+    url: cloud.url,
+    apiKey: cloud.keys.box,
+    integrationKey: cloud.keys.integration,
+    timeoutMs: opts.timeoutMs ?? 10_000,
+  });
   closers.push('nuvem', () => client.close());
   const log = pino({ level: 'silent' });
   const worker = createSyncWorker({ db, clock, log, client, tenantId, config: { ...FAST, ...opts.config } });
@@ -89,21 +105,45 @@ export async function startGate(cloud: FakeCloud, clock: Clock, opts: GateOption
     client,
     tenantId,
     keys,
-    checkin: (key: string, qr: string, terminal = 'catraca-1', operador = 'ana') => post('POST', key, { qr_code: qr, terminal, operador }),
-    reverse: (key: string, qr: string, terminal = 'catraca-1', operador = 'ana') => post('PATCH', key, { qr_code: qr, terminal, operador }),
+    checkin: (key: string, qr: string, terminal = 'catraca-1', operador = 'ana') =>
+      post('POST', key, { qr_code: qr, terminal, operador }),
+    reverse: (key: string, qr: string, terminal = 'catraca-1', operador = 'ana') =>
+      post('PATCH', key, { qr_code: qr, terminal, operador }),
     async local(key: string, url: string, headers: Record<string, string> = {}) {
       const res = await app.inject({ method: 'GET', url, headers: { 'x-api-key': key, ...headers } });
-      return { status: res.statusCode, headers: res.headers, text: res.body, body: res.headers['content-type']?.toString().includes('json') ? res.json() : undefined };
+      return {
+        status: res.statusCode,
+        headers: res.headers,
+        text: res.body,
+        body: res.headers['content-type']?.toString().includes('json') ? res.json() : undefined,
+      };
     },
     outbox() {
-      return sqlite.prepare('select p.*, e.qr_code, e.terminal, e.operador from sync_push p join events e on e.id = p.event_id order by p.event_id').all() as {
-        event_id: number; chave: string; action: string; status: string; attempts: number; resultado: string | null; cloud_code: string | null; first_sent_at: string | null; qr_code: string; terminal: string | null; operador: string | null;
+      return sqlite
+        .prepare(
+          'select p.*, e.qr_code, e.terminal, e.operador from sync_push p join events e on e.id = p.event_id order by p.event_id',
+        )
+        .all() as {
+        event_id: number;
+        chave: string;
+        action: string;
+        status: string;
+        attempts: number;
+        resultado: string | null;
+        cloud_code: string | null;
+        first_sent_at: string | null;
+        qr_code: string;
+        terminal: string | null;
+        operador: string | null;
       }[];
     },
     person(qr: string) {
-      return sqlite.prepare('select p.qr_code, p.checkin_em, p.estornado_em, o.status from people p join orders o on o.id = p.order_id where p.qr_code = ?').get(qr) as
-        | { qr_code: string; checkin_em: string | null; estornado_em: string | null; status: string }
-        | undefined;
+      return sqlite
+        .prepare(
+          'select p.qr_code, p.checkin_em, p.estornado_em, o.status from people p join orders o on o.id = p.order_id where p.qr_code = ?',
+        )
+        .get(qr) as
+        { qr_code: string; checkin_em: string | null; estornado_em: string | null; status: string } | undefined;
     },
     /** Stops the worker and closes everything; the database file stays unless `remove`. */
     close(remove = true) {
@@ -117,7 +157,12 @@ export async function startGate(cloud: FakeCloud, clock: Clock, opts: GateOption
 export type Gate = Awaited<ReturnType<typeof startGate>>;
 
 /** Polls `check` until it returns true (real time), failing with `what` after `ms`. */
-export async function eventually(what: string, check: () => boolean | Promise<boolean>, ms = 60_000, every = 20): Promise<number> {
+export async function eventually(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  ms = 60_000,
+  every = 20,
+): Promise<number> {
   const started = Date.now();
   for (;;) {
     if (await check()) return Date.now() - started;

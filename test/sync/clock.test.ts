@@ -27,7 +27,12 @@ const metric = async (name: string) => {
   return new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1];
 };
 const eventMarks = async () =>
-  ((await gate.local(gate.keys.local, '/api/local/eventos?marcar_sincronizado=false')).body.data.eventos as { qr_code: string; relogio_suspeito: string | null }[]).map((e) => [e.qr_code, e.relogio_suspeito]);
+  (
+    (await gate.local(gate.keys.local, '/api/local/eventos?marcar_sincronizado=false')).body.data.eventos as {
+      qr_code: string;
+      relogio_suspeito: string | null;
+    }[]
+  ).map((e) => [e.qr_code, e.relogio_suspeito]);
 
 it("a box ten minutes behind the cloud's Date is flagged while it keeps working; a later good answer clears it", async () => {
   await gate.worker.pullNow();
@@ -45,7 +50,9 @@ it("a box ten minutes behind the cloud's Date is flagged while it keeps working;
   // The box is behind: its clock minus the cloud's, whole seconds, at least 599 (the header's second and the trip's latency).
   expect(flagged.data.partes.relogio.diferenca_segundos).toBeLessThanOrEqual(-599);
   expect(flagged.data.partes.relogio.diferenca_segundos).toBeGreaterThanOrEqual(-601);
-  expect(flagged.data.partes.relogio.mensagem).toMatch(/^relógio da caixa difere (599|600|601) s da nuvem \(atrasado\): acerte a hora/);
+  expect(flagged.data.partes.relogio.mensagem).toMatch(
+    /^relógio da caixa difere (599|600|601) s da nuvem \(atrasado\): acerte a hora/,
+  );
   expect(await metric('gate_clock_suspect')).toBe('1');
   expect(Number(await metric('gate_clock_cloud_skew_seconds'))).toBeLessThanOrEqual(-599);
 

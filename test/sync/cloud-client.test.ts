@@ -24,34 +24,79 @@ const kindOfSync = (f: () => unknown) => kindOf(Promise.resolve().then(f));
 describe('envelopes (the list envelope is not shown in the spec)', () => {
   it('takes `data` as the array or as an object holding it; an empty page may carry only `mensagem`', () => {
     expect(listItems([1, 2])).toEqual([1, 2]);
-    for (const key of ['pedidos', 'vouchers', 'clientes', 'combos', 'items']) expect(listItems({ [key]: [1], total: 1 })).toEqual([1]);
+    for (const key of ['pedidos', 'vouchers', 'clientes', 'combos', 'items'])
+      expect(listItems({ [key]: [1], total: 1 })).toEqual([1]);
     expect(listItems({ mensagem: 'Nenhum voucher novo.' })).toEqual([]);
     expect(() => listItems({ total: 3 })).toThrow(CloudUnavailableError);
     expect(() => listItems('texto')).toThrow(/formato/);
   });
 
   it('tells failures of the call (retried) from answers', async () => {
-    expect(await kindOfSync(() => successData({ success: false, error: { code: 'INTERNAL_ERROR', message: 'x' } }, 500))).toBe('server');
+    expect(
+      await kindOfSync(() => successData({ success: false, error: { code: 'INTERNAL_ERROR', message: 'x' } }, 500)),
+    ).toBe('server');
     expect(await kindOfSync(() => successData({}, 429))).toBe('rate-limited');
-    expect(await kindOfSync(() => successData({ success: false, error: { code: 'INVALID_API_KEY', message: 'x' } }, 401))).toBe('auth');
+    expect(
+      await kindOfSync(() => successData({ success: false, error: { code: 'INVALID_API_KEY', message: 'x' } }, 401)),
+    ).toBe('auth');
     expect(await kindOfSync(() => successData({ ok: true }, 200))).toBe('envelope');
     expect(successData({ success: true, data: { pedidos: [] } }, 200)).toEqual({ pedidos: [] });
   });
 
   it('check-in answers: one result per code, single and batch shapes, business refusals as items', async () => {
-    expect(checkinResults(['Q1'], { success: true, data: { message: 'ok', checkin_em: '2026-11-21T13:00:00.000Z' } }, 200)).toEqual([
-      { code: 'Q1', ok: true, status: 200, at: '2026-11-21T13:00:00.000Z' },
+    expect(
+      checkinResults(['Q1'], { success: true, data: { message: 'ok', checkin_em: '2026-11-21T13:00:00.000Z' } }, 200),
+    ).toEqual([{ code: 'Q1', ok: true, status: 200, at: '2026-11-21T13:00:00.000Z' }]);
+    const used = checkinResults(
+      ['Q1'],
+      {
+        success: false,
+        error: {
+          code: 'TICKET_ALREADY_USED',
+          message: 'Ingresso já utilizado.',
+          details: { qr_code: 'Q1', checkin_em: '2026-11-21T12:00:00.000Z' },
+        },
+      },
+      409,
+    );
+    expect(used[0]).toMatchObject({
+      ok: false,
+      status: 409,
+      at: '2026-11-21T12:00:00.000Z',
+      error: { code: 'TICKET_ALREADY_USED' },
+    });
+    const batch = checkinResults(
+      ['Q1', 'Q2'],
+      {
+        success: true,
+        data: {
+          resultados: [
+            { qr_code: 'Q2', success: false, status: 404, error: { code: 'TICKET_NOT_FOUND', message: 'x' } },
+            { qr_code: 'Q1', success: true, status: 200, checkin_em: 'T' },
+          ],
+        },
+      },
+      200,
+    );
+    expect(batch.map((r) => [r.code, r.ok, r.error?.code ?? null])).toEqual([
+      ['Q1', true, null],
+      ['Q2', false, 'TICKET_NOT_FOUND'],
     ]);
-    const used = checkinResults(['Q1'], { success: false, error: { code: 'TICKET_ALREADY_USED', message: 'Ingresso já utilizado.', details: { qr_code: 'Q1', checkin_em: '2026-11-21T12:00:00.000Z' } } }, 409);
-    expect(used[0]).toMatchObject({ ok: false, status: 409, at: '2026-11-21T12:00:00.000Z', error: { code: 'TICKET_ALREADY_USED' } });
-    const batch = checkinResults(['Q1', 'Q2'], {
-      success: true,
-      data: { resultados: [{ qr_code: 'Q2', success: false, status: 404, error: { code: 'TICKET_NOT_FOUND', message: 'x' } }, { qr_code: 'Q1', success: true, status: 200, checkin_em: 'T' }] },
-    }, 200);
-    expect(batch.map((r) => [r.code, r.ok, r.error?.code ?? null])).toEqual([['Q1', true, null], ['Q2', false, 'TICKET_NOT_FOUND']]);
-    expect(await kindOfSync(() => checkinResults(['Q1', 'Q2'], { success: true, data: { resultados: [{ qr_code: 'Q1', success: true }] } }, 200))).toBe('envelope');
-    expect(await kindOfSync(() => checkinResults(['Q1', 'Q2'], { success: false, error: { code: 'PERMISSION_DENIED', message: 'x' } }, 403))).toBe('auth');
-    expect(checkinResults(['Q1', 'Q2'], { success: false, error: { code: 'VALIDATION_ERROR', message: 'x' } }, 400).map((r) => r.error?.code)).toEqual(['VALIDATION_ERROR', 'VALIDATION_ERROR']);
+    expect(
+      await kindOfSync(() =>
+        checkinResults(['Q1', 'Q2'], { success: true, data: { resultados: [{ qr_code: 'Q1', success: true }] } }, 200),
+      ),
+    ).toBe('envelope');
+    expect(
+      await kindOfSync(() =>
+        checkinResults(['Q1', 'Q2'], { success: false, error: { code: 'PERMISSION_DENIED', message: 'x' } }, 403),
+      ),
+    ).toBe('auth');
+    expect(
+      checkinResults(['Q1', 'Q2'], { success: false, error: { code: 'VALIDATION_ERROR', message: 'x' } }, 400).map(
+        (r) => r.error?.code,
+      ),
+    ).toEqual(['VALIDATION_ERROR', 'VALIDATION_ERROR']);
   });
 });
 
@@ -65,7 +110,12 @@ describe('cloud client against the fake cloud (real sockets)', () => {
     cloud.addCombos([makeCombo(1)]);
     cloud.setAvailability(makeAvailability(makeCombo(1).id, { '2026-11-21': [4, 2] }));
     cloud.addClients([makeClient('c-1')]);
-    client = createCloudClient({ url: cloud.url, apiKey: cloud.keys.box, integrationKey: cloud.keys.integration, timeoutMs: 5_000 });
+    client = createCloudClient({
+      url: cloud.url,
+      apiKey: cloud.keys.box,
+      integrationKey: cloud.keys.integration,
+      timeoutMs: 5_000,
+    });
   });
   afterAll(async () => {
     await client.close();
@@ -82,12 +132,20 @@ describe('cloud client against the fake cloud (real sockets)', () => {
     const availability = await client.comboAvailability(makeCombo(1).id, '2026-11-21', '2026-11-21');
     expect(availability.dates[0]!.items_availability.map((i) => i.estoque_disponivel)).toEqual([4, 2]);
     const sent = cloud.proxy.requests.slice(-4).map((r) => `${r.method} ${r.path}`);
-    expect(sent).toEqual(['GET /api/v1/api-vouchers', 'GET /api/v1/api-clientes', 'GET /api/integration/combos', `GET /api/integration/combos/${makeCombo(1).id}/availability`]);
+    expect(sent).toEqual([
+      'GET /api/v1/api-vouchers',
+      'GET /api/v1/api-clientes',
+      'GET /api/integration/combos',
+      `GET /api/integration/combos/${makeCombo(1).id}/availability`,
+    ]);
   });
 
   it('returns business refusals per item, and types every transient failure distinctly', async () => {
     const results = await client.send('checkin', ['K-1', 'NAO-EXISTE'], { terminal: 'catraca-1', operador: null });
-    expect(results.map((r) => [r.code, r.ok, r.error?.code ?? null])).toEqual([['K-1', true, null], ['NAO-EXISTE', false, 'TICKET_NOT_FOUND']]);
+    expect(results.map((r) => [r.code, r.ok, r.error?.code ?? null])).toEqual([
+      ['K-1', true, null],
+      ['NAO-EXISTE', false, 'TICKET_NOT_FOUND'],
+    ]);
 
     const read = () => client.listVouchers({ marcar: false, limit: 1, offset: 0 });
     cloud.proxy.inject({ fault: { kind: 'status', status: 503 }, times: 1 });
@@ -95,7 +153,12 @@ describe('cloud client against the fake cloud (real sockets)', () => {
     cloud.proxy.inject({ fault: { kind: 'malformed' }, times: 1 });
     expect(await kindOf(read())).toBe('malformed');
     // A short timeout only where the hang is: on a loaded machine 300 ms is too short for a real answer.
-    const impatient = createCloudClient({ url: cloud.url, apiKey: cloud.keys.box, integrationKey: cloud.keys.integration, timeoutMs: 300 });
+    const impatient = createCloudClient({
+      url: cloud.url,
+      apiKey: cloud.keys.box,
+      integrationKey: cloud.keys.integration,
+      timeoutMs: 300,
+    });
     cloud.proxy.inject({ fault: { kind: 'hang' }, times: 1 });
     expect(await kindOf(impatient.listVouchers({ marcar: false, limit: 1, offset: 0 }))).toBe('timeout');
     await impatient.close();
@@ -107,7 +170,12 @@ describe('cloud client against the fake cloud (real sockets)', () => {
     expect(await kindOf(read())).toBe('refused');
     await cloud.proxy.up();
     expect(await kindOf(read())).toBe('resolved');
-    const wrongKey = createCloudClient({ url: cloud.url, apiKey: 'gk_000000000000_' + 'x'.repeat(43), integrationKey: 'nope', timeoutMs: 5_000 });
+    const wrongKey = createCloudClient({
+      url: cloud.url,
+      apiKey: 'gk_000000000000_' + 'x'.repeat(43),
+      integrationKey: 'nope',
+      timeoutMs: 5_000,
+    });
     expect(await kindOf(wrongKey.listVouchers({ marcar: false, limit: 1, offset: 0 }))).toBe('auth');
     expect(await kindOf(wrongKey.listCombos({ limit: 1, offset: 0 }))).toBe('auth');
     await wrongKey.close();
@@ -120,10 +188,17 @@ describe('a cloud whose list envelope differs from the box’s', () => {
     const seen: string[] = [];
     const server = http.createServer((req, res) => {
       seen.push(req.url ?? '');
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, data: [order, { numero_pedido: '20261121-0010', status: 'talvez' }] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ success: true, data: [order, { numero_pedido: '20261121-0010', status: 'talvez' }] }));
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const client = createCloudClient({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/nuvem/`, apiKey: 'k', integrationKey: 'k', timeoutMs: 500 });
+    const client = createCloudClient({
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/nuvem/`,
+      apiKey: 'k',
+      integrationKey: 'k',
+      timeoutMs: 500,
+    });
     const page = await client.listVouchers({ sincronizado: false, marcar: true, limit: 250, offset: 0 });
     expect(page.refs).toEqual(['20261121-0009', '20261121-0010']);
     expect(page.received).toBe(2);
@@ -138,7 +213,9 @@ describe('a cloud whose list envelope differs from the box’s', () => {
     expect(await client.readVoucherPage(page.packed!)).toEqual({ ...page, packed: null });
     // A page kept as text by a release before pages were kept as bytes reads the same.
     expect(await client.readVoucherPage(page.body.toString('utf8'))).toEqual({ ...page, packed: null });
-    expect(seen[0]).toBe('/nuvem/api/v1/api-vouchers?sincronizado=false&limit=250&offset=0&marcar_sincronizado=true&order_by=created_at&order=asc');
+    expect(seen[0]).toBe(
+      '/nuvem/api/v1/api-vouchers?sincronizado=false&limit=250&offset=0&marcar_sincronizado=true&order_by=created_at&order=asc',
+    );
     await client.close();
     await new Promise((r) => server.close(r));
   });

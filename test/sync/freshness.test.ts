@@ -13,7 +13,10 @@ beforeAll(async () => {
   cloud = await startFakeCloud({ clock, recordRequests: false });
   gate = await startGate(cloud, clock, { config: { pullSeconds: 5, pushSeconds: 1 } });
   gate.worker.start();
-  await eventually('first refresh done', async () => (await gate.local(gate.keys.local, '/api/local/sync')).body.data.ultimo_pull_ok_em !== null);
+  await eventually(
+    'first refresh done',
+    async () => (await gate.local(gate.keys.local, '/api/local/sync')).body.data.ultimo_pull_ok_em !== null,
+  );
 });
 afterAll(async () => {
   await gate.close();
@@ -27,7 +30,12 @@ it('a paid order created in the cloud is accepted at the gate within 10 s, and i
   expect(arrived).toBeLessThan(10_000);
 
   cloud.setStatus('20261121-0777', 'cancelado');
-  const cancelled = await eventually('the cancellation reaches the box', () => gate.person('NEW-2')?.status === 'cancelado', 10_000, 25);
+  const cancelled = await eventually(
+    'the cancellation reaches the box',
+    () => gate.person('NEW-2')?.status === 'cancelado',
+    10_000,
+    25,
+  );
   const refused = await gate.checkin(gate.keys.checkin, 'NEW-2');
   expect([refused.status, refused.body.error.code]).toEqual([403, 'TICKET_CANCELLED']);
   expect(cancelled).toBeLessThan(10_000);

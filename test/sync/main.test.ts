@@ -25,20 +25,39 @@ async function prepare() {
   const db = openDatabase(`${dir}/gate.db`);
   await migrateToLatest(db);
   const tenantId = ensureTenant(db, 'parque', clock.nowIso());
-  const { key } = createApiKey(db, { tenantId, name: 'escritorio', permissions: ['local:read'], nowIso: clock.nowIso() });
+  const { key } = createApiKey(db, {
+    tenantId,
+    name: 'escritorio',
+    permissions: ['local:read'],
+    nowIso: clock.nowIso(),
+  });
   db.close();
   return { dir, key };
 }
 
 async function syncState(box: RunningBox, key: string) {
   const res = await fetch(`${box.url}/api/local/sync`, { headers: { 'x-api-key': key } });
-  return ((await res.json()) as { data: { nuvem_configurada: boolean; online: boolean | null; ultimo_pull_ok_em: string | null } }).data;
+  return (
+    (await res.json()) as {
+      data: { nuvem_configurada: boolean; online: boolean | null; ultimo_pull_ok_em: string | null };
+    }
+  ).data;
 }
 
 describe('main', () => {
   it('with GATE_CLOUD_URL: pulls from the cloud and shows the link; closes cleanly', async () => {
     const { dir, key } = await prepare();
-    const env = { GATE_DATA_DIR: dir, GATE_HOST: '127.0.0.1', GATE_PORT: '0', GATE_TENANT: 'parque', GATE_LOG_LEVEL: 'silent', GATE_CLOUD_URL: cloud.url, GATE_CLOUD_API_KEY: cloud.keys.box, GATE_CLOUD_INTEGRATION_KEY: cloud.keys.integration, GATE_SYNC_PULL_SECONDS: '0.2' };
+    const env = {
+      GATE_DATA_DIR: dir,
+      GATE_HOST: '127.0.0.1',
+      GATE_PORT: '0',
+      GATE_TENANT: 'parque',
+      GATE_LOG_LEVEL: 'silent',
+      GATE_CLOUD_URL: cloud.url,
+      GATE_CLOUD_API_KEY: cloud.keys.box,
+      GATE_CLOUD_INTEGRATION_KEY: cloud.keys.integration,
+      GATE_SYNC_PULL_SECONDS: '0.2',
+    };
     const box = await main(loadConfig(env));
     try {
       await eventually('first pull', async () => (await syncState(box, key)).ultimo_pull_ok_em !== null);
@@ -53,9 +72,21 @@ describe('main', () => {
 
   it('without it: stand-alone, no sync worker', async () => {
     const { dir, key } = await prepare();
-    const box = await main(loadConfig({ GATE_DATA_DIR: dir, GATE_HOST: '127.0.0.1', GATE_PORT: '0', GATE_TENANT: 'parque', GATE_LOG_LEVEL: 'silent' }));
+    const box = await main(
+      loadConfig({
+        GATE_DATA_DIR: dir,
+        GATE_HOST: '127.0.0.1',
+        GATE_PORT: '0',
+        GATE_TENANT: 'parque',
+        GATE_LOG_LEVEL: 'silent',
+      }),
+    );
     try {
-      expect(await syncState(box, key)).toMatchObject({ nuvem_configurada: false, online: null, ultimo_pull_ok_em: null });
+      expect(await syncState(box, key)).toMatchObject({
+        nuvem_configurada: false,
+        online: null,
+        ultimo_pull_ok_em: null,
+      });
     } finally {
       await box.close();
     }

@@ -25,14 +25,23 @@ afterEach(async () => {
 
 const count = (g: Gate, sql: string) => (g.db.sqlite.prepare(sql).get() as { n: number }).n;
 const farOrders = (n: number, prefix: string) =>
-  Array.from({ length: n }, (_, i) => makeOrder({ numero: `20261125-${String(i + 1).padStart(4, '0')}`, prefix: `${prefix}${i}`, people: 2, dataUso: FAR }));
+  Array.from({ length: n }, (_, i) =>
+    makeOrder({
+      numero: `20261125-${String(i + 1).padStart(4, '0')}`,
+      prefix: `${prefix}${i}`,
+      people: 2,
+      dataUso: FAR,
+    }),
+  );
 
 it('a marked page whose storing fails half-way is finished after a restart, although the cloud never sends it again', async () => {
   cloud.addOrders(farOrders(300, 'PG'));
   const first = await startGate(cloud, clock);
   gates.push(first);
   // The disk refuses one person of the page (a TEMP trigger lives and dies with this connection).
-  first.db.sqlite.exec(`CREATE TEMP TRIGGER disco BEFORE INSERT ON people WHEN NEW.qr_code = 'PG250-1' BEGIN SELECT RAISE(ABORT, 'disco indisponível'); END`);
+  first.db.sqlite.exec(
+    `CREATE TEMP TRIGGER disco BEFORE INSERT ON people WHEN NEW.qr_code = 'PG250-1' BEGIN SELECT RAISE(ABORT, 'disco indisponível'); END`,
+  );
   await expect(first.worker.pullNow()).rejects.toThrow(/disco indisponível/);
   const storedBefore = count(first, `select count(*) as n from orders`);
   expect(storedBefore).toBeGreaterThan(0);
@@ -57,7 +66,14 @@ it('a check-in is answered while a 1,000-order page is being stored, not after i
   cloud.addOrders(farOrders(1000, 'BIG'));
   const gate = await startGate(cloud, clock, { config: { tuning: { pull: { pageSize: 1000, maxPages: 10 } } } });
   gates.push(gate);
-  gate.db.sqlite.transaction(() => upsertOrder(gate.db, gate.tenantId, pedidoSchema.parse(makeOrder({ numero: '20261121-0001', prefix: 'LOCAL', dataUso: '2026-11-21' })), clock.nowIso()))();
+  gate.db.sqlite.transaction(() =>
+    upsertOrder(
+      gate.db,
+      gate.tenantId,
+      pedidoSchema.parse(makeOrder({ numero: '20261121-0001', prefix: 'LOCAL', dataUso: '2026-11-21' })),
+      clock.nowIso(),
+    ),
+  )();
 
   let pullDone = false;
   const pull = gate.worker.pullNow().then(() => (pullDone = true));
@@ -80,7 +96,9 @@ it('clients come in pieces too: a full page of 500 and the rest, every client on
   expect(count(gate, `select count(*) as n from clients`)).toBe(620);
   // The edges of the pieces (50) and of the pages (500) are all there.
   const ids = ['cli-0', 'cli-49', 'cli-50', 'cli-499', 'cli-500', 'cli-619'];
-  expect(count(gate, `select count(*) as n from clients where cliente_id in (${ids.map((i) => `'${i}'`).join(',')})`)).toBe(ids.length);
+  expect(
+    count(gate, `select count(*) as n from clients where cliente_id in (${ids.map((i) => `'${i}'`).join(',')})`),
+  ).toBe(ids.length);
   const again = await gate.client.listClients({ sincronizado: false, marcar: false, limit: 500, offset: 0 });
   expect(again.received).toBe(0);
 });

@@ -18,7 +18,21 @@ beforeEach(async () => {
       numero: '20261121-0003',
       prefix: 'G',
       people: 2,
-      adicionais: [{ adicional_id: 'ad-1', nome: 'Estacionamento', quantidade: 2, preco_unitario: 20, subtotal: 40, pessoa_ingresso_id: null, combo_id: null, combo_item_id: null, is_brinde: false, codigo_integracao: '', adicional_qr_code: 'ESTAC000000001' }],
+      adicionais: [
+        {
+          adicional_id: 'ad-1',
+          nome: 'Estacionamento',
+          quantidade: 2,
+          preco_unitario: 20,
+          subtotal: 40,
+          pessoa_ingresso_id: null,
+          combo_id: null,
+          combo_item_id: null,
+          is_brinde: false,
+          codigo_integracao: '',
+          adicional_qr_code: 'ESTAC000000001',
+        },
+      ],
     }),
   ]);
   await gate.worker.pullNow();
@@ -28,8 +42,12 @@ afterEach(async () => {
   await cloud.close();
 });
 
-const results = () => Object.fromEntries(gate.outbox().map((r) => [`${r.action}:${r.chave}#${r.event_id}`, r.resultado]));
-const pushBodies = (method: string) => cloud.proxy.requests.filter((r) => r.method === method && r.path.endsWith('api-qrcode-checkin')).map((r) => JSON.parse(r.body));
+const results = () =>
+  Object.fromEntries(gate.outbox().map((r) => [`${r.action}:${r.chave}#${r.event_id}`, r.resultado]));
+const pushBodies = (method: string) =>
+  cloud.proxy.requests
+    .filter((r) => r.method === method && r.path.endsWith('api-qrcode-checkin'))
+    .map((r) => JSON.parse(r.body));
 
 describe('push: box → cloud', () => {
   it('sends check-ins with their original terminal and operador, one comma-separated batch per action, terminal and operador', async () => {
@@ -57,11 +75,16 @@ describe('push: box → cloud', () => {
   });
 
   it('a long day offline: 1,300 check-ins made while the cloud was away all reach it once, in the outbox in event order', async () => {
-    cloud.addOrders(Array.from({ length: 130 }, (_, i) => makeOrder({ numero: `20261121-${String(i + 100).padStart(4, '0')}`, prefix: `D${i}`, people: 10 })));
+    cloud.addOrders(
+      Array.from({ length: 130 }, (_, i) =>
+        makeOrder({ numero: `20261121-${String(i + 100).padStart(4, '0')}`, prefix: `D${i}`, people: 10 }),
+      ),
+    );
     await gate.worker.pullNow();
     await cloud.proxy.down();
     const codes = Array.from({ length: 1300 }, (_, i) => `D${Math.floor(i / 10)}-${(i % 10) + 1}`);
-    for (let i = 0; i < codes.length; i += 100) expect((await gate.checkin(gate.keys.checkin, codes.slice(i, i + 100).join(','))).status).toBe(200);
+    for (let i = 0; i < codes.length; i += 100)
+      expect((await gate.checkin(gate.keys.checkin, codes.slice(i, i + 100).join(','))).status).toBe(200);
     await cloud.proxy.up();
     const out = await gate.worker.pushNow();
     expect(out).toMatchObject({ settled: 1300, pending: 0 });
@@ -86,7 +109,12 @@ describe('push: box → cloud', () => {
       await new Promise((r) => setTimeout(r, 50)); // past the backoff of the batch that was refused
       await gate.worker.pushNow().catch(() => undefined);
     }
-    expect(cloud.applied().filter((r) => r.qr_code === 'A-1').map((r) => [r.action, r.terminal])).toEqual([
+    expect(
+      cloud
+        .applied()
+        .filter((r) => r.qr_code === 'A-1')
+        .map((r) => [r.action, r.terminal]),
+    ).toEqual([
       ['checkin', 'catraca-1'],
       ['estorno', 'catraca-1'],
       ['checkin', 'catraca-2'],
@@ -103,7 +131,9 @@ describe('push: box → cloud', () => {
     await gate.worker.pushNow();
     await gate.worker.pushNow();
     const counts = cloud.appliedCounts();
-    expect([counts.get('checkin:G-1'), counts.get('checkin:G-2'), counts.get('checkin:ESTAC000000001')]).toEqual([1, 1, 2]);
+    expect([counts.get('checkin:G-1'), counts.get('checkin:G-2'), counts.get('checkin:ESTAC000000001')]).toEqual([
+      1, 1, 2,
+    ]);
     expect(pushBodies('POST').every((b) => !String(b.qr_code).includes('20261121-0003'))).toBe(true);
   });
 
@@ -124,7 +154,9 @@ describe('push: box → cloud', () => {
       ['checkin', 'ja_utilizado_na_nuvem', 'TICKET_ALREADY_USED'],
       ['estorno', 'outro', 'CHECKIN_NAO_ACEITO'],
     ]);
-    const stored = gate.db.sqlite.prepare('select cloud_em from sync_push where action = ?').get('checkin') as { cloud_em: string };
+    const stored = gate.db.sqlite.prepare('select cloud_em from sync_push where action = ?').get('checkin') as {
+      cloud_em: string;
+    };
     expect(stored.cloud_em).toBe(cloudTime);
     // The reversal was not sent: the cloud's (real) entry stands.
     expect(pushBodies('PATCH')).toEqual([]);
@@ -139,7 +171,12 @@ describe('push: box → cloud', () => {
     expect(gate.outbox()[0]).toMatchObject({ status: 'pendente', attempts: 1 });
     await new Promise((r) => setTimeout(r, 250));
     await gate.worker.pushNow();
-    expect(gate.outbox()[0]).toMatchObject({ status: 'concluido', resultado: 'aceito', cloud_code: 'TICKET_ALREADY_USED', attempts: 2 });
+    expect(gate.outbox()[0]).toMatchObject({
+      status: 'concluido',
+      resultado: 'aceito',
+      cloud_code: 'TICKET_ALREADY_USED',
+      attempts: 2,
+    });
     expect(cloud.appliedCounts().get('checkin:A-3')).toBe(1);
   });
 
@@ -158,7 +195,10 @@ describe('push: box → cloud', () => {
   });
 
   it('an event the cloud keeps failing on is isolated after a few tries, so the rest of its batch gets through', async () => {
-    cloud.proxy.inject({ fault: { kind: 'status', status: 500 }, match: { method: 'POST', body: /"qr_code":"[^"]*\bB-1\b/ } });
+    cloud.proxy.inject({
+      fault: { kind: 'status', status: 500 },
+      match: { method: 'POST', body: /"qr_code":"[^"]*\bB-1\b/ },
+    });
     for (const qr of ['A-1', 'B-1', 'A-2']) await gate.checkin(gate.keys.checkin, qr);
     for (let i = 0; i < 40 && cloud.appliedCounts().size < 2; i++) {
       await gate.worker.pushNow().catch(() => undefined);
@@ -185,7 +225,12 @@ describe('push: box → cloud', () => {
     expect((await gate.checkin(gate.keys.checkin, 'S-1')).status).toBe(200); // re-entry after the reversal
     await gate.worker.pushNow();
     await gate.worker.pushNow();
-    expect(cloud.applied().filter((r) => r.qr_code === 'S-1').map((r) => r.action)).toEqual(['checkin', 'estorno', 'checkin']);
+    expect(
+      cloud
+        .applied()
+        .filter((r) => r.qr_code === 'S-1')
+        .map((r) => r.action),
+    ).toEqual(['checkin', 'estorno', 'checkin']);
   });
 
   it('too late: a check-in pushed the next day (expired) and a reversal pushed the next day (not the same day)', async () => {

@@ -12,7 +12,11 @@ const config = { tuning: { push: { batchSize: 50, concurrency: 2 } } };
 
 beforeEach(async () => {
   cloud = await startFakeCloud({ clock });
-  cloud.addOrders(Array.from({ length: PEOPLE / 4 }, (_, i) => makeOrder({ numero: `20261121-${String(i).padStart(4, '0')}`, prefix: `R${i}`, people: 4 })));
+  cloud.addOrders(
+    Array.from({ length: PEOPLE / 4 }, (_, i) =>
+      makeOrder({ numero: `20261121-${String(i).padStart(4, '0')}`, prefix: `R${i}`, people: 4 }),
+    ),
+  );
 });
 afterEach(async () => {
   await gate?.close();
@@ -25,7 +29,12 @@ async function queueCheckins(g: Gate) {
   await g.worker.pullNow();
   await cloud.proxy.down();
   for (let i = 0; i < qrs.length; i += 100) {
-    const res = await g.app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': g.keys.checkin }, payload: { qr_code: qrs.slice(i, i + 100).join(','), terminal: 't1', operador: 'op' } });
+    const res = await g.app.inject({
+      method: 'POST',
+      url: '/api/v1/api-qrcode-checkin',
+      headers: { 'x-api-key': g.keys.checkin },
+      payload: { qr_code: qrs.slice(i, i + 100).join(','), terminal: 't1', operador: 'op' },
+    });
     expect(res.json().data.total_sucesso).toBe(100);
   }
   await cloud.proxy.up();

@@ -10,18 +10,31 @@ beforeEach(async () => {
 afterEach(() => box.close());
 
 async function list(query = '', key = box.keys.vouchers, prefix = '/api/v1') {
-  const res = await box.app.inject({ method: 'GET', url: `${prefix}/api-vouchers${query}`, headers: { 'x-api-key': key } });
+  const res = await box.app.inject({
+    method: 'GET',
+    url: `${prefix}/api-vouchers${query}`,
+    headers: { 'x-api-key': key },
+  });
   return { status: res.statusCode, body: res.json() };
 }
-const numeros = (body: { data: { pedidos: { numero_pedido: string }[] } }) => body.data.pedidos.map((p) => p.numero_pedido);
+const numeros = (body: { data: { pedidos: { numero_pedido: string }[] } }) =>
+  body.data.pedidos.map((p) => p.numero_pedido);
 
 describe('vouchers listing', () => {
   it('returns every order, cancelled and refunded included, without a pagination block', async () => {
-    box.importOrders([makeOrder({ numero: '20261120-0001' }), makeOrder({ numero: '20261120-0002', status: 'cancelado' }), makeOrder({ numero: '20261120-0003', status: 'reembolsado' })]);
+    box.importOrders([
+      makeOrder({ numero: '20261120-0001' }),
+      makeOrder({ numero: '20261120-0002', status: 'cancelado' }),
+      makeOrder({ numero: '20261120-0003', status: 'reembolsado' }),
+    ]);
     const res = await list('?marcar_sincronizado=false', box.keys.vouchers, '/v1');
     expect(res.status).toBe(200);
     expect(numeros(res.body)).toEqual(['20261120-0001', '20261120-0002', '20261120-0003']);
-    expect(res.body.data.pedidos.map((p: { status: string }) => p.status)).toEqual(['pago', 'cancelado', 'reembolsado']);
+    expect(res.body.data.pedidos.map((p: { status: string }) => p.status)).toEqual([
+      'pago',
+      'cancelado',
+      'reembolsado',
+    ]);
     expect(res.body.data.pagination).toBeUndefined();
     expect(res.body.pagination).toBeUndefined();
   });
@@ -37,10 +50,16 @@ describe('vouchers listing', () => {
     expect(second.body.data.mensagem).toMatch(/Nenhum/);
     box.importOrders([makeOrder({ numero: '20261120-0011' })]);
     expect(numeros((await list('?sincronizado=false')).body)).toEqual(['20261120-0011']);
-    expect(numeros((await list('?sincronizado=false', box.keys.vouchers2)).body)).toEqual(['20261120-0010', '20261120-0011']);
+    expect(numeros((await list('?sincronizado=false', box.keys.vouchers2)).body)).toEqual([
+      '20261120-0010',
+      '20261120-0011',
+    ]);
     const synced = await list('?sincronizado=true');
     expect(synced.body.data.pedidos[0]).toMatchObject({ numero_pedido: '20261120-0010', sincronizado: true });
-    expect(synced.body.data.pedidos[0].lotes[0]).toMatchObject({ sincronizado: true, sincronizado_em: '2026-11-21T13:00:00.000Z' });
+    expect(synced.body.data.pedidos[0].lotes[0]).toMatchObject({
+      sincronizado: true,
+      sincronizado_em: '2026-11-21T13:00:00.000Z',
+    });
   });
 
   it('marcar_sincronizado=false only reads, and sincronizado_em keeps the first marking', async () => {
@@ -61,7 +80,9 @@ describe('vouchers listing', () => {
     box.importOrders([makeOrder({ numero: '20261120-0030', status: 'cancelado' })]);
     for (const key of [box.keys.vouchers, box.keys.vouchers2]) {
       const res = await list('?sincronizado=false', key);
-      expect(res.body.data.pedidos.map((p: { numero_pedido: string; status: string }) => [p.numero_pedido, p.status])).toEqual([['20261120-0030', 'cancelado']]);
+      expect(
+        res.body.data.pedidos.map((p: { numero_pedido: string; status: string }) => [p.numero_pedido, p.status]),
+      ).toEqual([['20261120-0030', 'cancelado']]);
     }
   });
 
@@ -82,7 +103,11 @@ describe('vouchers listing', () => {
     expect(await q('order=desc')).toEqual(['20261120-0042', '20261120-0041', '20261120-0040']);
     // What .NET and others send: True/False, DESC; and a trailing slash.
     expect(await q('order=DESC&checkin_realizado=True')).toEqual(['20261120-0040']);
-    const slash = await box.app.inject({ method: 'GET', url: '/api/v1/api-vouchers/?marcar_sincronizado=FALSE', headers: { 'x-api-key': box.keys.vouchers } });
+    const slash = await box.app.inject({
+      method: 'GET',
+      url: '/api/v1/api-vouchers/?marcar_sincronizado=FALSE',
+      headers: { 'x-api-key': box.keys.vouchers },
+    });
     expect(slash.json().data.pedidos).toHaveLength(3);
     expect(await q('limit=5000')).toHaveLength(3);
     expect(await q('limit=99999999999999999999')).toHaveLength(3);
@@ -95,12 +120,23 @@ describe('vouchers listing', () => {
     const early = makeOrder({ numero: '20261120-0051' });
     early.pago_em = '2026-11-19T18:00:00.000Z';
     box.importOrders([late, early]);
-    expect(numeros((await list('?order_by=pago_em&marcar_sincronizado=false')).body)).toEqual(['20261120-0051', '20261120-0050']);
+    expect(numeros((await list('?order_by=pago_em&marcar_sincronizado=false')).body)).toEqual([
+      '20261120-0051',
+      '20261120-0050',
+    ]);
   });
 
   it('orders by the instant, not the text, when the cloud sends offsets (stored and shown in UTC)', async () => {
-    const times = { '20261118-0001': '2026-11-18T09:00:00-03:00', '20261118-0002': '2026-11-18T11:00:00Z', '20261118-0003': '2026-11-18T10:30:00.000Z' };
-    box.importOrders(Object.entries(times).map(([numero, at]) => Object.assign(makeOrder({ numero }), { pago_em: at, created_at: at })));
+    const times = {
+      '20261118-0001': '2026-11-18T09:00:00-03:00',
+      '20261118-0002': '2026-11-18T11:00:00Z',
+      '20261118-0003': '2026-11-18T10:30:00.000Z',
+    };
+    box.importOrders(
+      Object.entries(times).map(([numero, at]) =>
+        Object.assign(makeOrder({ numero }), { pago_em: at, created_at: at }),
+      ),
+    );
     for (const by of ['pago_em', 'created_at']) {
       const body = (await list(`?order_by=${by}&order=asc&marcar_sincronizado=false`)).body;
       expect(numeros(body)).toEqual(['20261118-0003', '20261118-0002', '20261118-0001']);
@@ -110,7 +146,14 @@ describe('vouchers listing', () => {
   });
 
   it('rejects bad filter values with VALIDATION_ERROR and needs vouchers:read', async () => {
-    for (const qs of ['?limit=abc', '?limit=0', '?offset=-1', '?order_by=nome', '?sincronizado=talvez', '?data_uso=21/11/2026']) {
+    for (const qs of [
+      '?limit=abc',
+      '?limit=0',
+      '?offset=-1',
+      '?order_by=nome',
+      '?sincronizado=talvez',
+      '?data_uso=21/11/2026',
+    ]) {
       const res = await list(qs);
       expect([qs, res.status, res.body.error.code]).toEqual([qs, 400, 'VALIDATION_ERROR']);
     }
@@ -132,7 +175,21 @@ describe('order payload (2.1–2.7)', () => {
     const order = makeOrder({
       numero: '20261120-0070',
       people: 1,
-      adicionais: [{ adicional_id: 'ad', nome: 'Boné', quantidade: 2, preco_unitario: 25.5, subtotal: 51, pessoa_ingresso_id: null, combo_id: null, combo_item_id: null, is_brinde: false, codigo_integracao: '', adicional_qr_code: 'BONE0000000001' }],
+      adicionais: [
+        {
+          adicional_id: 'ad',
+          nome: 'Boné',
+          quantidade: 2,
+          preco_unitario: 25.5,
+          subtotal: 51,
+          pessoa_ingresso_id: null,
+          combo_id: null,
+          combo_item_id: null,
+          is_brinde: false,
+          codigo_integracao: '',
+          adicional_qr_code: 'BONE0000000001',
+        },
+      ],
     });
     order.pagamento.valores = {
       total_bruto: 151,
@@ -144,7 +201,7 @@ describe('order payload (2.1–2.7)', () => {
       valor_estornado: 20,
       total_pago: 113.95,
     };
-    order.lotes[0]!.dados = [{ qr_code: 'LBL-1', 'Nome completo': 'Ana Souza', 'Documento': '', 'Camiseta': 'M' }];
+    order.lotes[0]!.dados = [{ qr_code: 'LBL-1', 'Nome completo': 'Ana Souza', Documento: '', Camiseta: 'M' }];
     box.importOrders([order, makeOrder({ numero: '20261120-0071' })]);
     const res = await list('?marcar_sincronizado=false');
     const [p, plain] = res.body.data.pedidos;
@@ -159,9 +216,34 @@ describe('order payload (2.1–2.7)', () => {
       valor_estornado: 20,
     });
     expect(p.lotes[0].dados).toEqual([{ qr_code: 'LBL-1', 'Nome completo': 'Ana Souza', Camiseta: 'M' }]);
-    expect(p.adicionais[0]).toEqual({ adicional_id: 'ad', nome: 'Boné', quantidade: 2, preco_unitario: 25.5, subtotal: 51, pessoa_ingresso_id: null, combo_id: null, combo_item_id: null, is_brinde: false, codigo_integracao: '', adicional_qr_code: 'BONE0000000001' });
+    expect(p.adicionais[0]).toEqual({
+      adicional_id: 'ad',
+      nome: 'Boné',
+      quantidade: 2,
+      preco_unitario: 25.5,
+      subtotal: 51,
+      pessoa_ingresso_id: null,
+      combo_id: null,
+      combo_item_id: null,
+      is_brinde: false,
+      codigo_integracao: '',
+      adicional_qr_code: 'BONE0000000001',
+    });
     expect(p.cliente).toMatchObject({ cpf: '12345678909', endereco: { cidade: 'São Paulo' } });
-    expect(Object.keys(p)).toEqual(['numero_pedido', 'status', 'pago_em', 'origem', 'pagamento', 'cupom', 'cliente', 'lotes', 'total_pessoas', 'total_lotes', 'sincronizado', 'adicionais']);
+    expect(Object.keys(p)).toEqual([
+      'numero_pedido',
+      'status',
+      'pago_em',
+      'origem',
+      'pagamento',
+      'cupom',
+      'cliente',
+      'lotes',
+      'total_pessoas',
+      'total_lotes',
+      'sincronizado',
+      'adicionais',
+    ]);
     expect('adicionais' in plain).toBe(false);
     expect(p.lotes[0].checkin_dispositivo).toBeUndefined();
   });

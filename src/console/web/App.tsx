@@ -6,7 +6,11 @@ import { SessionContext } from './session';
 import { Shell } from './Shell';
 import type { Sessao } from './types';
 
-type Boot = { state: 'checking' } | { state: 'signed-out'; notice?: string } | { state: 'unreachable' } | { state: 'signed-in'; sessao: Sessao };
+type Boot =
+  | { state: 'checking' }
+  | { state: 'signed-out'; notice?: string }
+  | { state: 'unreachable' }
+  | { state: 'signed-in'; sessao: Sessao };
 
 export function App() {
   const [boot, setBoot] = useState<Boot>({ state: 'checking' });
@@ -21,7 +25,9 @@ export function App() {
   const checkSession = () => {
     setBoot({ state: 'checking' });
     api<Sessao>('GET', '/api/console/sessao').then(signedIn, (err: unknown) =>
-      setBoot(err instanceof ApiError && err.code === NO_CONNECTION ? { state: 'unreachable' } : { state: 'signed-out' }),
+      setBoot(
+        err instanceof ApiError && err.code === NO_CONNECTION ? { state: 'unreachable' } : { state: 'signed-out' },
+      ),
     );
   };
   useEffect(checkSession, []);
@@ -51,12 +57,21 @@ export function App() {
     };
   }, [sessionKey]);
 
-  if (boot.state === 'checking') return <p class="boot" role="status">Carregando o console…</p>;
+  if (boot.state === 'checking')
+    return (
+      <p class="boot" role="status">
+        Carregando o console…
+      </p>
+    );
   if (boot.state === 'unreachable')
     return (
       <main class="boot">
-        <p role="alert" class="banner banner-offline">Sem conexão com a caixa.</p>
-        <button type="button" class="btn" onClick={checkSession}>Tentar de novo</button>
+        <p role="alert" class="banner banner-offline">
+          Sem conexão com a caixa.
+        </p>
+        <button type="button" class="btn" onClick={checkSession}>
+          Tentar de novo
+        </button>
       </main>
     );
   if (boot.state === 'signed-out') return <Login notice={boot.notice} onSignedIn={signedIn} />;

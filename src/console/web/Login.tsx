@@ -63,20 +63,61 @@ export function Login(props: { notice?: string | undefined; onSignedIn: (s: Sess
 
   return (
     <main class="login">
-      <form class="card login-form" onSubmit={submit} aria-labelledby="login-title" aria-describedby={error ? 'login-error' : undefined}>
+      <form
+        class="card login-form"
+        onSubmit={submit}
+        aria-labelledby="login-title"
+        aria-describedby={error ? 'login-error' : undefined}
+      >
         <h1 id="login-title">Console da portaria</h1>
-        {props.notice && !error && <p class="notice" role="status">{props.notice}</p>}
+        {props.notice && !error && (
+          <p class="notice" role="status">
+            {props.notice}
+          </p>
+        )}
         <label for="login-nome">Operador</label>
-        <input id="login-nome" name="nome" autocomplete="username" required ref={nameInput} value={nome} onInput={(e) => setNome(e.currentTarget.value)} />
+        <input
+          id="login-nome"
+          name="nome"
+          autocomplete="username"
+          required
+          ref={nameInput}
+          value={nome}
+          onInput={(e) => setNome(e.currentTarget.value)}
+        />
         <label for="login-segredo">PIN ou senha</label>
-        <input id="login-segredo" name="segredo" type="password" autocomplete="current-password" required ref={secretInput} value={segredo} onInput={(e) => setSegredo(e.currentTarget.value)} />
+        <input
+          id="login-segredo"
+          name="segredo"
+          type="password"
+          autocomplete="current-password"
+          required
+          ref={secretInput}
+          value={segredo}
+          onInput={(e) => setSegredo(e.currentTarget.value)}
+        />
         <label for="login-estacao">Estação</label>
-        <input id="login-estacao" name="estacao" aria-describedby="login-estacao-hint" value={estacao} onInput={(e) => setEstacao(e.currentTarget.value)} />
-        <p id="login-estacao-hint" class="hint">Nome deste posto (ex.: bilheteria-1). Fica guardado neste aparelho.</p>
+        <input
+          id="login-estacao"
+          name="estacao"
+          aria-describedby="login-estacao-hint"
+          value={estacao}
+          onInput={(e) => setEstacao(e.currentTarget.value)}
+        />
+        <p id="login-estacao-hint" class="hint">
+          Nome deste posto (ex.: bilheteria-1). Fica guardado neste aparelho.
+        </p>
         {needsTenant && (
           <>
             <label for="login-tenant">Parque</label>
-            <input id="login-tenant" name="tenant" required ref={tenantInput} value={tenant} onInput={(e) => setTenant(e.currentTarget.value)} />
+            <input
+              id="login-tenant"
+              name="tenant"
+              required
+              ref={tenantInput}
+              value={tenant}
+              onInput={(e) => setTenant(e.currentTarget.value)}
+            />
           </>
         )}
         {error && (

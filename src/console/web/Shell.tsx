@@ -52,7 +52,12 @@ export function Shell(props: { onSignOut: () => void }) {
 
   const restricted = SCREENS.find((s) => s.id === screen)?.supervisor && !supervisor;
   let content;
-  if (restricted) content = <p class="card notice" role="alert">Esta tela é só para supervisores.</p>;
+  if (restricted)
+    content = (
+      <p class="card notice" role="alert">
+        Esta tela é só para supervisores.
+      </p>
+    );
   else if (screen === 'busca') content = <SearchView query={route.query.get('q') ?? ''} />;
   else if (screen === 'pedido') content = <OrderView numero={route.parts[1] ?? ''} />;
   else if (screen === 'pistas') content = <GatesView />;
@@ -63,7 +68,14 @@ export function Shell(props: { onSignOut: () => void }) {
 
   return (
     <div class={`shell screen-${screen || 'leitura'}`}>
-      <a class="skip" href="#conteudo" onClick={(e) => { e.preventDefault(); document.getElementById('conteudo')?.focus(); }}>
+      <a
+        class="skip"
+        href="#conteudo"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('conteudo')?.focus();
+        }}
+      >
         Ir para o conteúdo
       </a>
       <header class="topbar">
@@ -71,7 +83,10 @@ export function Shell(props: { onSignOut: () => void }) {
           <ul>
             {SCREENS.filter((s) => supervisor || !s.supervisor).map((s) => (
               <li key={s.id}>
-                <a href={href(s.id)} aria-current={screen === s.id || (s.id === 'busca' && screen === 'pedido') ? 'page' : undefined}>
+                <a
+                  href={href(s.id)}
+                  aria-current={screen === s.id || (s.id === 'busca' && screen === 'pedido') ? 'page' : undefined}
+                >
                   {s.label}
                 </a>
               </li>
@@ -80,7 +95,8 @@ export function Shell(props: { onSignOut: () => void }) {
         </nav>
         <div class="who">
           <span>
-            {sessao.operador.nome} ({sessao.operador.papel === 'supervisor' ? 'supervisor' : 'atendente'}) · {sessao.estacao}
+            {sessao.operador.nome} ({sessao.operador.papel === 'supervisor' ? 'supervisor' : 'atendente'}) ·{' '}
+            {sessao.estacao}
           </span>
           <button type="button" class="btn btn-small" onClick={props.onSignOut}>
             Sair

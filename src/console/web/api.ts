@@ -41,7 +41,12 @@ export async function api<T>(method: 'GET' | 'POST', path: string, body?: unknow
   }
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, credentials: 'same-origin', ...(method !== 'GET' ? { body: JSON.stringify(body ?? {}) } : {}) });
+    res = await fetch(path, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      ...(method !== 'GET' ? { body: JSON.stringify(body ?? {}) } : {}),
+    });
   } catch {
     hooks.unreachable();
     throw new ApiError(NO_CONNECTION, 'Sem conexão com a caixa. Tente de novo em instantes.', 0);
@@ -51,7 +56,8 @@ export async function api<T>(method: 'GET' | 'POST', path: string, body?: unknow
   const json = (await res.json().catch(() => null)) as Envelope | null;
   if (json && json.success === true) return json.data as T;
   const err = json?.error;
-  if (!err) throw new ApiError('RESPOSTA_INVALIDA', `A caixa respondeu de forma inesperada (HTTP ${res.status}).`, res.status);
+  if (!err)
+    throw new ApiError('RESPOSTA_INVALIDA', `A caixa respondeu de forma inesperada (HTTP ${res.status}).`, res.status);
   if (res.status === 401 && err.code === 'SESSAO_INVALIDA') hooks.sessionLost();
   throw new ApiError(err.code, err.message, res.status, err.details);
 }

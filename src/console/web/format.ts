@@ -3,14 +3,21 @@
 
 const time = new Intl.DateTimeFormat('pt-BR', { hour: '2-digit', minute: '2-digit' });
 const timeSeconds = new Intl.DateTimeFormat('pt-BR', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
-const dateTime = new Intl.DateTimeFormat('pt-BR', { day: '2-digit', month: '2-digit', hour: '2-digit', minute: '2-digit' });
+const dateTime = new Intl.DateTimeFormat('pt-BR', {
+  day: '2-digit',
+  month: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+});
 const money = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });
 
 const valid = (iso: string | null | undefined): iso is string => !!iso && !Number.isNaN(Date.parse(iso));
 
 export const formatTime = (iso: string | null | undefined) => (valid(iso) ? time.format(new Date(iso)) : '—');
-export const formatTimeSeconds = (iso: string | null | undefined) => (valid(iso) ? timeSeconds.format(new Date(iso)) : '—');
-export const formatDateTime = (iso: string | null | undefined) => (valid(iso) ? dateTime.format(new Date(iso)).replace(',', '') : '—');
+export const formatTimeSeconds = (iso: string | null | undefined) =>
+  valid(iso) ? timeSeconds.format(new Date(iso)) : '—';
+export const formatDateTime = (iso: string | null | undefined) =>
+  valid(iso) ? dateTime.format(new Date(iso)).replace(',', '') : '—';
 
 /** 'YYYY-MM-DD' (a local date of the API) as 'DD/MM/YYYY'. */
 export function formatDate(date: string | null | undefined): string {
@@ -18,7 +25,8 @@ export function formatDate(date: string | null | undefined): string {
   return m ? `${m[3]}/${m[2]}/${m[1]}` : '—';
 }
 
-export const formatMoney = (value: number | null | undefined) => (typeof value === 'number' ? money.format(value) : '—');
+export const formatMoney = (value: number | null | undefined) =>
+  typeof value === 'number' ? money.format(value) : '—';
 
 /** How long ago, in words: 'há 3 min'. */
 export function formatAge(iso: string | null | undefined, now = Date.now()): string {
@@ -30,7 +38,11 @@ export function formatAge(iso: string | null | undefined, now = Date.now()): str
   return `há ${Math.floor(s / 86_400)} dias`;
 }
 
-export const STATUS_LABEL: Record<string, string> = { pago: 'PAGO', cancelado: 'CANCELADO', reembolsado: 'REEMBOLSADO' };
+export const STATUS_LABEL: Record<string, string> = {
+  pago: 'PAGO',
+  cancelado: 'CANCELADO',
+  reembolsado: 'REEMBOLSADO',
+};
 export const statusLabel = (s: string) => STATUS_LABEL[s] ?? s.toUpperCase();
 
 /** '52998224725' → '529.982.247-25'; anything else as it came. */

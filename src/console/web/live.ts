@@ -107,7 +107,11 @@ export function startLive(opts: { sessionLost: () => void }): Live {
   // The stream's comment lines are invisible to scripts: a silent drop is caught by this ping.
   const ping = setInterval(() => {
     if (status.online !== true) return;
-    fetch('/console/app.css', { method: 'HEAD', cache: 'no-store', signal: AbortSignal.timeout(PING_TIMEOUT_MS) }).catch(() => lost());
+    fetch('/console/app.css', {
+      method: 'HEAD',
+      cache: 'no-store',
+      signal: AbortSignal.timeout(PING_TIMEOUT_MS),
+    }).catch(() => lost());
   }, PING_EVERY_MS);
 
   open();
@@ -135,7 +139,10 @@ export function startLive(opts: { sessionLost: () => void }): Live {
   };
 }
 
-export const LiveContext = createContext<{ live: Live | null; status: LiveStatus }>({ live: null, status: { online: null, generation: 0 } });
+export const LiveContext = createContext<{ live: Live | null; status: LiveStatus }>({
+  live: null,
+  status: { online: null, generation: 0 },
+});
 
 /** The current connection status (re-renders on change). */
 export const useLiveStatus = () => useContext(LiveContext).status;

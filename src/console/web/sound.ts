@@ -8,11 +8,24 @@ export type SoundKind = 'liberado' | 'ja_utilizado' | 'fora_da_data' | 'cancelad
 type Note = { hz: number; ms: number; wave: OscillatorType };
 
 const TUNES: Record<SoundKind, Note[]> = {
-  liberado: [{ hz: 880, ms: 110, wave: 'sine' }, { hz: 1320, ms: 170, wave: 'sine' }],
-  ja_utilizado: [{ hz: 440, ms: 90, wave: 'square' }, { hz: 440, ms: 90, wave: 'square' }, { hz: 440, ms: 90, wave: 'square' }],
-  fora_da_data: [{ hz: 660, ms: 160, wave: 'triangle' }, { hz: 330, ms: 260, wave: 'triangle' }],
+  liberado: [
+    { hz: 880, ms: 110, wave: 'sine' },
+    { hz: 1320, ms: 170, wave: 'sine' },
+  ],
+  ja_utilizado: [
+    { hz: 440, ms: 90, wave: 'square' },
+    { hz: 440, ms: 90, wave: 'square' },
+    { hz: 440, ms: 90, wave: 'square' },
+  ],
+  fora_da_data: [
+    { hz: 660, ms: 160, wave: 'triangle' },
+    { hz: 330, ms: 260, wave: 'triangle' },
+  ],
   cancelado: [{ hz: 196, ms: 520, wave: 'sawtooth' }],
-  nao_encontrado: [{ hz: 520, ms: 140, wave: 'square' }, { hz: 390, ms: 140, wave: 'square' }],
+  nao_encontrado: [
+    { hz: 520, ms: 140, wave: 'square' },
+    { hz: 390, ms: 140, wave: 'square' },
+  ],
   outro: [{ hz: 300, ms: 300, wave: 'square' }],
 };
 

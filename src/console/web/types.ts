@@ -81,7 +81,13 @@ export interface Pedido {
   origem: string | null;
   pagamento: { valores: Valores };
   cupom: { codigo: string; nome: string } | null;
-  cliente: Record<string, unknown> & { nome?: string; sobrenome?: string; email?: string; cpf?: string; telefone?: string };
+  cliente: Record<string, unknown> & {
+    nome?: string;
+    sobrenome?: string;
+    email?: string;
+    cpf?: string;
+    telefone?: string;
+  };
   lotes: LotePedido[];
   total_pessoas: number;
   adicionais?: Adicional[];
@@ -111,7 +117,13 @@ export interface Pista {
   direcao: string;
   area?: string | null;
   operador?: string | null;
-  rele: { driver: string; online: boolean; passagem_livre?: boolean; problema?: string | null; visto_em?: string | null };
+  rele: {
+    driver: string;
+    online: boolean;
+    passagem_livre?: boolean;
+    problema?: string | null;
+    visto_em?: string | null;
+  };
   leitores: { porta: string; conectado: boolean; desde?: string | null; ultimo_erro?: string | null }[];
   ultima_leitura: { codigo: string; em: string } | null;
   ultimo_resultado: { tipo: string; em: string; codigo: string | null } | null;

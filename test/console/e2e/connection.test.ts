@@ -1,7 +1,15 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeOrder } from '../../support/fixtures.js';
-import { ATTENDANT, launchBrowser, openConsole, screenshots, signIn, startConsoleBox, type ConsoleBox } from '../../support/console-browser.js';
+import {
+  ATTENDANT,
+  launchBrowser,
+  openConsole,
+  screenshots,
+  signIn,
+  startConsoleBox,
+  type ConsoleBox,
+} from '../../support/console-browser.js';
 
 // The box goes away (its listener and every connection closed, the live event stream included) and
 // comes back on the same address: the console says so at once and recovers by itself.
@@ -10,7 +18,6 @@ let browser: Browser;
 let cb: ConsoleBox;
 let context: BrowserContext;
 let page: Page;
-
 
 beforeAll(async () => {
   browser = await launchBrowser();
@@ -38,7 +45,12 @@ describe('connection to the box', () => {
     await screenshots(page, 'sem-conexao');
 
     // While the console is cut off, a turnstile checks one of the order's people in.
-    const res = await cb.box.app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': cb.box.keys.checkin }, payload: { qr_code: 'RET-1', terminal: 'catraca-9' } });
+    const res = await cb.box.app.inject({
+      method: 'POST',
+      url: '/api/v1/api-qrcode-checkin',
+      headers: { 'x-api-key': cb.box.keys.checkin },
+      payload: { qr_code: 'RET-1', terminal: 'catraca-9' },
+    });
     expect(res.statusCode).toBe(200);
     await cb.comeBack();
     await page.locator('.banner-offline').waitFor({ state: 'detached', timeout: 15_000 });

@@ -6,7 +6,15 @@ import { startBridgeLaneRig, type BridgeLaneRig } from '../../support/bridge-lan
 import { openScannerSim, type ScannerSim } from '../../support/lanes.js';
 import type { PtyPair } from '../../support/pty.js';
 import {
-  docImage, launchBrowser, openConsole, screenshots, screenProblems, signIn, startConsoleBox, SUPERVISOR, type ConsoleBox,
+  docImage,
+  launchBrowser,
+  openConsole,
+  screenshots,
+  screenProblems,
+  signIn,
+  startConsoleBox,
+  SUPERVISOR,
+  type ConsoleBox,
 } from '../../support/console-browser.js';
 
 // The supervisor's gates panel on a real lane: a scanner on a socat pty and the host-built bridge
@@ -24,10 +32,7 @@ let scanner: ScannerSim;
 beforeAll(async () => {
   rig = await startBridgeLaneRig();
   ({ scannerPty, board } = rig);
-  [browser, cb] = await Promise.all([
-    launchBrowser(),
-    startConsoleBox({ lanes: rig.lanes }),
-  ]);
+  [browser, cb] = await Promise.all([launchBrowser(), startConsoleBox({ lanes: rig.lanes })]);
   cb.box.importOrders([makeOrder({ prefix: 'LANE', people: 4 })]);
   scanner = await openScannerSim(scannerPty.device);
   await board.waitFor('online', 1, { timeoutMs: 8000 });
@@ -58,9 +63,14 @@ describe('gates panel', () => {
     const since = board.mark();
     await scanner.scan('LANE-1');
     await board.waitFor('grant', undefined, { since });
-    await page.locator('#recent-title ~ .table-wrap tr', { hasText: 'LANE-1' }).filter({ hasText: 'LIBERADO' }).waitFor();
+    await page
+      .locator('#recent-title ~ .table-wrap tr', { hasText: 'LANE-1' })
+      .filter({ hasText: 'LIBERADO' })
+      .waitFor();
     await board.setPassage();
-    await lane().getByText(/Último evento: passagem \(LANE-1\)/).waitFor();
+    await lane()
+      .getByText(/Último evento: passagem \(LANE-1\)/)
+      .waitFor();
     // The simulated sensor stays closed 50 ms (+10 ms debounce) and the board reports no falling
     // edge: a second pulse sent before that would be no new passage.
     await page.waitForTimeout(100);
@@ -69,7 +79,9 @@ describe('gates panel', () => {
     await board.setPassage();
     const alarm = openAlarms().filter({ hasText: 'Carona' }).filter({ hasText: 'entrada-1' });
     await alarm.waitFor();
-    await lane().getByText(/Último evento: carona/).waitFor();
+    await lane()
+      .getByText(/Último evento: carona/)
+      .waitFor();
     expect(await screenProblems(page)).toEqual([]);
     await screenshots(page, 'pistas-alarme');
     await docImage(page, 'pistas');
@@ -78,7 +90,10 @@ describe('gates panel', () => {
     await page.reload();
     await alarm.waitFor();
     await alarm.getByRole('button', { name: /Reconhecer alarme: Carona/ }).click();
-    await page.locator('.alarm-done', { hasText: 'Carona' }).filter({ hasText: `reconhecido por ${SUPERVISOR.nome}` }).waitFor();
+    await page
+      .locator('.alarm-done', { hasText: 'Carona' })
+      .filter({ hasText: `reconhecido por ${SUPERVISOR.nome}` })
+      .waitFor();
     expect(await openAlarms().count()).toBe(0);
     await page.reload();
     await page.locator('.alarm-done', { hasText: `reconhecido por ${SUPERVISOR.nome}` }).waitFor();
@@ -99,8 +114,14 @@ describe('gates panel', () => {
     expect(await screenProblems(page)).toEqual([]);
     await screenshots(page, 'pistas-offline');
 
-    await alarm.first().getByRole('button', { name: /Reconhecer/ }).click();
-    await page.locator('.alarm-done', { hasText: 'Dispositivo desconectado' }).filter({ hasText: `reconhecido por ${SUPERVISOR.nome}` }).waitFor();
+    await alarm
+      .first()
+      .getByRole('button', { name: /Reconhecer/ })
+      .click();
+    await page
+      .locator('.alarm-done', { hasText: 'Dispositivo desconectado' })
+      .filter({ hasText: `reconhecido por ${SUPERVISOR.nome}` })
+      .waitFor();
     await scannerPty.replug();
   }, 30_000);
 });

@@ -3,7 +3,17 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PedidoInput } from '../../../src/orders/order.schemas.js';
 import { makeOrder } from '../../support/fixtures.js';
 import {
-  apiFromPage, ATTENDANT, docImage, launchBrowser, openConsole, screenshots, screenProblems, signIn, startConsoleBox, SUPERVISOR, type ConsoleBox,
+  apiFromPage,
+  ATTENDANT,
+  docImage,
+  launchBrowser,
+  openConsole,
+  screenshots,
+  screenProblems,
+  signIn,
+  startConsoleBox,
+  SUPERVISOR,
+  type ConsoleBox,
 } from '../../support/console-browser.js';
 
 // The help desk: finding an order by what the visitor says (name, CPF, order number), the order
@@ -21,7 +31,15 @@ function withPeople(order: PedidoInput, cliente: Partial<PedidoInput['cliente']>
   return order;
 }
 
-const PIPOCA = { adicional_id: 'a1', nome: 'Pipoca', quantidade: 1, preco_unitario: 10, subtotal: 10, codigo_integracao: 'PIP', adicional_qr_code: 'PIPOCA00000001' };
+const PIPOCA = {
+  adicional_id: 'a1',
+  nome: 'Pipoca',
+  quantidade: 1,
+  preco_unitario: 10,
+  subtotal: 10,
+  codigo_integracao: 'PIP',
+  adicional_qr_code: 'PIPOCA00000001',
+};
 const FAMILY = '20261121-0101';
 const CANCELLED = '20261121-0102';
 const GROUP = '20261121-0103';
@@ -31,12 +49,25 @@ beforeAll(async () => {
   browser = await launchBrowser();
   cb = await startConsoleBox();
   cb.box.importOrders([
-    withPeople(makeOrder({ numero: FAMILY, prefix: 'FAM', people: 3 }), { nome: 'João', sobrenome: 'Conceição', email: 'joao.conceicao@example.com', cpf: '52998224725' }, [
-      'Júlia Araújo', 'Pedro Conceição', 'Ângela Muñoz',
+    withPeople(
+      makeOrder({ numero: FAMILY, prefix: 'FAM', people: 3 }),
+      { nome: 'João', sobrenome: 'Conceição', email: 'joao.conceicao@example.com', cpf: '52998224725' },
+      ['Júlia Araújo', 'Pedro Conceição', 'Ângela Muñoz'],
+    ),
+    withPeople(
+      makeOrder({ numero: CANCELLED, prefix: 'CAN', people: 1, status: 'cancelado' }),
+      { nome: 'Carlos', sobrenome: 'Cancelado' },
+      ['Carlos Cancelado'],
+    ),
+    withPeople(
+      makeOrder({ numero: GROUP, prefix: 'GRP', people: 3, adicionais: [PIPOCA] }),
+      { nome: 'Rita', sobrenome: 'Grupo', cpf: '11144477735' },
+      ['Rita Grupo', 'Sara Grupo', 'Tomás Grupo'],
+    ),
+    withPeople(makeOrder({ numero: REVERSAL, prefix: 'REV', people: 2 }), { nome: 'Vera', sobrenome: 'Volta' }, [
+      'Vera Volta',
+      'Vitor Volta',
     ]),
-    withPeople(makeOrder({ numero: CANCELLED, prefix: 'CAN', people: 1, status: 'cancelado' }), { nome: 'Carlos', sobrenome: 'Cancelado' }, ['Carlos Cancelado']),
-    withPeople(makeOrder({ numero: GROUP, prefix: 'GRP', people: 3, adicionais: [PIPOCA] }), { nome: 'Rita', sobrenome: 'Grupo', cpf: '11144477735' }, ['Rita Grupo', 'Sara Grupo', 'Tomás Grupo']),
-    withPeople(makeOrder({ numero: REVERSAL, prefix: 'REV', people: 2 }), { nome: 'Vera', sobrenome: 'Volta' }, ['Vera Volta', 'Vitor Volta']),
   ]);
 });
 afterAll(async () => {
@@ -74,7 +105,8 @@ describe('help desk', () => {
     expect(summary).toContain('529.982.247-25');
     expect(summary).toMatch(/Total pago\s*R\$\s*300,00/);
     await page.getByRole('heading', { name: 'Passaporte Dia · Adulto' }).waitFor();
-    for (const name of ['Júlia Araújo', 'Pedro Conceição', 'Ângela Muñoz']) expect(await person(name).textContent()).toContain('Ainda não entrou');
+    for (const name of ['Júlia Araújo', 'Pedro Conceição', 'Ângela Muñoz'])
+      expect(await person(name).textContent()).toContain('Ainda não entrou');
     expect(await person('Júlia Araújo').textContent()).toContain('RG 1000');
     expect(await person('Júlia Araújo').textContent()).toContain('FAM-1');
     expect(await screenProblems(page)).toEqual([]);
@@ -109,20 +141,26 @@ describe('help desk', () => {
     await start(ATTENDANT, `#/pedido/${GROUP}`);
     await page.getByRole('button', { name: 'Fazer check-in de Rita Grupo' }).click();
     await person('Rita Grupo').locator('.form-ok', { hasText: 'LIBERADO' }).waitFor();
-    await person('Rita Grupo').getByText(/Entrou em .* terminal balcao-1/).waitFor();
+    await person('Rita Grupo')
+      .getByText(/Entrou em .* terminal balcao-1/)
+      .waitFor();
     expect(await person('Sara Grupo').textContent()).toContain('Ainda não entrou');
 
     await page.getByRole('button', { name: 'Check-in do pedido inteiro' }).click();
     await page.locator('.order-actions .form-ok, .order-actions .form-error').first().waitFor();
     await page.getByRole('heading', { name: 'Entradas: 3 de 3' }).waitFor();
     for (const name of ['Sara Grupo', 'Tomás Grupo']) expect(await person(name).textContent()).toMatch(/Entrou em/);
-    const checked = cb.box.db.sqlite.prepare("select count(*) as n from people where qr_code like 'GRP-%' and checkin_em is not null").get() as { n: number };
+    const checked = cb.box.db.sqlite
+      .prepare("select count(*) as n from people where qr_code like 'GRP-%' and checkin_em is not null")
+      .get() as { n: number };
     expect(checked.n).toBe(3);
 
     // The order's additional, by its own QR: the answer shows beside it.
     await page.getByRole('button', { name: 'Fazer check-in do adicional Pipoca' }).click();
     await page.locator('li.person', { hasText: 'Pipoca' }).locator('.form-ok, .form-error').waitFor();
-    expect(await page.locator('li.person', { hasText: 'Pipoca' }).locator('.form-ok').textContent()).toContain('LIBERADO');
+    expect(await page.locator('li.person', { hasText: 'Pipoca' }).locator('.form-ok').textContent()).toContain(
+      'LIBERADO',
+    );
   });
 
   it('a refusal shows next to the person it concerns: a cancelled order is made obvious and refused', async () => {
@@ -139,7 +177,9 @@ describe('help desk', () => {
   it('a supervisor reverses a check-in with a reason, which is required', async () => {
     await start(SUPERVISOR, `#/pedido/${REVERSAL}`);
     await page.getByRole('button', { name: 'Fazer check-in de Vera Volta' }).click();
-    await person('Vera Volta').getByText(/Entrou em/).waitFor();
+    await person('Vera Volta')
+      .getByText(/Entrou em/)
+      .waitFor();
 
     await page.getByRole('button', { name: 'Estornar check-in de Vera Volta' }).click();
     const reason = page.getByLabel('Motivo do estorno de Vera Volta');
@@ -148,11 +188,15 @@ describe('help desk', () => {
     await person('Vera Volta').getByText('Informe o motivo (de 3 a 200 caracteres).').waitFor();
     await reason.fill('Entrou por engano no balcão');
     await page.getByRole('button', { name: 'Confirmar estorno' }).click();
-    await person('Vera Volta').getByText(/Check-in estornado em .* terminal balcao-1/).waitFor();
+    await person('Vera Volta')
+      .getByText(/Check-in estornado em .* terminal balcao-1/)
+      .waitFor();
     await person('Vera Volta').locator('.form-ok').waitFor();
     expect(await screenProblems(page)).toEqual([]);
 
-    const logged = cb.box.db.sqlite.prepare("select details from events where action = 'estorno' and qr_code = 'REV-1'").all() as { details: string | null }[];
+    const logged = cb.box.db.sqlite
+      .prepare("select details from events where action = 'estorno' and qr_code = 'REV-1'")
+      .all() as { details: string | null }[];
     expect(logged).toHaveLength(1);
     expect(logged[0]!.details).toContain('Entrou por engano no balcão');
   });
@@ -160,20 +204,33 @@ describe('help desk', () => {
   it('an attendant sees no reversal and no operators, and the server refuses both with 403 PAPEL_INSUFICIENTE', async () => {
     await start(ATTENDANT, `#/pedido/${REVERSAL}`);
     await page.getByRole('button', { name: 'Fazer check-in de Vitor Volta' }).click();
-    await person('Vitor Volta').getByText(/Entrou em/).waitFor();
+    await person('Vitor Volta')
+      .getByText(/Entrou em/)
+      .waitFor();
     expect(await page.getByRole('button', { name: /Estornar/ }).count()).toBe(0);
     const nav = await page.getByRole('navigation', { name: 'Telas' }).getByRole('link').allTextContents();
     expect(nav).toEqual(['Leitura', 'Busca']);
     await page.goto(`${cb.origin}/console/#/operadores`);
     await page.getByText('Esta tela é só para supervisores.').waitFor();
 
-    const reversal = await apiFromPage(page, 'POST', '/api/console/estorno', { qr_code: 'REV-2', motivo: 'tentativa do atendente' });
-    expect({ status: reversal.status, code: reversal.json?.error?.code }).toEqual({ status: 403, code: 'PAPEL_INSUFICIENTE' });
+    const reversal = await apiFromPage(page, 'POST', '/api/console/estorno', {
+      qr_code: 'REV-2',
+      motivo: 'tentativa do atendente',
+    });
+    expect({ status: reversal.status, code: reversal.json?.error?.code }).toEqual({
+      status: 403,
+      code: 'PAPEL_INSUFICIENTE',
+    });
     const list = await apiFromPage(page, 'GET', '/api/console/operadores');
     expect({ status: list.status, code: list.json?.error?.code }).toEqual({ status: 403, code: 'PAPEL_INSUFICIENTE' });
     const create = await apiFromPage(page, 'POST', '/api/console/operadores', { nome: 'Intruso', papel: 'supervisor' });
-    expect({ status: create.status, code: create.json?.error?.code }).toEqual({ status: 403, code: 'PAPEL_INSUFICIENTE' });
-    const still = cb.box.db.sqlite.prepare("select checkin_em from people where qr_code = 'REV-2'").get() as { checkin_em: string | null };
+    expect({ status: create.status, code: create.json?.error?.code }).toEqual({
+      status: 403,
+      code: 'PAPEL_INSUFICIENTE',
+    });
+    const still = cb.box.db.sqlite.prepare("select checkin_em from people where qr_code = 'REV-2'").get() as {
+      checkin_em: string | null;
+    };
     expect(still.checkin_em).not.toBeNull();
   });
 });

@@ -2,7 +2,15 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeOrder } from '../../support/fixtures.js';
 import {
-  ATTENDANT, docImage, launchBrowser, openConsole, screenshots, screenProblems, signIn, startConsoleBox, type ConsoleBox,
+  ATTENDANT,
+  docImage,
+  launchBrowser,
+  openConsole,
+  screenshots,
+  screenProblems,
+  signIn,
+  startConsoleBox,
+  type ConsoleBox,
 } from '../../support/console-browser.js';
 
 // The scan station: one focused input (a desk scanner types the code and Enter), the answer filling
@@ -26,7 +34,10 @@ beforeAll(async () => {
   // USED-1 went in at 09:30 (São Paulo) through a turnstile of the HTTP API.
   cb.box.clock.set('2026-11-21T12:30:00.000Z');
   const res = await cb.box.app.inject({
-    method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': cb.box.keys.checkin }, payload: { qr_code: 'USED-1', terminal: 'catraca-2' },
+    method: 'POST',
+    url: '/api/v1/api-qrcode-checkin',
+    headers: { 'x-api-key': cb.box.keys.checkin },
+    payload: { qr_code: 'USED-1', terminal: 'catraca-2' },
   });
   expect(res.statusCode).toBe(200);
   cb.box.clock.set('2026-11-21T13:00:00.000Z');
@@ -64,7 +75,10 @@ const inputIsFocused = () => page.evaluate(() => (globalThis as any).document.ac
 async function scan(code: string, expected: { state: 'granted' | 'refused'; text: string }): Promise<string> {
   await page.evaluate(() => ((globalThis as any).__tones = []));
   await page.keyboard.type(`${code}\n`);
-  await page.locator(`.scan-stage .scan-result.${expected.state}`, { hasText: code }).filter({ hasText: expected.text }).waitFor();
+  await page
+    .locator(`.scan-stage .scan-result.${expected.state}`, { hasText: code })
+    .filter({ hasText: expected.text })
+    .waitFor();
   return page.evaluate(() => (globalThis as any).__tones.join(' '));
 }
 
@@ -88,7 +102,7 @@ describe('scan view', () => {
     await docImage(page, 'leitura-liberado');
   });
 
-  it('refusals show the box\'s title and plain-Portuguese reason, each kind with a sound of its own', async () => {
+  it("refusals show the box's title and plain-Portuguese reason, each kind with a sound of its own", async () => {
     const granted = await scan('OK-2', { state: 'granted', text: 'LIBERADO' });
     const used = await scan('USED-1', { state: 'refused', text: 'JÁ UTILIZADO' });
     expect(await result().textContent()).toContain('09:30');
@@ -119,7 +133,8 @@ describe('scan view', () => {
     await page.locator('.scan-stage .scan-result.granted', { hasText: 'OK-3' }).waitFor();
     await page.getByText('Leitura repetida de OK-3 ignorada.').waitFor();
     expect(await result().textContent()).toContain('LIBERADO');
-    const events = () => cb.box.db.sqlite.prepare("select count(*) as n from events where code = 'OK-3'").get() as { n: number };
+    const events = () =>
+      cb.box.db.sqlite.prepare("select count(*) as n from events where code = 'OK-3'").get() as { n: number };
     expect(events().n).toBe(1);
 
     // The rule is about time: once 2 s have passed, the same code is read again (and is now used).
@@ -132,7 +147,9 @@ describe('scan view', () => {
     await cb.goAway();
     try {
       await page.keyboard.type('OK-4\n');
-      await page.locator('.scan-stage .scan-result.refused', { hasText: 'Não foi possível registrar a leitura de OK-4' }).waitFor();
+      await page
+        .locator('.scan-stage .scan-result.refused', { hasText: 'Não foi possível registrar a leitura de OK-4' })
+        .waitFor();
       await page.getByRole('alert').filter({ hasText: 'Sem conexão com a caixa' }).waitFor();
     } finally {
       await cb.comeBack();

@@ -1,7 +1,15 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
-  launchBrowser, openConsole, screenshots, screenProblems, signIn, startConsoleBox, SUPERVISOR, trySignIn, type ConsoleBox,
+  launchBrowser,
+  openConsole,
+  screenshots,
+  screenProblems,
+  signIn,
+  startConsoleBox,
+  SUPERVISOR,
+  trySignIn,
+  type ConsoleBox,
 } from '../../support/console-browser.js';
 
 // Signing in at the console: name + PIN (+ station), the box's own messages for a wrong PIN and for
@@ -44,9 +52,15 @@ describe('sign-in screen', () => {
     expect(storage).toContain('bilheteria-2');
     expect(storage).not.toContain(SUPERVISOR.segredo);
     const cookies = await context.cookies();
-    expect(cookies.map((c) => ({ name: c.name, httpOnly: c.httpOnly }))).toEqual([{ name: 'gate_console', httpOnly: true }]);
+    expect(cookies.map((c) => ({ name: c.name, httpOnly: c.httpOnly }))).toEqual([
+      { name: 'gate_console', httpOnly: true },
+    ]);
     expect(storage).not.toContain(cookies[0]!.value);
-    const csrf: string = await page.evaluate(() => fetch('/api/console/sessao').then((r) => r.json()).then((j: any) => j.data.csrf));
+    const csrf: string = await page.evaluate(() =>
+      fetch('/api/console/sessao')
+        .then((r) => r.json())
+        .then((j: any) => j.data.csrf),
+    );
     expect(storage).not.toContain(csrf);
 
     // The session survives a reload (cookie), and signing out returns to the form with the station kept.
@@ -60,7 +74,7 @@ describe('sign-in screen', () => {
     expect(after).toBe(401);
   });
 
-  it('a wrong PIN is refused with the box\'s message and the form stays ready for another try', async () => {
+  it("a wrong PIN is refused with the box's message and the form stays ready for another try", async () => {
     await open();
     // This box has two parks: the park field appears once the box says it needs it.
     expect(await page.getByLabel('Parque').count()).toBe(0);
@@ -129,7 +143,11 @@ describe('sign-in screen', () => {
     expect(fifth.status).toBe(429);
     expect(fifth.body.error?.code).toBe('CONTA_BLOQUEADA');
     expect(fifth.body.error?.details?.bloqueada_ate).toEqual(expect.any(String));
-    await page.locator('#login-error').filter({ hasText: fifth.body.error!.message }).filter({ hasText: 'Tente de novo às' }).waitFor();
+    await page
+      .locator('#login-error')
+      .filter({ hasText: fifth.body.error!.message })
+      .filter({ hasText: 'Tente de novo às' })
+      .waitFor();
 
     const right = await trySignIn(page, { nome: 'Eva Bloqueio', segredo: '998877' });
     expect(right.body.error?.code).toBe('CONTA_BLOQUEADA');

@@ -3,7 +3,16 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeOrder } from '../../support/fixtures.js';
 import {
-  docImage, launchBrowser, openConsole, screenshots, screenProblems, signIn, startConsoleBox, SUPERVISOR, trySignIn, type ConsoleBox,
+  docImage,
+  launchBrowser,
+  openConsole,
+  screenshots,
+  screenProblems,
+  signIn,
+  startConsoleBox,
+  SUPERVISOR,
+  trySignIn,
+  type ConsoleBox,
 } from '../../support/console-browser.js';
 
 // The supervisor's back office: the sync panel (conflicts and their CSV), operator accounts (the
@@ -17,19 +26,35 @@ let page: Page;
 /** Check-ins through the HTTP API at a given São Paulo time of 2026-11-21, from a given terminal. */
 async function checkInAt(localTime: string, qr: string, terminal: string): Promise<number> {
   cb.box.clock.set(`2026-11-21T${localTime}:00.000-03:00`);
-  const res = await cb.box.app.inject({ method: 'POST', url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': cb.box.keys.checkin }, payload: { qr_code: qr, terminal } });
+  const res = await cb.box.app.inject({
+    method: 'POST',
+    url: '/api/v1/api-qrcode-checkin',
+    headers: { 'x-api-key': cb.box.keys.checkin },
+    payload: { qr_code: qr, terminal },
+  });
   return res.statusCode;
 }
 
 /** What the cloud answered for an event the box pushed (as the sync worker records it). */
 function cloudSaid(qr: string, resultado: string, mensagem: string): void {
-  const ev = cb.box.db.sqlite.prepare("select id, tenant_id, action from events where qr_code = ? and result = 'ok' order by id desc").get(qr) as { id: number; tenant_id: number; action: string };
+  const ev = cb.box.db.sqlite
+    .prepare("select id, tenant_id, action from events where qr_code = ? and result = 'ok' order by id desc")
+    .get(qr) as { id: number; tenant_id: number; action: string };
   cb.box.db.sqlite
     .prepare(
       `insert into sync_push (event_id, tenant_id, chave, action, status, attempts, first_sent_at, last_sent_at, resultado, cloud_code, cloud_message, settled_at)
        values (?, ?, 'nuvem', ?, 'concluido', 1, ?, ?, ?, 'X', ?, ?)`,
     )
-    .run(ev.id, ev.tenant_id, ev.action, '2026-11-21T14:00:00.000Z', '2026-11-21T14:00:00.000Z', resultado, mensagem, '2026-11-21T14:00:00.000Z');
+    .run(
+      ev.id,
+      ev.tenant_id,
+      ev.action,
+      '2026-11-21T14:00:00.000Z',
+      '2026-11-21T14:00:00.000Z',
+      resultado,
+      mensagem,
+      '2026-11-21T14:00:00.000Z',
+    );
 }
 
 beforeAll(async () => {
@@ -38,8 +63,12 @@ beforeAll(async () => {
   cb.box.importOrders([makeOrder({ prefix: 'DAY', people: 8 }), makeOrder({ prefix: 'OLDR', dataUso: '2026-11-20' })]);
   // The day: entries at 09h, 10h and 14h through two turnstiles, and some refusals.
   const grants = [
-    ['09:05', 'DAY-1', 'catraca-1'], ['09:40', 'DAY-2', 'catraca-2'], ['10:10', 'DAY-3', 'catraca-1'],
-    ['10:20', 'DAY-4', 'catraca-1'], ['10:30', 'DAY-5', 'catraca-2'], ['14:00', 'DAY-6', 'catraca-2'],
+    ['09:05', 'DAY-1', 'catraca-1'],
+    ['09:40', 'DAY-2', 'catraca-2'],
+    ['10:10', 'DAY-3', 'catraca-1'],
+    ['10:20', 'DAY-4', 'catraca-1'],
+    ['10:30', 'DAY-5', 'catraca-2'],
+    ['14:00', 'DAY-6', 'catraca-2'],
   ] as const;
   for (const [t, qr, terminal] of grants) expect(await checkInAt(t, qr, terminal)).toBe(200);
   expect(await checkInAt('11:00', 'DAY-1', 'catraca-1')).toBe(409);
@@ -115,7 +144,10 @@ describe('supervisor screens', () => {
       await other.page.getByRole('button', { name: 'Sair' }).click();
 
       await page.getByRole('button', { name: 'Desativar Carla Nova' }).click();
-      await page.getByRole('group', { name: 'Confirmar desativação de Carla Nova' }).getByRole('button', { name: 'Confirmar' }).click();
+      await page
+        .getByRole('group', { name: 'Confirmar desativação de Carla Nova' })
+        .getByRole('button', { name: 'Confirmar' })
+        .click();
       await page.locator('li.operator[data-operador="Carla Nova"]', { hasText: 'desativado' }).waitFor();
 
       const again = await trySignIn(other.page, { nome: 'Carla Nova', segredo: pin }, 'balcao-2');
@@ -133,7 +165,9 @@ describe('supervisor screens', () => {
     await page.locator('.big-number', { hasText: 'entradas' }).filter({ hasText: '6' }).waitFor();
     expect(await page.locator('.big-number', { hasText: 'recusas' }).textContent()).toContain('3');
 
-    const bars = await page.locator('.chart rect[data-hora]').evaluateAll((rects) => rects.map((r) => `${r.getAttribute('data-hora')} ${r.getAttribute('data-pista')}`));
+    const bars = await page
+      .locator('.chart rect[data-hora]')
+      .evaluateAll((rects) => rects.map((r) => `${r.getAttribute('data-hora')} ${r.getAttribute('data-pista')}`));
     expect(bars.map((b) => b.split(' ')[0]).sort()).toEqual(expect.arrayContaining(['9', '10', '14']));
     expect(new Set(bars.map((b) => b.split(' ')[1])).size).toBeGreaterThanOrEqual(2);
     expect(await page.locator('.legend li').count()).toBe(new Set(bars.map((b) => b.split(' ')[1])).size);

@@ -9,17 +9,22 @@ import { AlarmList } from './AlarmList';
 import { LaneCard } from './LaneCard';
 import { RecentScans } from './RecentScans';
 
-function entriesByLane(e: PainelPistas['entradas_hoje']): { total: number | null; of: (lane: string) => number | null } {
+function entriesByLane(e: PainelPistas['entradas_hoje']): {
+  total: number | null;
+  of: (lane: string) => number | null;
+} {
   if (typeof e === 'number') return { total: e, of: () => null };
   if (Array.isArray(e)) {
     const m = new Map(e.map((x) => [x.pista, x.entradas]));
     return { total: e.reduce((n, x) => n + x.entradas, 0), of: (lane) => m.get(lane) ?? 0 };
   }
-  if (e && typeof e === 'object') return { total: Object.values(e).reduce((n, x) => n + x, 0), of: (lane) => e[lane] ?? 0 };
+  if (e && typeof e === 'object')
+    return { total: Object.values(e).reduce((n, x) => n + x, 0), of: (lane) => e[lane] ?? 0 };
   return { total: null, of: () => null };
 }
 
-const upsertAlarm = (list: Alarme[], a: Alarme) => (list.some((x) => x.id === a.id) ? list.map((x) => (x.id === a.id ? a : x)) : [a, ...list]);
+const upsertAlarm = (list: Alarme[], a: Alarme) =>
+  list.some((x) => x.id === a.id) ? list.map((x) => (x.id === a.id ? a : x)) : [a, ...list];
 
 export function GatesView() {
   const panel = useLoad(() => api<PainelPistas>('GET', '/api/console/pistas'), []);
@@ -29,10 +34,16 @@ export function GatesView() {
   useEffect(() => () => clearTimeout(refresh.current), []);
 
   useLiveEvent<{ pistas: Pista[]; alarme_incendio: AlarmeIncendio | null }>('pistas', (d) =>
-    panel.setData((p) => (p && d ? { ...p, pistas: d.pistas ?? p.pistas, alarme_incendio: d.alarme_incendio ?? p.alarme_incendio } : p)),
+    panel.setData((p) =>
+      p && d ? { ...p, pistas: d.pistas ?? p.pistas, alarme_incendio: d.alarme_incendio ?? p.alarme_incendio } : p,
+    ),
   );
-  useLiveEvent<Alarme>('alarme', (a) => panel.setData((p) => (p && a ? { ...p, alarmes: upsertAlarm(p.alarmes, a) } : p)));
-  useLiveEvent<Alarme>('alarme_reconhecido', (a) => panel.setData((p) => (p && a ? { ...p, alarmes: upsertAlarm(p.alarmes, a) } : p)));
+  useLiveEvent<Alarme>('alarme', (a) =>
+    panel.setData((p) => (p && a ? { ...p, alarmes: upsertAlarm(p.alarmes, a) } : p)),
+  );
+  useLiveEvent<Alarme>('alarme_reconhecido', (a) =>
+    panel.setData((p) => (p && a ? { ...p, alarmes: upsertAlarm(p.alarmes, a) } : p)),
+  );
   useLiveEvent<Leitura>('leitura', (l) => {
     panel.setData((p) => (p && l ? { ...p, ultimas_leituras: [l, ...p.ultimas_leituras].slice(0, 20) } : p));
     // The day's counts come from the box: refetched once a burst of scans settles.
@@ -63,7 +74,8 @@ export function GatesView() {
       <ErrorNote error={panel.error} />
       {data?.alarme_incendio?.ativo && (
         <p class="banner banner-fire" role="alert">
-          ALARME DE INCÊNDIO desde {formatTime(data.alarme_incendio.desde)}: catracas liberadas ({data.alarme_incendio.origens.join(', ')}).
+          ALARME DE INCÊNDIO desde {formatTime(data.alarme_incendio.desde)}: catracas liberadas (
+          {data.alarme_incendio.origens.join(', ')}).
         </p>
       )}
       {data && !data.configurado && <p class="card notice">Nenhuma pista configurada nesta caixa.</p>}

@@ -24,25 +24,44 @@ export function LaneCard({ pista, entries }: { pista: Pista; entries: number | n
         <h3 id={id}>{pista.nome}</h3>
         <span class={`pill ${online ? 'pill-ok' : 'pill-bad'}`}>{online ? 'ONLINE' : 'OFFLINE'}</span>
       </div>
-      <p class="hint">{pista.direcao === 'saida' ? 'Saída' : 'Entrada'}{pista.area ? ` · ${pista.area}` : ''}</p>
+      <p class="hint">
+        {pista.direcao === 'saida' ? 'Saída' : 'Entrada'}
+        {pista.area ? ` · ${pista.area}` : ''}
+      </p>
       <ul class="devices">
         <li class={pista.rele.online ? 'ok' : 'bad'}>
-          Relé ({pista.rele.driver}): {pista.rele.online ? 'conectado' : `desconectado${pista.rele.problema ? ` (${pista.rele.problema})` : ''}`}
+          Relé ({pista.rele.driver}):{' '}
+          {pista.rele.online ? 'conectado' : `desconectado${pista.rele.problema ? ` (${pista.rele.problema})` : ''}`}
           {pista.rele.passagem_livre ? ' · passagem livre' : ''}
         </li>
         {pista.leitores.map((l, i) => (
           <li key={i} class={l.conectado ? 'ok' : 'bad'}>
-            Leitor{pista.leitores.length > 1 ? ` ${i + 1}` : ''}: {l.conectado ? 'conectado' : `desconectado${l.desde ? ` desde ${formatTime(l.desde)}` : ''}`}
+            Leitor{pista.leitores.length > 1 ? ` ${i + 1}` : ''}:{' '}
+            {l.conectado ? 'conectado' : `desconectado${l.desde ? ` desde ${formatTime(l.desde)}` : ''}`}
           </li>
         ))}
       </ul>
       <dl class="fields counters">
-        {entries !== null && <div><dt>Entradas hoje</dt><dd>{entries}</dd></div>}
+        {entries !== null && (
+          <div>
+            <dt>Entradas hoje</dt>
+            <dd>{entries}</dd>
+          </div>
+        )}
         {pista.contadores && (
           <>
-            <div><dt>Liberadas</dt><dd>{pista.contadores.liberadas ?? 0}</dd></div>
-            <div><dt>Negadas</dt><dd>{pista.contadores.negadas ?? 0}</dd></div>
-            <div><dt>Caronas</dt><dd>{pista.contadores.caronas ?? 0}</dd></div>
+            <div>
+              <dt>Liberadas</dt>
+              <dd>{pista.contadores.liberadas ?? 0}</dd>
+            </div>
+            <div>
+              <dt>Negadas</dt>
+              <dd>{pista.contadores.negadas ?? 0}</dd>
+            </div>
+            <div>
+              <dt>Caronas</dt>
+              <dd>{pista.contadores.caronas ?? 0}</dd>
+            </div>
           </>
         )}
       </dl>

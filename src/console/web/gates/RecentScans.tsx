@@ -13,15 +13,25 @@ export function RecentScans({ leituras }: { leituras: Leitura[] }) {
         <div class="table-wrap">
           <table>
             <thead>
-              <tr><th scope="col">Hora</th><th scope="col">Onde</th><th scope="col">Código</th><th scope="col">Resultado</th></tr>
+              <tr>
+                <th scope="col">Hora</th>
+                <th scope="col">Onde</th>
+                <th scope="col">Código</th>
+                <th scope="col">Resultado</th>
+              </tr>
             </thead>
             <tbody>
               {leituras.map((l, i) => (
                 <tr key={`${l.em}-${l.codigo}-${i}`} class={l.resultado === 'liberado' ? 'row-ok' : 'row-bad'}>
                   <td>{formatTimeSeconds(l.em)}</td>
-                  <td>{DOOR[l.porta] ?? l.porta} {l.terminal ?? ''}</td>
+                  <td>
+                    {DOOR[l.porta] ?? l.porta} {l.terminal ?? ''}
+                  </td>
                   <td class="mono">{l.codigo}</td>
-                  <td><strong>{l.titulo}</strong>{l.resultado !== 'liberado' && l.mensagem ? ` · ${l.mensagem}` : ''}</td>
+                  <td>
+                    <strong>{l.titulo}</strong>
+                    {l.resultado !== 'liberado' && l.mensagem ? ` · ${l.mensagem}` : ''}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -15,7 +15,10 @@ export function NewOperatorForm({ onCreated }: { onCreated: () => void }) {
     setError(null);
     setCreated(null);
     try {
-      const r = await api<{ operador: Operador; pin: string }>('POST', '/api/console/operadores', { nome: nome.trim(), papel });
+      const r = await api<{ operador: Operador; pin: string }>('POST', '/api/console/operadores', {
+        nome: nome.trim(),
+        papel,
+      });
       setCreated({ nome: r.operador.nome, pin: r.pin });
       setNome('');
       onCreated();
@@ -41,9 +44,15 @@ export function NewOperatorForm({ onCreated }: { onCreated: () => void }) {
             <option value="supervisor">Supervisor</option>
           </select>
         </div>
-        <button type="submit" class="btn btn-primary" disabled={busy}>Criar operador</button>
+        <button type="submit" class="btn btn-primary" disabled={busy}>
+          Criar operador
+        </button>
       </form>
-      {error && <p class="form-error" role="alert">{error}</p>}
+      {error && (
+        <p class="form-error" role="alert">
+          {error}
+        </p>
+      )}
       {created && (
         <div class="pin-box" role="status">
           <p>

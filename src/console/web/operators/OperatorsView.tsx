@@ -44,19 +44,36 @@ export function OperatorsView() {
                 <span class="hint"> · criado em {formatDateTime(o.criado_em)}</span>
               </div>
               {o.ativo && o.id !== me.id && confirming !== o.id && (
-                <button type="button" class="btn" onClick={() => setConfirming(o.id)} aria-label={`Desativar ${o.nome}`}>
+                <button
+                  type="button"
+                  class="btn"
+                  onClick={() => setConfirming(o.id)}
+                  aria-label={`Desativar ${o.nome}`}
+                >
                   Desativar
                 </button>
               )}
               {confirming === o.id && (
                 <div class="row" role="group" aria-label={`Confirmar desativação de ${o.nome}`}>
                   <span>Desativar {o.nome}? Ele não poderá mais entrar.</span>
-                  <button type="button" class="btn btn-danger" onClick={() => void disable(o)}>Confirmar</button>
-                  <button type="button" class="btn" onClick={() => setConfirming(null)}>Cancelar</button>
+                  <button type="button" class="btn btn-danger" onClick={() => void disable(o)}>
+                    Confirmar
+                  </button>
+                  <button type="button" class="btn" onClick={() => setConfirming(null)}>
+                    Cancelar
+                  </button>
                 </div>
               )}
-              {rowError?.id === o.id && <p class="form-error" role="alert">{rowError.text}</p>}
-              {rowOk?.id === o.id && <p class="form-ok" role="status">{rowOk.text}</p>}
+              {rowError?.id === o.id && (
+                <p class="form-error" role="alert">
+                  {rowError.text}
+                </p>
+              )}
+              {rowOk?.id === o.id && (
+                <p class="form-ok" role="status">
+                  {rowOk.text}
+                </p>
+              )}
             </li>
           ))}
         </ul>
@@ -64,4 +81,3 @@ export function OperatorsView() {
     </section>
   );
 }
-

@@ -15,7 +15,10 @@ import { ReversalForm } from './ReversalForm';
 
 export function OrderView({ numero }: { numero: string }) {
   const supervisor = isSupervisor(useSession());
-  const order = useLoad(() => api<PedidoConsole>('GET', `/api/console/pedidos/${encodeURIComponent(numero)}`), [numero]);
+  const order = useLoad(
+    () => api<PedidoConsole>('GET', `/api/console/pedidos/${encodeURIComponent(numero)}`),
+    [numero],
+  );
   const actions = useOrderActions((p) => (p ? order.setData(() => p) : order.reload()));
   const [reversingOrder, setReversingOrder] = useState(false);
 
@@ -28,7 +31,11 @@ export function OrderView({ numero }: { numero: string }) {
   if (!data)
     return (
       <section class="page" aria-labelledby="order-title">
-        <p><a class="back" href={lastSearchHref()}>← Voltar à busca</a></p>
+        <p>
+          <a class="back" href={lastSearchHref()}>
+            ← Voltar à busca
+          </a>
+        </p>
         <h1 id="order-title">Pedido {numero}</h1>
         {order.loading ? <p role="status">Carregando…</p> : <ErrorNote error={order.error} />}
       </section>
@@ -43,21 +50,37 @@ export function OrderView({ numero }: { numero: string }) {
 
   return (
     <section class="page order" aria-labelledby="order-title">
-      <p><a class="back" href={lastSearchHref()}>← Voltar à busca</a></p>
+      <p>
+        <a class="back" href={lastSearchHref()}>
+          ← Voltar à busca
+        </a>
+      </p>
       <h1 id="order-title">Pedido {pedido.numero_pedido}</h1>
       <ErrorNote error={order.error} />
       <OrderSummary pedido={pedido} />
 
       <section class="card order-actions" aria-labelledby="order-actions-title">
-        <h2 id="order-actions-title">Entradas: {inCount} de {pessoas.length}</h2>
+        <h2 id="order-actions-title">
+          Entradas: {inCount} de {pessoas.length}
+        </h2>
         <div class="row actions">
           {anyOut && (
-            <button type="button" class="btn btn-primary" disabled={busy} onClick={() => void actions.checkin('pedido', { numero_pedido: pedido.numero_pedido })}>
+            <button
+              type="button"
+              class="btn btn-primary"
+              disabled={busy}
+              onClick={() => void actions.checkin('pedido', { numero_pedido: pedido.numero_pedido })}
+            >
               Check-in do pedido inteiro
             </button>
           )}
           {combo_qr_code && (
-            <button type="button" class="btn" disabled={busy} onClick={() => void actions.checkin('combo', { qr_code: combo_qr_code })}>
+            <button
+              type="button"
+              class="btn"
+              disabled={busy}
+              onClick={() => void actions.checkin('combo', { qr_code: combo_qr_code })}
+            >
               Check-in do grupo (QR {combo_qr_code})
             </button>
           )}
@@ -68,7 +91,13 @@ export function OrderView({ numero }: { numero: string }) {
           )}
         </div>
         {reversingOrder && (
-          <ReversalForm id="pedido" what={`todo o pedido ${pedido.numero_pedido}`} busy={busy} onConfirm={(m) => actions.reverse('pedido', { numero_pedido: pedido.numero_pedido }, m)} onCancel={() => setReversingOrder(false)} />
+          <ReversalForm
+            id="pedido"
+            what={`todo o pedido ${pedido.numero_pedido}`}
+            busy={busy}
+            onConfirm={(m) => actions.reverse('pedido', { numero_pedido: pedido.numero_pedido }, m)}
+            onCancel={() => setReversingOrder(false)}
+          />
         )}
         <FeedbackNote feedback={actions.feedback.pedido} />
         <FeedbackNote feedback={actions.feedback.combo} />
@@ -81,7 +110,8 @@ export function OrderView({ numero }: { numero: string }) {
           </h2>
           <p class="hint">
             Uso {formatDate(lote.data_uso)} · {lote.tipo_ingresso}
-            {lote.categoria ? ` · ${lote.categoria}` : ''} · {formatMoney(lote.valor_unitario)} cada · {lote.dados.length} pessoa{lote.dados.length === 1 ? '' : 's'}
+            {lote.categoria ? ` · ${lote.categoria}` : ''} · {formatMoney(lote.valor_unitario)} cada ·{' '}
+            {lote.dados.length} pessoa{lote.dados.length === 1 ? '' : 's'}
           </p>
           <ul class="people">
             {lote.dados.map((d) => (
@@ -109,10 +139,22 @@ export function OrderView({ numero }: { numero: string }) {
               const key = `adicional:${a.adicional_qr_code ?? a.adicional_id}`;
               return (
                 <li class="person" key={a.adicional_id}>
-                  <h3>{a.quantidade} × {a.nome}{a.is_brinde ? ' (brinde)' : ''}</h3>
-                  <p class="hint">{formatMoney(a.subtotal)}{a.adicional_qr_code ? ` · QR ${a.adicional_qr_code}` : ''}</p>
+                  <h3>
+                    {a.quantidade} × {a.nome}
+                    {a.is_brinde ? ' (brinde)' : ''}
+                  </h3>
+                  <p class="hint">
+                    {formatMoney(a.subtotal)}
+                    {a.adicional_qr_code ? ` · QR ${a.adicional_qr_code}` : ''}
+                  </p>
                   {a.adicional_qr_code && (
-                    <button type="button" class="btn" disabled={busy} onClick={() => void actions.checkin(key, { qr_code: a.adicional_qr_code! })} aria-label={`Fazer check-in do adicional ${a.nome}`}>
+                    <button
+                      type="button"
+                      class="btn"
+                      disabled={busy}
+                      onClick={() => void actions.checkin(key, { qr_code: a.adicional_qr_code! })}
+                      aria-label={`Fazer check-in do adicional ${a.nome}`}
+                    >
                       Check-in do adicional
                     </button>
                   )}

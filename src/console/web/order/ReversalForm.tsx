@@ -1,7 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 /** Asks for the reason of a reversal (kept in the event log) before sending it. */
-export function ReversalForm(props: { id: string; what: string; busy: boolean; onConfirm: (motivo: string) => Promise<boolean>; onCancel: () => void }) {
+export function ReversalForm(props: {
+  id: string;
+  what: string;
+  busy: boolean;
+  onConfirm: (motivo: string) => Promise<boolean>;
+  onCancel: () => void;
+}) {
   const [motivo, setMotivo] = useState('');
   const [invalid, setInvalid] = useState(false);
   const field = useRef<HTMLTextAreaElement>(null);
@@ -38,8 +44,12 @@ export function ReversalForm(props: { id: string; what: string; busy: boolean; o
         </p>
       )}
       <div class="row">
-        <button type="submit" class="btn btn-danger" disabled={props.busy}>Confirmar estorno</button>
-        <button type="button" class="btn" onClick={props.onCancel}>Cancelar</button>
+        <button type="submit" class="btn btn-danger" disabled={props.busy}>
+          Confirmar estorno
+        </button>
+        <button type="button" class="btn" onClick={props.onCancel}>
+          Cancelar
+        </button>
       </div>
     </form>
   );

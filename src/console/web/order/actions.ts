@@ -23,7 +23,12 @@ export function useOrderActions(onPedido: (p: PedidoConsole | null) => void) {
       return next;
     });
 
-  async function run<T extends { pedido: PedidoConsole | null }>(key: string, path: string, body: unknown, text: (d: T) => string): Promise<boolean> {
+  async function run<T extends { pedido: PedidoConsole | null }>(
+    key: string,
+    path: string,
+    body: unknown,
+    text: (d: T) => string,
+  ): Promise<boolean> {
     setBusy(key);
     say(key, null);
     try {
@@ -44,9 +49,16 @@ export function useOrderActions(onPedido: (p: PedidoConsole | null) => void) {
     feedback,
     checkin: (key: string, target: Target) =>
       run<{ leitura: Leitura; pedido: PedidoConsole | null }>(key, '/api/console/checkin', target, (d) =>
-        d.leitura.mensagem && d.leitura.mensagem !== d.leitura.titulo ? `${d.leitura.titulo}: ${d.leitura.mensagem}` : d.leitura.titulo,
+        d.leitura.mensagem && d.leitura.mensagem !== d.leitura.titulo
+          ? `${d.leitura.titulo}: ${d.leitura.mensagem}`
+          : d.leitura.titulo,
       ),
     reverse: (key: string, target: Target, motivo: string) =>
-      run<{ mensagem: string; pedido: PedidoConsole | null }>(key, '/api/console/estorno', { ...target, motivo }, (d) => d.mensagem || 'Check-in estornado.'),
+      run<{ mensagem: string; pedido: PedidoConsole | null }>(
+        key,
+        '/api/console/estorno',
+        { ...target, motivo },
+        (d) => d.mensagem || 'Check-in estornado.',
+      ),
   };
 }

@@ -34,13 +34,20 @@ export function HourChart({ porHora }: { porHora: Relatorio['por_hora'] }) {
 
   return (
     <figure class="chart">
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby="chart-title chart-desc" preserveAspectRatio="xMidYMid meet">
+      <svg
+        viewBox={`0 0 ${W} ${H}`}
+        role="img"
+        aria-labelledby="chart-title chart-desc"
+        preserveAspectRatio="xMidYMid meet"
+      >
         <title id="chart-title">Entradas por hora e por pista</title>
         <desc id="chart-desc">{summary ? `Entradas por hora: ${summary}.` : 'Nenhuma entrada no dia.'}</desc>
         {ticks.map((t) => (
           <g key={t}>
             <line x1={PAD.left} x2={W - PAD.right} y1={y(t)} y2={y(t)} class="grid-line" />
-            <text x={PAD.left - 6} y={y(t) + 4} text-anchor="end" class="axis-label">{t}</text>
+            <text x={PAD.left - 6} y={y(t) + 4} text-anchor="end" class="axis-label">
+              {t}
+            </text>
           </g>
         ))}
         {hours.map((h) => {
@@ -55,7 +62,16 @@ export function HourChart({ porHora }: { porHora: Relatorio['por_hora'] }) {
                 const bottom = y(base);
                 base += v;
                 return (
-                  <rect key={lane} x={x} y={top} width={barW} height={Math.max(1, bottom - top)} fill={color(lane)} data-hora={h} data-pista={lane}>
+                  <rect
+                    key={lane}
+                    x={x}
+                    y={top}
+                    width={barW}
+                    height={Math.max(1, bottom - top)}
+                    fill={color(lane)}
+                    data-hora={h}
+                    data-pista={lane}
+                  >
                     <title>{`${h}h, ${lane}: ${v} entrada${v === 1 ? '' : 's'}`}</title>
                   </rect>
                 );

@@ -53,37 +53,59 @@ export function ScanView() {
     setNote(null);
     const mine = ++seq.current;
     setWaiting((n) => n + 1);
-    api<Leitura>('POST', '/api/console/leitura', { codigo: code }).then(
-      (leitura) => {
-        setHistory((h) => [leitura, ...h].slice(0, HISTORY));
-        if (mine !== seq.current) return;
-        setResult(leitura);
-        setFailure(null);
-        play(soundKind(leitura));
-      },
-      (err: unknown) => {
-        // Not registered, so reading it again at once is a new try, not a repeat.
-        if (last.current?.code === code) last.current = null;
-        if (mine !== seq.current) return;
-        setResult(null);
-        setFailure(`Não foi possível registrar a leitura de ${code}: ${errorMessage(err)}`);
-        play('outro');
-      },
-    ).finally(() => {
-      setWaiting((n) => n - 1);
-      refocusIfLoose();
-    });
+    api<Leitura>('POST', '/api/console/leitura', { codigo: code })
+      .then(
+        (leitura) => {
+          setHistory((h) => [leitura, ...h].slice(0, HISTORY));
+          if (mine !== seq.current) return;
+          setResult(leitura);
+          setFailure(null);
+          play(soundKind(leitura));
+        },
+        (err: unknown) => {
+          // Not registered, so reading it again at once is a new try, not a repeat.
+          if (last.current?.code === code) last.current = null;
+          if (mine !== seq.current) return;
+          setResult(null);
+          setFailure(`Não foi possível registrar a leitura de ${code}: ${errorMessage(err)}`);
+          play('outro');
+        },
+      )
+      .finally(() => {
+        setWaiting((n) => n - 1);
+        refocusIfLoose();
+      });
   };
 
   return (
-    <section class="scan" aria-labelledby="scan-title" onClick={(e) => (e.target as HTMLElement).closest('a,button,input') || refocus()}>
-      <h1 id="scan-title" class="visually-hidden">Leitura de ingressos</h1>
+    <section
+      class="scan"
+      aria-labelledby="scan-title"
+      onClick={(e) => (e.target as HTMLElement).closest('a,button,input') || refocus()}
+    >
+      <h1 id="scan-title" class="visually-hidden">
+        Leitura de ingressos
+      </h1>
       <form class="scan-form" onSubmit={submit}>
         <label for="scan-input">Código do ingresso</label>
-        <input id="scan-input" ref={input} class="scan-input" autocomplete="off" autocapitalize="off" spellcheck={false} enterKeyHint="go" onBlur={onBlur} aria-describedby="scan-help" />
-        <button type="submit" class="btn btn-primary">Registrar</button>
+        <input
+          id="scan-input"
+          ref={input}
+          class="scan-input"
+          autocomplete="off"
+          autocapitalize="off"
+          spellcheck={false}
+          enterKeyHint="go"
+          onBlur={onBlur}
+          aria-describedby="scan-help"
+        />
+        <button type="submit" class="btn btn-primary">
+          Registrar
+        </button>
       </form>
-      <p id="scan-help" class="hint">Aponte o leitor para o QR code ou digite o código e tecle Enter.</p>
+      <p id="scan-help" class="hint">
+        Aponte o leitor para o QR code ou digite o código e tecle Enter.
+      </p>
       <div class="scan-stage" aria-live="assertive" aria-atomic="true" aria-busy={waiting > 0}>
         {failure ? (
           <div class="scan-result refused" data-resultado="erro">
@@ -98,7 +120,9 @@ export function ScanView() {
           </div>
         )}
       </div>
-      <p class="scan-note" role="status">{note ?? ''}</p>
+      <p class="scan-note" role="status">
+        {note ?? ''}
+      </p>
       {history.length > 0 && (
         <section class="scan-history" aria-labelledby="scan-history-title">
           <h2 id="scan-history-title">Últimas leituras desta estação</h2>

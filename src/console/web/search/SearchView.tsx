@@ -19,7 +19,16 @@ export function SearchView({ query }: { query: string }) {
   useEffect(() => input.current?.focus(), []);
 
   const found = useLoad(
-    async () => (query ? { query, ...(await api<{ resultados: ResultadoBusca[] }>('GET', `/api/console/busca?q=${encodeURIComponent(query)}`)) } : null),
+    async () =>
+      query
+        ? {
+            query,
+            ...(await api<{ resultados: ResultadoBusca[] }>(
+              'GET',
+              `/api/console/busca?q=${encodeURIComponent(query)}`,
+            )),
+          }
+        : null,
     [query],
   );
   // The previous search's results never show under the new one's words while it loads.
@@ -40,15 +49,27 @@ export function SearchView({ query }: { query: string }) {
       <form class="search-form" role="search" onSubmit={submit}>
         <label for="search-q">Pedido, QR code, nome, CPF ou e-mail</label>
         <div class="row">
-          <input id="search-q" ref={input} type="search" maxLength={100} required value={text} onInput={(e) => setText(e.currentTarget.value)} />
-          <button type="submit" class="btn btn-primary">Buscar</button>
+          <input
+            id="search-q"
+            ref={input}
+            type="search"
+            maxLength={100}
+            required
+            value={text}
+            onInput={(e) => setText(e.currentTarget.value)}
+          />
+          <button type="submit" class="btn btn-primary">
+            Buscar
+          </button>
         </div>
       </form>
       <ErrorNote error={found.error} />
       <div aria-live="polite" aria-busy={found.loading}>
         {current && (
           <p class="result-count">
-            {results.length === 0 ? `Nenhum pedido encontrado para “${query}”.` : `${results.length} pedido${results.length > 1 ? 's' : ''} para “${query}”.`}
+            {results.length === 0
+              ? `Nenhum pedido encontrado para “${query}”.`
+              : `${results.length} pedido${results.length > 1 ? 's' : ''} para “${query}”.`}
           </p>
         )}
       </div>
@@ -60,9 +81,13 @@ export function SearchView({ query }: { query: string }) {
                 <span class="result-head">
                   <strong>Pedido {r.numero_pedido}</strong> <StatusBadge status={r.status} />
                 </span>
-                <span>{r.cliente_nome}{r.cliente_email ? ` · ${r.cliente_email}` : ''}</span>
                 <span>
-                  {r.checkins} de {r.total_pessoas} entrada{r.total_pessoas === 1 ? '' : 's'} · uso {formatDate(r.data_uso)}
+                  {r.cliente_nome}
+                  {r.cliente_email ? ` · ${r.cliente_email}` : ''}
+                </span>
+                <span>
+                  {r.checkins} de {r.total_pessoas} entrada{r.total_pessoas === 1 ? '' : 's'} · uso{' '}
+                  {formatDate(r.data_uso)}
                 </span>
                 {r.encontrado && <span class="hint">Encontrado: {r.encontrado}</span>}
               </a>

@@ -27,7 +27,10 @@ function useNow(everyMs: number): number {
 export function SyncView() {
   const sync = useLoad(() => api<SyncEstado>('GET', '/api/console/sync'), []);
   const [kind, setKind] = useState('');
-  const conflicts = useLoad(() => api<{ conflitos: Conflito[]; total: number }>('GET', `/api/console/conflitos${kind ? `?tipo=${kind}` : ''}`), [kind]);
+  const conflicts = useLoad(
+    () => api<{ conflitos: Conflito[]; total: number }>('GET', `/api/console/conflitos${kind ? `?tipo=${kind}` : ''}`),
+    [kind],
+  );
   const now = useNow(10_000);
   useLiveEvent<SyncEstado>('sync', (s) => {
     if (s) sync.setData(() => s);
@@ -53,10 +56,22 @@ export function SyncView() {
             )}
           </p>
           <dl class="fields stats">
-            <div><dt>Último recebimento (pull)</dt><dd title={formatDateTime(s.ultimo_pull_em)}>{formatAge(s.ultimo_pull_em, now)}</dd></div>
-            <div><dt>Último envio (push)</dt><dd title={formatDateTime(s.ultimo_push_em)}>{formatAge(s.ultimo_push_em, now)}</dd></div>
-            <div><dt>Eventos aguardando envio</dt><dd>{s.eventos_pendentes}</dd></div>
-            <div><dt>Conflitos</dt><dd>{s.conflitos_total}</dd></div>
+            <div>
+              <dt>Último recebimento (pull)</dt>
+              <dd title={formatDateTime(s.ultimo_pull_em)}>{formatAge(s.ultimo_pull_em, now)}</dd>
+            </div>
+            <div>
+              <dt>Último envio (push)</dt>
+              <dd title={formatDateTime(s.ultimo_push_em)}>{formatAge(s.ultimo_push_em, now)}</dd>
+            </div>
+            <div>
+              <dt>Eventos aguardando envio</dt>
+              <dd>{s.eventos_pendentes}</dd>
+            </div>
+            <div>
+              <dt>Conflitos</dt>
+              <dd>{s.conflitos_total}</dd>
+            </div>
           </dl>
         </div>
       )}
@@ -67,10 +82,14 @@ export function SyncView() {
           <label for="conflict-kind">Tipo</label>
           <select id="conflict-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
             {KINDS.map(([v, label]) => (
-              <option key={v} value={v}>{label}</option>
+              <option key={v} value={v}>
+                {label}
+              </option>
             ))}
           </select>
-          <a class="btn" href={csv} download="conflitos.csv">Baixar CSV</a>
+          <a class="btn" href={csv} download="conflitos.csv">
+            Baixar CSV
+          </a>
         </div>
         <ErrorNote error={conflicts.error} />
         {conflicts.data && rows.length === 0 && <p>Nenhum conflito{kind ? ` do tipo “${kindLabel(kind)}”` : ''}.</p>}
@@ -79,7 +98,15 @@ export function SyncView() {
             <table>
               <caption class="visually-hidden">Conflitos com a nuvem</caption>
               <thead>
-                <tr><th scope="col">Quando</th><th scope="col">Ação</th><th scope="col">Código</th><th scope="col">Pedido</th><th scope="col">Terminal</th><th scope="col">Tipo</th><th scope="col">Nuvem disse</th></tr>
+                <tr>
+                  <th scope="col">Quando</th>
+                  <th scope="col">Ação</th>
+                  <th scope="col">Código</th>
+                  <th scope="col">Pedido</th>
+                  <th scope="col">Terminal</th>
+                  <th scope="col">Tipo</th>
+                  <th scope="col">Nuvem disse</th>
+                </tr>
               </thead>
               <tbody>
                 {rows.map((c) => (
@@ -88,7 +115,10 @@ export function SyncView() {
                     <td>{c.acao}</td>
                     <td class="mono">{c.codigo ?? '—'}</td>
                     <td>{c.numero_pedido ?? '—'}</td>
-                    <td>{c.terminal ?? '—'}{c.operador ? ` · ${c.operador}` : ''}</td>
+                    <td>
+                      {c.terminal ?? '—'}
+                      {c.operador ? ` · ${c.operador}` : ''}
+                    </td>
                     <td>{kindLabel(c.tipo)}</td>
                     <td>{c.mensagem_nuvem ?? '—'}</td>
                   </tr>
@@ -97,7 +127,11 @@ export function SyncView() {
             </table>
           </div>
         )}
-        {conflicts.data && conflicts.data.total > rows.length && <p class="hint">Mostrando {rows.length} de {conflicts.data.total}. O CSV traz todos.</p>}
+        {conflicts.data && conflicts.data.total > rows.length && (
+          <p class="hint">
+            Mostrando {rows.length} de {conflicts.data.total}. O CSV traz todos.
+          </p>
+        )}
       </section>
     </section>
   );
