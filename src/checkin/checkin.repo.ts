@@ -76,17 +76,15 @@ const q = {
     k.selectFrom('additional_redemptions').selectAll().where('additional_id', '=', p.additionalId).orderBy('id'),
   ),
   redeemUnit: defineQuery((k, p: { additionalId: number } & Stamp) =>
-    k
-      .insertInto('additional_redemptions')
-      .values({
-        additional_id: p.additionalId,
-        checkin_em: p.at,
-        checkin_dispositivo: p.terminal,
-        checkin_operador: p.operador,
-        estornado_em: null,
-        estorno_dispositivo: null,
-        estorno_operador: null,
-      }),
+    k.insertInto('additional_redemptions').values({
+      additional_id: p.additionalId,
+      checkin_em: p.at,
+      checkin_dispositivo: p.terminal,
+      checkin_operador: p.operador,
+      estornado_em: null,
+      estorno_dispositivo: null,
+      estorno_operador: null,
+    }),
   ),
   reverseUnit: defineQuery((k, p: { redemptionId: number } & Stamp) =>
     k

@@ -75,16 +75,14 @@ const insertLaneEvent = defineQuery(
       details: string | null;
     },
   ) =>
-    k
-      .insertInto('lane_events')
-      .values({
-        tenant_id: p.tenant_id,
-        occurred_at: p.occurred_at,
-        lane: p.lane,
-        kind: p.kind,
-        code: p.code,
-        details: p.details,
-      }),
+    k.insertInto('lane_events').values({
+      tenant_id: p.tenant_id,
+      occurred_at: p.occurred_at,
+      lane: p.lane,
+      kind: p.kind,
+      code: p.code,
+      details: p.details,
+    }),
 );
 
 export function createLaneEventLog({

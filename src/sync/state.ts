@@ -28,20 +28,17 @@ export function createSyncState(db: Db, tenantId: number, clock: Clock): SyncSta
   const ensure = () =>
     run(
       db,
-      k
-        .insertInto('sync_state')
-        .orIgnore()
-        .values({
-          tenant_id: tenantId,
-          online: null,
-          last_contact_at: null,
-          last_pull_ok_at: null,
-          last_push_ok_at: null,
-          last_refresh_ok_at: null,
-          last_full_refresh_ok_at: null,
-          last_error: null,
-          last_error_at: null,
-        }),
+      k.insertInto('sync_state').orIgnore().values({
+        tenant_id: tenantId,
+        online: null,
+        last_contact_at: null,
+        last_pull_ok_at: null,
+        last_push_ok_at: null,
+        last_refresh_ok_at: null,
+        last_full_refresh_ok_at: null,
+        last_error: null,
+        last_error_at: null,
+      }),
     );
   ensure();
   let online = first(db, k.selectFrom('sync_state').select('online').where('tenant_id', '=', tenantId))?.online ?? null;
