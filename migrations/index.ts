@@ -10,6 +10,7 @@ import * as m0008 from './0008_search.js';
 import * as m0009 from './0009_retention.js';
 import * as m0010 from './0010_clock.js';
 import * as m0011 from './0011_reversal_names.js';
+import * as m0012 from './0012_order_revision.js';
 
 /** Every migration, in order. Listed statically so the same code runs from src (tests) and dist (production). */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009_retention': m0009,
   '0010_clock': m0010,
   '0011_reversal_names': m0011,
+  '0012_order_revision': m0012,
 };

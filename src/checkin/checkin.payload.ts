@@ -1,60 +1,58 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { AppError } from '../http/errors.js';
 import { slotWriter, type ByteSlots, type Bytes } from '../lib/byte-slots.js';
-import {
-  comboPedido,
-  orderModePedido,
-  reversedPerson,
-  voucherPedido,
-  type OrderRecord,
-} from '../orders/order.payload.js';
+import { comboPedido, orderModePedido, reversedPerson, type OrderRecord } from '../orders/order.payload.js';
 import { batchMessage } from './checkin.rules.js';
 import type { CheckinResult, Granted, Reversed, ReversalResult } from './result.js';
 
 // The HTTP door's words for the check-in service's results: the spec's `data` (4.1, 4.2), built
 // in the transaction of the change, so a batch shows each code's order as it was right after it.
 
-export type OrderReader = (orderId: number) => OrderRecord;
+/** The order of a granted result, read in the transaction of the change, for the caller's API key. */
+export interface OrderReader {
+  record(orderId: number): OrderRecord;
+  /** JSON text of voucherPedido(record(orderId), true), made from what changed (orders/pedido-cache.ts). */
+  checkinPedidoJson(orderId: number): string;
+}
 
-export function checkinData(g: Granted, order: OrderReader): Record<string, unknown> {
-  const pedido = () => order(g.orderId!);
+/** A granted check-in's `data` (4.1) as JSON text. */
+export function checkinJson(g: Granted, order: OrderReader): DataJson {
+  const text = JSON.stringify;
   switch (g.target) {
-    case 'person':
+    case 'person': {
+      const qrCode = g.people[0]!.qrCode;
       return {
-        message: 'Check-in realizado com sucesso.',
-        qr_code: g.people[0]!.qrCode,
-        checkin_em: g.at,
-        pedido: voucherPedido(pedido(), true),
+        json: `{"message":${text('Check-in realizado com sucesso.')},"qr_code":${text(qrCode)},"checkin_em":${text(g.at)},"pedido":${order.checkinPedidoJson(g.orderId!)}}`,
+        qrCode,
       };
+    }
     case 'group':
-      return {
+      return asJson({
         message: `Check-in do combo realizado: ${g.people.length} de ${g.totalPessoas} pessoa(s).`,
         combo_qr_code: g.code,
         total_checkins: g.people.length,
         total_pessoas: g.totalPessoas,
-        pedido: comboPedido(pedido()),
-      };
+        pedido: comboPedido(order.record(g.orderId!)),
+      });
     case 'order':
-      return {
+      return asJson({
         message: `Check-in do pedido realizado: ${g.people.length} de ${g.totalPessoas} pessoa(s).`,
         numero_pedido: g.code,
         total_checkins: g.people.length,
         total_pessoas: g.totalPessoas,
-        pedido: orderModePedido(pedido()),
-      };
+        pedido: orderModePedido(order.record(g.orderId!)),
+      });
     default: {
       const a = g.additional!;
+      const adicional = {
+        nome: a.nome,
+        quantidade: a.quantidade,
+        unidades_utilizadas: a.used,
+        unidades_restantes: a.quantidade - a.used,
+      };
       return {
-        message: `Adicional utilizado: unidade ${a.used} de ${a.quantidade}.`,
-        qr_code: g.code,
-        checkin_em: g.at,
-        adicional: {
-          nome: a.nome,
-          quantidade: a.quantidade,
-          unidades_utilizadas: a.used,
-          unidades_restantes: a.quantidade - a.used,
-        },
-        pedido: voucherPedido(pedido(), true),
+        json: `{"message":${text(`Adicional utilizado: unidade ${a.used} de ${a.quantidade}.`)},"qr_code":${text(g.code)},"checkin_em":${text(g.at)},"adicional":${text(adicional)},"pedido":${order.checkinPedidoJson(g.orderId!)}}`,
+        qrCode: g.code,
       };
     }
   }

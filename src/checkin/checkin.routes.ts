@@ -5,7 +5,7 @@ import { guard } from '../auth/guard.js';
 import { JSON_TYPE, sendJsonBytes } from '../http/send-bytes.js';
 import type { ByteSlots } from '../lib/byte-slots.js';
 import { checkinDocs, reversalDocs } from './checkin.docs.js';
-import { asJson, batchAnswer, checkinData, reversalData, singleJson } from './checkin.payload.js';
+import { asJson, batchAnswer, checkinJson, reversalData, singleJson } from './checkin.payload.js';
 import { MAX_BATCH_CODES } from './checkin.rules.js';
 import type { CheckinService } from './checkin.service.js';
 
@@ -52,7 +52,7 @@ export const checkinRoutes =
       },
       async (request, res) => {
         const reply = await checkin.checkIn(request.body, callerInfo(callerOf(request)), {
-          view: (g, order) => asJson(checkinData(g, order)),
+          view: checkinJson,
         });
         if (reply.batch) return sendJsonBytes(res, await batchAnswer(reply.items, 'check-in(s)', slots));
         return res.type(JSON_TYPE).send(singleJson(reply.result, reply.view));

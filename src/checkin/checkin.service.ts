@@ -5,6 +5,7 @@ import { CANNOT_RECORD, storageFailure, type StorageHealth } from '../db/storage
 import { AppError } from '../http/errors.js';
 import type { Log } from '../lib/log.js';
 import { loadOrders } from '../orders/order.payload.js';
+import { createPedidoCache } from '../orders/pedido-cache.js';
 import { checkInAdditional, checkInGroup, checkInOrder, checkInPerson } from './checkin.flows.js';
 import type { OrderReader } from './checkin.payload.js';
 import { createCheckinRepo } from './checkin.repo.js';
@@ -100,6 +101,8 @@ export function createCheckinService({
   clockCheck?: Pick<ClockCheck, 'eventMark'>;
 }): CheckinService {
   const repo = createCheckinRepo(db);
+  // What the HTTP door's answers repeat of an order, kept between its people's scans.
+  const pedidos = createPedidoCache();
   const queue = db.writes;
 
   /** The write queue, with a database that cannot be written answered as SERVICE_UNAVAILABLE, not a 500. */
@@ -204,7 +207,10 @@ export function createCheckinService({
       { qr_code: input.qr_code ?? undefined, numero_pedido: input.numero_pedido ?? undefined },
       options.batch ?? true,
     );
-    const order: OrderReader = (orderId) => loadOrders(db, [orderId], caller.apiKeyId)[0]!;
+    const order: OrderReader = {
+      record: (orderId) => loadOrders(db, [orderId], caller.apiKeyId)[0]!,
+      checkinPedidoJson: (orderId) => pedidos.checkinPedidoJson(db, orderId, caller.apiKeyId),
+    };
     const viewOf = (result: R) =>
       result.ok && options.view ? options.view(result as Extract<R, { ok: true }>, order) : undefined;
     if (target.kind === 'order' || target.codes.length === 1) {

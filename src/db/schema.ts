@@ -36,6 +36,8 @@ export interface OrdersTable {
   valor_estornado: number;
   created_at: string;
   updated_at: string;
+  /** Random, new at each write of the order by upsertOrder (migration 0012; src/orders/pedido-cache.ts). */
+  revision: Generated<number>;
 }
 
 export interface LotsTable {

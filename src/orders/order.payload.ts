@@ -130,17 +130,28 @@ export function valores(order: OrderRow) {
   };
 }
 
-function lotSummary(lot: LotRow, people: PersonRow[]) {
+/** What a lot says of its people's state: the part of a lot's payload that changes with check-ins and marks. */
+export type PersonState = Pick<
+  PersonRow,
+  'checkin_em' | 'checkin_dispositivo' | 'checkin_operador' | 'sincronizado_em'
+>;
+
+/** 2.5, the lot's own fields (what does not change with check-ins or marks). */
+const lotFields = (lot: LotRow) => ({
+  ingresso_id: lot.ingresso_id,
+  lote_mestre_id: lot.lote_mestre_id,
+  categoria: lot.categoria,
+  nome_ingresso: lot.nome_ingresso,
+  nome_lote: lot.nome_lote,
+  tipo_ingresso: lot.tipo_ingresso,
+  data_uso: lot.data_uso,
+  valor_unitario: fromCents(lot.valor_unitario),
+});
+
+/** 2.5, synchronisation and check-in of the lot's people. */
+export function lotState(people: PersonState[]) {
   const checkins = people.map((p) => p.checkin_em);
   return {
-    ingresso_id: lot.ingresso_id,
-    lote_mestre_id: lot.lote_mestre_id,
-    categoria: lot.categoria,
-    nome_ingresso: lot.nome_ingresso,
-    nome_lote: lot.nome_lote,
-    tipo_ingresso: lot.tipo_ingresso,
-    data_uso: lot.data_uso,
-    valor_unitario: fromCents(lot.valor_unitario),
     sincronizado: people.every((p) => p.sincronizado_em !== null),
     sincronizado_em: latest(people.map((p) => p.sincronizado_em)),
     checkin_realizado: people.length > 0 && checkins.every((c) => c !== null),
@@ -148,16 +159,24 @@ function lotSummary(lot: LotRow, people: PersonRow[]) {
   };
 }
 
-/** 2.5 check-in extras: device and operator of the latest check-in, count and subtotal. */
-function lotCheckinFields(lot: LotRow, people: PersonRow[]) {
+const lotSummary = (lot: LotRow, people: PersonState[]) => ({ ...lotFields(lot), ...lotState(people) });
+
+/** 2.5 check-in extras, the part that changes: device and operator of the latest check-in. */
+export function lastCheckinBy(people: PersonState[]) {
   const last = people.filter((p) => p.checkin_em !== null).sort((a, b) => (a.checkin_em! < b.checkin_em! ? 1 : -1))[0];
-  return {
-    checkin_dispositivo: last?.checkin_dispositivo ?? null,
-    checkin_operador: last?.checkin_operador ?? null,
-    quantidade: people.length,
-    subtotal: fromCents(lot.valor_unitario * people.length),
-  };
+  return { checkin_dispositivo: last?.checkin_dispositivo ?? null, checkin_operador: last?.checkin_operador ?? null };
 }
+
+/** 2.5 check-in extras, the part fixed by the order: count and subtotal. */
+const lotCount = (lot: LotRow, people: number) => ({
+  quantidade: people,
+  subtotal: fromCents(lot.valor_unitario * people),
+});
+
+const lotCheckinFields = (lot: LotRow, people: PersonState[]) => ({
+  ...lastCheckinBy(people),
+  ...lotCount(lot, people.length),
+});
 
 const dados = (p: PersonRow) => ({ qr_code: p.qr_code, ...(JSON.parse(p.dados) as Record<string, string>) });
 
@@ -183,18 +202,22 @@ const clienteShort = (order: OrderRow) => {
 };
 const peopleCount = (r: OrderRecord) => r.lots.reduce((n, l) => n + l.people.length, 0);
 
+/** 2.1, the order's own fields before its lots. */
+const pedidoHead = (order: OrderRow, forCheckin: boolean) => ({
+  numero_pedido: order.numero_pedido,
+  status: order.status,
+  pago_em: order.pago_em,
+  origem: order.origem,
+  pagamento: { valores: valores(order) },
+  cupom: parse<{ codigo: string; nome: string }>(order.cupom),
+  cliente: forCheckin ? clienteShort(order) : JSON.parse(order.cliente),
+});
+
 /** The order of the vouchers listing (2.1–2.7); with `forCheckin`, the single-QR check-in variant. */
 export function voucherPedido(r: OrderRecord, forCheckin = false) {
-  const { order } = r;
   const allPeople = r.lots.flatMap((l) => l.people);
   return {
-    numero_pedido: order.numero_pedido,
-    status: order.status,
-    pago_em: order.pago_em,
-    origem: order.origem,
-    pagamento: { valores: valores(order) },
-    cupom: parse<{ codigo: string; nome: string }>(order.cupom),
-    cliente: forCheckin ? clienteShort(order) : JSON.parse(order.cliente),
+    ...pedidoHead(r.order, forCheckin),
     lotes: r.lots.map(({ lot, people }) => ({
       ...lotSummary(lot, people),
       ...(forCheckin ? lotCheckinFields(lot, people) : {}),
@@ -205,6 +228,49 @@ export function voucherPedido(r: OrderRecord, forCheckin = false) {
     sincronizado: allPeople.every((p) => p.sincronizado_em !== null),
     ...(r.additionals.length > 0 ? { adicionais: r.additionals.map(adicionalFull) } : {}),
   };
+}
+
+/**
+ * The single-QR check-in `pedido` (voucherPedido with forCheckin) as JSON text cut where people's
+ * state goes: what the order fixes is made once per revision of the order (pedido-cache.ts), the
+ * state of its people on every check-in. `lots[i].ids` orders the people as loadOrders does.
+ */
+export interface CheckinPedidoParts {
+  /** `{...head,"lotes":[` */
+  head: string;
+  lots: { id: number; people: number; fields: string; rest: string }[];
+  /** `],"total_pessoas":N,"total_lotes":M,` */
+  totals: string;
+  /** `,"adicionais":[...]}` or `}` */
+  tail: string;
+}
+
+const inner = (value: object) => JSON.stringify(value).slice(1, -1);
+
+export function checkinPedidoParts(r: OrderRecord): CheckinPedidoParts {
+  return {
+    head: `${JSON.stringify(pedidoHead(r.order, true)).slice(0, -1)},"lotes":[`,
+    lots: r.lots.map(({ lot, people }) => ({
+      id: lot.id,
+      people: people.length,
+      fields: `{${inner(lotFields(lot))},`,
+      rest: `,${inner(lotCount(lot, people.length))},"dados":${JSON.stringify(people.map(dados))}}`,
+    })),
+    totals: `],"total_pessoas":${peopleCount(r)},"total_lotes":${r.lots.length},`,
+    tail: r.additionals.length > 0 ? `,"adicionais":${JSON.stringify(r.additionals.map(adicionalFull))}}` : '}',
+  };
+}
+
+/** The JSON text of voucherPedido(r, true), from its parts and the state of the order's people, grouped by lot. */
+export function checkinPedidoJson(parts: CheckinPedidoParts, byLot: PersonState[][]): string {
+  let json = parts.head;
+  let all = true;
+  parts.lots.forEach((lot, i) => {
+    const people = byLot[i]!;
+    if (!people.every((p) => p.sincronizado_em !== null)) all = false;
+    json += `${i > 0 ? ',' : ''}${lot.fields}${inner({ ...lotState(people), ...lastCheckinBy(people) })}${lot.rest}`;
+  });
+  return `${json}${parts.totals}"sincronizado":${all}${parts.tail}`;
 }
 
 /** The order of a combo (group QR) check-in response: lots with pessoas[], short additionals. */

@@ -37,6 +37,7 @@ export const orderQueries = {
         acrescimo_pagamento: p.acrescimo_pagamento,
         valor_estornado: p.valor_estornado,
         updated_at: p.updated_at,
+        revision: p.revision,
       })
       .where('id', '=', p.id),
   ),
@@ -56,6 +57,7 @@ export const orderQueries = {
       acrescimo_pagamento: p.acrescimo_pagamento,
       valor_estornado: p.valor_estornado,
       updated_at: p.updated_at,
+      revision: p.revision,
     }),
   ),
   lots: defineQuery((k, p: { orderId: number }) =>
@@ -120,18 +122,16 @@ export const orderQueries = {
   ),
   insertPerson: defineQuery(
     (k, p: PersonColumns & { tenant_id: number; order_id: number; qr_code: string; checkin_em: string | null }) =>
-      k
-        .insertInto('people')
-        .values({
-          tenant_id: p.tenant_id,
-          order_id: p.order_id,
-          qr_code: p.qr_code,
-          checkin_em: p.checkin_em,
-          lot_id: p.lot_id,
-          position: p.position,
-          nome: p.nome,
-          dados: p.dados,
-        }),
+      k.insertInto('people').values({
+        tenant_id: p.tenant_id,
+        order_id: p.order_id,
+        qr_code: p.qr_code,
+        checkin_em: p.checkin_em,
+        lot_id: p.lot_id,
+        position: p.position,
+        nome: p.nome,
+        dados: p.dados,
+      }),
   ),
   deletePerson: defineQuery((k, p: { id: number }) => k.deleteFrom('people').where('id', '=', p.id)),
   deleteLot: defineQuery((k, p: { id: number }) => k.deleteFrom('lots').where('id', '=', p.id)),

@@ -48,6 +48,9 @@ export interface UpsertResult {
  * people that stay (matched by qr_code). A status change unsynchronises the order for every API key
  * (3.1). Must run inside a transaction.
  */
+/** 48 random bits: a stale revision matching a new one is not a concern. */
+const newRevision = () => Math.floor(Math.random() * 2 ** 48);
+
 export function upsertOrder(db: Db, tenantId: number, p: Pedido, nowIso: string): UpsertResult {
   const existing = q.order.get(db, { tenantId, numero: p.numero_pedido });
   const v = p.pagamento.valores;
@@ -63,6 +66,8 @@ export function upsertOrder(db: Db, tenantId: number, p: Pedido, nowIso: string)
     acrescimo_pagamento: v.acrescimo_pagamento ? JSON.stringify(v.acrescimo_pagamento) : null,
     valor_estornado: toCents(v.valor_estornado),
     updated_at: nowIso,
+    // A new revision on every write: the check-in answer's memory of this order is stale from now on.
+    revision: newRevision(),
   };
 
   let orderId: number;
