@@ -124,6 +124,8 @@ export function createWriteQueue(
     const syncStart = performance.now();
     observer?.committed(priority, batch.length, syncStart - began);
     syncing[priority] = true;
+    // Scans queued behind a background piece commit now, during its fsync (see above).
+    if (takeBackground) schedule();
     fsyncWal().then(
       () => {
         syncing[priority] = false;

@@ -142,11 +142,11 @@ it('background work is not starved by a steady stream of scans: the two take tur
   calls[0]!.resolve();
   await new Promise((r) => setImmediate(r));
   await new Promise((r) => setImmediate(r));
-  expect(order).toEqual(['scan-1', 'pagina']);
+  // The page had its turn; scan-2 committed right after it, during the page's fsync.
+  expect(order).toEqual(['scan-1', 'pagina', 'scan-2']);
+  expect(calls).toHaveLength(3);
   calls[1]!.resolve();
   await page;
-  await new Promise((r) => setImmediate(r));
-  expect(order).toEqual(['scan-1', 'pagina', 'scan-2']);
   calls[2]!.resolve();
 });
 
@@ -177,4 +177,25 @@ it('a scan does not wait for a background piece’s fsync: it commits meanwhile 
   calls[2]!.resolve();
   expect(await nextPiece).toBe(1);
   expect((db.sqlite.prepare('select group_concat(v) as v from t').get() as { v: string }).v).toBe('1,3,2');
+});
+
+it('scans queued behind a background piece commit right after it, not after the piece’s fsync', async () => {
+  const { calls, fsyncWal } = controlledFsync();
+  const queue = createWriteQueue(db.sqlite, { fsyncWal });
+  const first = queue.run(insert(1));
+  await new Promise((r) => setImmediate(r));
+  expect(calls).toHaveLength(1); // the first scan's fsync runs; what comes now waits for it
+  const piece = queue.run(insert(2), { background: true });
+  const scans = [queue.run(insert(3)), queue.run(insert(4))];
+  calls[0]!.resolve();
+  await first;
+  // The piece's turn (the two priorities alternate), then the scans' commit at once, with their own fsync.
+  for (let i = 0; i < 3 && calls.length < 3; i++) await new Promise((r) => setImmediate(r));
+  expect(calls).toHaveLength(3);
+  calls[2]!.resolve();
+  expect(await Promise.all(scans)).toEqual([1, 1]);
+  expect(await settled(piece)).toBe('pending');
+  calls[1]!.resolve();
+  expect(await piece).toBe(1);
+  expect((db.sqlite.prepare('select group_concat(v) as v from t').get() as { v: string }).v).toBe('1,2,3,4');
 });
