@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Server } from 'node:http';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { quantile } from './report.js';
@@ -11,9 +12,28 @@ export interface Observed {
   server?: { count: number; p50: number; p99: number; max: number };
   gc: { count: number; totalMs: number; maxMs: number };
   loopDelay: { p99: number; max: number };
+  /** The box's write queue (group commit) meanwhile, when observed: ms per commit and per WAL fsync. */
+  writes?: {
+    commits: number;
+    unitsP50: number;
+    commitP99: number;
+    commitMax: number;
+    fsyncP99: number;
+    fsyncMax: number;
+  };
+  /** The WAL file meanwhile, sampled every 50 ms, in bytes. */
+  wal?: { first: number; max: number; last: number };
 }
 
-export function observe(server?: Server): () => Observed {
+/** A write queue's commits, as the bench child sees them (bench/server-child.ts). */
+export interface CommitLog {
+  /** Recorded only while a phase is observed (the box's memory is measured too). */
+  active: boolean;
+  commits: { units: number; ms: number }[];
+  fsyncs: number[];
+}
+
+export function observe(server?: Server, extra?: { commits?: CommitLog; walFile?: string }): () => Observed {
   const times: number[] = [];
   const onRequest = (_req: unknown, res: { on(e: 'finish', f: () => void): void }) => {
     const start = process.hrtime.bigint();
@@ -25,7 +45,20 @@ export function observe(server?: Server): () => Observed {
   gc.observe({ entryTypes: ['gc'] });
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
+  const commits = extra?.commits;
+  if (commits) {
+    commits.commits.length = commits.fsyncs.length = 0;
+    commits.active = true;
+  }
+  const walSizes: number[] = [];
+  const walFile = extra?.walFile;
+  const walSize = () => (walFile && fs.existsSync(walFile) ? fs.statSync(walFile).size : 0);
+  if (walFile) walSizes.push(walSize());
+  const walTimer = walFile ? setInterval(() => walSizes.push(walSize()), 50) : undefined;
   return () => {
+    if (walTimer) clearInterval(walTimer);
+    if (commits) commits.active = false;
+    if (walFile) walSizes.push(walSize());
     server?.off('request', onRequest);
     gc.disconnect();
     loop.disable();
@@ -35,6 +68,22 @@ export function observe(server?: Server): () => Observed {
       ...(server ? { server: { count: sorted.length, p50: at(0.5), p99: at(0.99), max: at(1) } } : {}),
       gc: { count: pauses.length, totalMs: pauses.reduce((a, b) => a + b, 0), maxMs: Math.max(0, ...pauses) },
       loopDelay: { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
+      ...(commits ? { writes: commitSummary(commits) } : {}),
+      ...(walFile ? { wal: { first: walSizes[0]!, max: Math.max(...walSizes), last: walSizes.at(-1)! } } : {}),
     };
+  };
+}
+
+function commitSummary(log: CommitLog): NonNullable<Observed['writes']> {
+  const sorted = (xs: number[]) => xs.slice().sort((a, b) => a - b);
+  const ms = sorted(log.commits.map((c) => c.ms));
+  const fsyncs = sorted(log.fsyncs);
+  return {
+    commits: ms.length,
+    unitsP50: quantile(sorted(log.commits.map((c) => c.units)), 0.5),
+    commitP99: quantile(ms, 0.99),
+    commitMax: quantile(ms, 1),
+    fsyncP99: quantile(fsyncs, 0.99),
+    fsyncMax: quantile(fsyncs, 1),
   };
 }

@@ -9,7 +9,7 @@ import { createByteSlots } from '../src/lib/byte-slots.js';
 import type { CheckinService } from '../src/checkin/checkin.service.js';
 import { createClock } from '../src/clock.js';
 import { migrateToLatest, openDatabase, type Db } from '../src/db/open.js';
-import { observe, type Observed } from './observe.js';
+import { observe, type CommitLog, type Observed } from './observe.js';
 
 // Forked by checkin.bench.ts: `box <db file>` runs the real box (durable pragmas of openDatabase,
 // assembleBox, no logger); `baseline` runs a bare fastify 5 app with one POST JSON route; `door <db
@@ -38,7 +38,13 @@ function memory(): { rss: number; hwm: number; wal: number } {
   return { rss, hwm: m ? Number(m[1]) * 1024 : rss, wal };
 }
 
-type Listening = { port: number; server: import('node:http').Server; close: () => Promise<void> };
+type Listening = {
+  port: number;
+  server: import('node:http').Server;
+  close: () => Promise<void>;
+  commits?: CommitLog;
+  walFile?: string;
+};
 
 /** Listens on 127.0.0.1, any free port; closing stops the app, then its database. */
 async function listen(
@@ -65,8 +71,23 @@ async function start(): Promise<Listening> {
   if (mode === 'box') {
     const db = openDatabase(file!);
     await migrateToLatest(db); // as main.ts does; a no-op on the filled database
+    // The bench hears the write queue's commits too, beside the box's metrics (its one observer).
+    const commits: CommitLog = { active: false, commits: [], fsyncs: [] };
+    const setObserver = db.writes.observe.bind(db.writes);
+    db.writes.observe = (o) =>
+      setObserver({
+        committed: (priority, units, ms) => {
+          o?.committed(priority, units, ms);
+          if (commits.active && priority === 'foreground') commits.commits.push({ units, ms });
+        },
+        synced: (priority, ms) => {
+          o?.synced(priority, ms);
+          if (commits.active && priority === 'foreground') commits.fsyncs.push(ms);
+        },
+        failed: (priority, stage) => o?.failed(priority, stage),
+      });
     const { app } = await assembleBox({ db, clock: createClock('America/Sao_Paulo'), logger: false });
-    return listen(app, db);
+    return { ...(await listen(app, db)), commits, walFile: `${file}-wal` };
   }
   if (mode === 'door') {
     const db = openDatabase(file!);
@@ -98,7 +119,7 @@ try {
   process.on('message', (m: ParentMessage) => {
     if (m.type === 'mem') send({ type: 'mem', ...memory() });
     if (m.type === 'observe') {
-      stopObserving = observe(server.server);
+      stopObserving = observe(server.server, { commits: server.commits, walFile: server.walFile });
       send({ type: 'observing' });
     }
     if (m.type === 'observed' && stopObserving) {
