@@ -16,15 +16,15 @@ import type { Sqlite } from './open.js';
 // own fsyncs). SQLite only rewinds the WAL once a checkpoint has caught up with it, and under steady
 // load a pass never quite does: frames keep coming while it copies. So when the WAL passes
 // RESTART_FRAMES, the worker passes again at once, each pass shorter than the last, until one catches
-// up (the WAL starts over at the next commit) or CATCH_UP_PASSES were made. Only a WAL past
-// FORCE_FRAMES has the writer copy the rest itself: that costs the event loop a few milliseconds (the
-// database file's fsync among them), which the gate pays only when the worker cannot keep up at all.
-// The writer's auto-checkpoint stays as a backstop, at a higher threshold.
+// up (the WAL starts over at the next commit) or CATCH_UP_PASSES were made; still behind, it passes
+// again after the interval, commits or not. The writer itself never checkpoints while the worker
+// runs (wal_autocheckpoint = 0): a commit that copies the WAL on the event loop holds it 36 ms at
+// 10,000 frames and 42 ms at 16,384 (`npm run bench:checkpoint`), which is where the tail of the
+// steady flow after a rush came from when the worker fell behind (issue 14). A WAL that stays long
+// costs disk space, not latency; if the worker stops, the connection checkpoints by itself again.
 const CHECKPOINT_INTERVAL_MS = 200;
 const RESTART_FRAMES = 4096;
 const CATCH_UP_PASSES = 8;
-const FORCE_FRAMES = 4 * RESTART_FRAMES;
-const BACKSTOP_PAGES = 10_000;
 const CHECKPOINTER = `
 Promise.all([import('node:worker_threads'), import(DRIVER)]).then(([{ parentPort, workerData }, { default: Database }]) => {
   const db = new Database(workerData.file, { fileMustExist: true });
@@ -96,13 +96,7 @@ export function checkpointInBackground(sqlite: Sqlite): () => void {
       return;
     }
     catchUp = 0;
-    if (behind && log >= FORCE_FRAMES && sqlite.open && !sqlite.inTransaction) {
-      try {
-        sqlite.pragma('wal_checkpoint(PASSIVE)');
-      } catch {
-        // the backstop will do it
-      }
-    }
+    if (behind) dirty = true;
     if (dirty) schedule();
   });
   // Without the worker, the connection checkpoints by itself again.
@@ -129,7 +123,7 @@ export function checkpointInBackground(sqlite: Sqlite): () => void {
     },
   };
   checkpointers.set(sqlite, checkpointer);
-  sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+  sqlite.pragma('wal_autocheckpoint = 0');
   return checkpointer.notify;
 }
 

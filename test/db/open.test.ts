@@ -104,4 +104,41 @@ describe('background checkpoints', () => {
     expect(writerCheckpoints).toEqual([]);
     expect(fs.statSync(path.join(dir, 'gate.db')).size).toBeGreaterThan(24 * 1024 * 1024);
   });
+
+  it('never checkpoints on the writer’s thread, even with the WAL far past 16,384 frames while the worker cannot copy it', async () => {
+    const { sqlite } = await fresh();
+    const pragma = sqlite.pragma.bind(sqlite);
+    const writerCheckpoints: string[] = [];
+    sqlite.pragma = ((source: string, options?: never) => {
+      if (source.includes('wal_checkpoint')) writerCheckpoints.push(source);
+      return pragma(source, options);
+    }) as typeof sqlite.pragma;
+    const committed = checkpointInBackground(sqlite);
+    // A commit copying the WAL on the event loop holds it 36 ms at 10,000 frames (npm run bench:checkpoint).
+    expect(sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    // A reader on an old snapshot (a long listing, a backup): no checkpoint can copy past it.
+    const reader = openDatabase(path.join(dir, 'gate.db'));
+    reader.sqlite.prepare('BEGIN').run();
+    reader.sqlite.prepare('select count(*) from tenants').get();
+    const insert = sqlite.prepare("insert into tenants (slug, nome, created_at) values (?, ?, 'z')");
+    const wal = path.join(dir, 'gate.db-wal');
+    // About 80 MB in commits of 400 KB, 20,000 frames: past every threshold the writer used to checkpoint at.
+    for (let round = 0; round < 200; round++) {
+      sqlite.transaction(() => {
+        for (let i = 0; i < 100; i++) insert.run(`r-${round}-${i}`, 'x'.repeat(4000));
+      })();
+      committed();
+      if (round % 20 === 0) await new Promise((r) => setTimeout(r, 250)); // the worker's passes run meanwhile
+    }
+    expect(fs.statSync(wal).size).toBeGreaterThan(16_384 * 4096);
+    expect(writerCheckpoints).toEqual([]);
+    // Once the reader is gone, the worker copies it all without another commit.
+    reader.sqlite.prepare('COMMIT').run();
+    reader.close();
+    const dbFile = path.join(dir, 'gate.db');
+    for (let i = 0; i < 100 && fs.statSync(dbFile).size < 70 * 1024 * 1024; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(fs.statSync(dbFile).size).toBeGreaterThan(70 * 1024 * 1024);
+    expect(writerCheckpoints).toEqual([]);
+  });
 });
