@@ -268,7 +268,8 @@ export function checkinPedidoJson(parts: CheckinPedidoParts, byLot: PersonState[
   parts.lots.forEach((lot, i) => {
     const people = byLot[i]!;
     if (!people.every((p) => p.sincronizado_em !== null)) all = false;
-    json += `${i > 0 ? ',' : ''}${lot.fields}${inner({ ...lotState(people), ...lastCheckinBy(people) })}${lot.rest}`;
+    // Object.assign, not a spread: on Node 20 a spread here costs more and outlives the young generation.
+    json += `${i > 0 ? ',' : ''}${lot.fields}${inner(Object.assign(lotState(people), lastCheckinBy(people)))}${lot.rest}`;
   });
   return `${json}${parts.totals}"sincronizado":${all}${parts.tail}`;
 }
