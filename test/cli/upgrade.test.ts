@@ -10,6 +10,7 @@ import { upsertOrder } from '../../src/orders/orders.repo.js';
 import { pedidoSchema } from '../../src/orders/order.schemas.js';
 import { ensureTenant } from '../../src/tenants/tenants.repo.js';
 import { makeOrder } from '../support/fixtures.js';
+import { onOlderSchema } from '../support/older-schema.js';
 import { tempDir } from '../support/temp.js';
 import { gate, openData } from './run.js';
 
@@ -30,13 +31,15 @@ it('gate migrate takes a backup, then brings a first-release database with order
   expect(result.error).toBeUndefined();
   const now = '2026-11-20T13:00:00.000Z';
   const tenantId = ensureTenant(old, 'parque', now);
-  for (let i = 0; i < 20; i++)
-    upsertOrder(
-      old,
-      tenantId,
-      pedidoSchema.parse(makeOrder({ numero: `20261120-${String(i).padStart(4, '0')}`, prefix: `UP${i}` })),
-      now,
-    );
+  onOlderSchema(old, () => {
+    for (let i = 0; i < 20; i++)
+      upsertOrder(
+        old,
+        tenantId,
+        pedidoSchema.parse(makeOrder({ numero: `20261120-${String(i).padStart(4, '0')}`, prefix: `UP${i}` })),
+        now,
+      );
+  });
   old.sqlite
     .prepare("UPDATE people SET checkin_em = ?, checkin_dispositivo = 'catraca-1' WHERE qr_code LIKE 'UP1%-1'")
     .run(now);

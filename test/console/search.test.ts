@@ -11,6 +11,7 @@ import { pedidoSchema, type PedidoInput } from '../../src/orders/order.schemas.j
 import { ensureTenant } from '../../src/tenants/tenants.repo.js';
 import { createTestBox, tempDir, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
+import { onOlderSchema } from '../support/older-schema.js';
 
 // The help desk's search over the index that migration 0008 builds and its triggers keep: every
 // order here is stored by the real import (upsertOrder), never written into the index by the test.
@@ -356,7 +357,9 @@ describe('migration 0008_search', () => {
           { Nome: "Ana O'Brien", Email: "ana.o'brien@example.com" },
         ],
       );
-      db.sqlite.transaction(() => upsertOrder(db, tenantId, pedidoSchema.parse(o), '2026-11-21T13:00:00.000Z'))();
+      onOlderSchema(db, () =>
+        db.sqlite.transaction(() => upsertOrder(db, tenantId, pedidoSchema.parse(o), '2026-11-21T13:00:00.000Z'))(),
+      );
       await migrateToLatest(db);
       for (const q of ['cecilia muller', 'otavio', '111.222.333-44', '12345678909', 'cecilia@'])
         expect(
