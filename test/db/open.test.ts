@@ -52,6 +52,17 @@ describe('defineQuery', () => {
   });
 });
 
+/** The checkpoints the writer's own connection asks for (on the event loop, in the box). */
+function checkpointsOnThisThread(sqlite: Db['sqlite']): string[] {
+  const pragma = sqlite.pragma.bind(sqlite);
+  const asked: string[] = [];
+  sqlite.pragma = ((source: string, options?: never) => {
+    if (source.includes('wal_checkpoint')) asked.push(source);
+    return pragma(source, options);
+  }) as typeof sqlite.pragma;
+  return asked;
+}
+
 describe('background checkpoints', () => {
   it('keeps the WAL from growing without bound and leaves nothing running after close', async () => {
     const { sqlite } = await fresh();
@@ -79,12 +90,7 @@ describe('background checkpoints', () => {
 
   it('lets the WAL start over under steady writes with no checkpoint on the writer’s thread (a few ms of the event loop each)', async () => {
     const { sqlite } = await fresh();
-    const pragma = sqlite.pragma.bind(sqlite);
-    const writerCheckpoints: string[] = [];
-    sqlite.pragma = ((source: string, options?: never) => {
-      if (source.includes('wal_checkpoint')) writerCheckpoints.push(source);
-      return pragma(source, options);
-    }) as typeof sqlite.pragma;
+    const writerCheckpoints = checkpointsOnThisThread(sqlite);
     const committed = checkpointInBackground(sqlite);
     const insert = sqlite.prepare("insert into tenants (slug, nome, created_at) values (?, ?, 'z')");
     const wal = path.join(dir, 'gate.db-wal');
@@ -107,12 +113,7 @@ describe('background checkpoints', () => {
 
   it('never checkpoints on the writer’s thread, even with the WAL far past 16,384 frames while the worker cannot copy it', async () => {
     const { sqlite } = await fresh();
-    const pragma = sqlite.pragma.bind(sqlite);
-    const writerCheckpoints: string[] = [];
-    sqlite.pragma = ((source: string, options?: never) => {
-      if (source.includes('wal_checkpoint')) writerCheckpoints.push(source);
-      return pragma(source, options);
-    }) as typeof sqlite.pragma;
+    const writerCheckpoints = checkpointsOnThisThread(sqlite);
     const committed = checkpointInBackground(sqlite);
     // A commit copying the WAL on the event loop holds it 36 ms at 10,000 frames (npm run bench:checkpoint).
     expect(sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
