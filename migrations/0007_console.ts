@@ -3,7 +3,8 @@ import { execDdl } from './ddl.js';
 
 // The staff console (docs/console.md): local operator accounts, their server-side sessions, and who
 // acknowledged which lane alarm, and the indexes its panels read by: the events of a day (the report,
-// entries today) and a tenant's alarms among the lanes' events (one per scan otherwise). Secrets are scrypt hashes; a session row holds only a hash of the
+// entries today) and a tenant's alarms among the lanes' events (one per scan otherwise). Secrets are scrypt hashes; a
+// session row holds only a hash of the
 // cookie's value, so a copy of the database does not sign anyone in.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await execDdl(db, [

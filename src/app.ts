@@ -27,7 +27,10 @@ export type RouteRegistrar = (app: App) => void;
 
 export interface AppOptions {
   logger: FastifyBaseLogger | false;
-  /** Route sets by prefix group: `v1` is served at /api/v1 and /v1, `integration` at /api/integration and /v1/integration. */
+  /**
+   * Route sets by prefix group: `v1` is served at /api/v1 and /v1, `integration` at /api/integration and
+   * /v1/integration.
+   */
   v1?: RouteRegistrar[];
   integration?: RouteRegistrar[];
   /** Routes of the box itself (health, local API), served as they are. */

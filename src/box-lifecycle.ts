@@ -17,7 +17,9 @@ import { databaseWriteProbe, linkToSystemd } from './systemd-notify.js';
 import { VERSION } from './version.js';
 
 export interface Box {
-  /** Opens everything in order and listens; when a step fails, closes what it had opened (newest first) and rethrows. */
+  /**
+   * Opens everything in order and listens; when a step fails, closes what it had opened (newest first) and rethrows.
+   */
   start(): Promise<{ url: string }>;
   /** The stop line and STOPPING, then everything start() opened, newest first, each once. Idempotent. */
   close(reason?: string): Promise<void>;

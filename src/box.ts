@@ -46,7 +46,10 @@ export interface BoxDeps {
   logger: FastifyBaseLogger | false;
   /** The sync worker, when the cloud is configured: /api/local/sync shows its state. */
   sync?: SyncInfo | undefined;
-  /** Starts the gate lanes on the box's check-in service (GATE_CONFIG): /api/local/gates shows them. The caller closes them. */
+  /**
+   * Starts the gate lanes on the box's check-in service (GATE_CONFIG): /api/local/gates shows them. The caller closes
+   * them.
+   */
   lanes?: ((services: LaneServices) => GatesInfo) | undefined;
   /** HTTP timeouts and per-address cap; the defaults of src/http/connections.ts otherwise. */
   httpLimits?: HttpLimits | undefined;
@@ -58,7 +61,10 @@ export interface BoxDeps {
   consolePingMs?: number | undefined;
 }
 
-/** Services and HTTP app wired together: shared by the box (box-lifecycle.ts) and the tests, so both run the same wiring. */
+/**
+ * Services and HTTP app wired together: shared by the box (box-lifecycle.ts) and the tests, so both run the same
+ * wiring.
+ */
 export async function assembleBox({
   db,
   clock,

@@ -11,7 +11,10 @@ import { all, first } from './db/query.js';
 
 /** How far before the newest event "now" may be: events are stamped before the write queue orders them. */
 export const BACKWARDS_TOLERANCE_MS = 60_000;
-/** How far from the cloud's time the clock may be: NTP keeps it within milliseconds, a lost RTC is off by hours or years. */
+/**
+ * How far from the cloud's time the clock may be: NTP keeps it within milliseconds, a lost RTC is off by hours or
+ * years.
+ */
 export const CLOUD_SKEW_LIMIT_MS = 120_000;
 
 export type ClockReason = 'atrasado_em_relacao_ao_ultimo_evento' | 'diferenca_da_nuvem';

@@ -105,7 +105,10 @@ export interface Config {
   readonly laneConfigFile: string | undefined;
   /** Minutes without a request after which a console session ends (GATE_CONSOLE_IDLE_MIN; default 720, a shift). */
   readonly consoleIdleMinutes: number;
-  /** GATE_TLS_CERT and GATE_TLS_KEY, absolute: the box serves HTTPS; undefined: plain HTTP. Read at start (src/http/tls.ts). */
+  /**
+   * GATE_TLS_CERT and GATE_TLS_KEY, absolute: the box serves HTTPS; undefined: plain HTTP. Read at start
+   * (src/http/tls.ts).
+   */
   readonly tls?: { readonly certFile: string; readonly keyFile: string } | undefined;
 }
 

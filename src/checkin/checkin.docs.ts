@@ -97,7 +97,10 @@ const reversalAdditional = z
   .describe('QR de adicional');
 
 const itemDone = { success: z.literal(true), status: z.literal(200) };
-/** A batch: one item per distinct code, each the single-code `data` plus qr_code, success and status, or the code's error. */
+/**
+ * A batch: one item per distinct code, each the single-code `data` plus qr_code, success and status, or the code's
+ * error.
+ */
 const batchOf = (singles: z.ZodObject[]) =>
   z
     .object({

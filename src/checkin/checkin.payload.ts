@@ -127,7 +127,10 @@ export const asJson = (data: Record<string, unknown>): DataJson => ({
   qrCode: data.qr_code,
 });
 
-/** One code's answer: the spec's `{ success, data }` as JSON text, or the refusal as the AppError the error handler words. */
+/**
+ * One code's answer: the spec's `{ success, data }` as JSON text, or the refusal as the AppError the error handler
+ * words.
+ */
 export function singleJson(result: CheckinResult | ReversalResult, data: DataJson | undefined): string {
   if (!result.ok) throw new AppError(result.code, result.details);
   return `{"success":true,"data":${data!.json}}`;

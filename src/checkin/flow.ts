@@ -13,7 +13,10 @@ export interface Flow {
   actor: Actor;
   now: string;
   today: string;
-  /** Why the clock is suspect at `now` (src/clock-check.ts), recorded with every event of the flow; null when it looks right. */
+  /**
+   * Why the clock is suspect at `now` (src/clock-check.ts), recorded with every event of the flow; null when it looks
+   * right.
+   */
   relogio: string | null;
   /** The area an entry leads into: the lane's, or the whole park (PARK_AREA). */
   area: string;

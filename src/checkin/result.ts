@@ -3,7 +3,9 @@ import type { ErrorCode } from '../http/errors.js';
 // What the check-in service answers every door: the domain, not HTTP. A door shapes its own answer
 // (the spec's payload, a turnstile's grant or deny, the console's summary).
 
-/** What a granted scan did: the first entry (the check-in the cloud knows), an area entry after it, a re-entry, an exit. */
+/**
+ * What a granted scan did: the first entry (the check-in the cloud knows), an area entry after it, a re-entry, an exit.
+ */
 export type Movement = 'checkin' | 'entrada' | 'reentrada' | 'saida';
 
 /** What a code turned out to be. `unknown`: nothing of this tenant (an exit let out by policy). */

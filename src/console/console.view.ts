@@ -155,7 +155,10 @@ export function createConsoleView({ db, clock }: { db: Db; clock: Clock }) {
   const orderIdOf = (tenantId: number, numero: string) =>
     (orderId.get(tenantId, numero) as { id: number } | undefined)?.id ?? -1;
 
-  /** The order as the vouchers listing shapes it (nothing marked), with each person's check-in state; null when not of the tenant. */
+  /**
+   * The order as the vouchers listing shapes it (nothing marked), with each person's check-in state; null when not of
+   * the tenant.
+   */
   function pedido(tenantId: number, numero: string) {
     const id = orderIdOf(tenantId, numero);
     if (id < 0) return null;

@@ -91,7 +91,9 @@ export function listOperators(sqlite: Sqlite, tenantId: number): OperatorRow[] {
     .all(tenantId) as OperatorRow[];
 }
 
-/** A wrong secret: counts it, and locks the account at the MAX_ATTEMPTS-th in a row. Returns the lock's end, if locked. */
+/**
+ * A wrong secret: counts it, and locks the account at the MAX_ATTEMPTS-th in a row. Returns the lock's end, if locked.
+ */
 export function recordFailure(sqlite: Sqlite, id: number, now: Date): string | null {
   const row = operatorById(sqlite, id);
   if (!row) return null;

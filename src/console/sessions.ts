@@ -68,7 +68,10 @@ export function createConsoleSessions({
       insert.run(sha256(token), operatorId, csrf, estacao, now, now);
       return { token, csrf };
     },
-    /** The live session of a token, its idle time renewed (unless `renew` is false: a stream's ping is not use); null when unknown, ended or idle too long. */
+    /**
+     * The live session of a token, its idle time renewed (unless `renew` is false: a stream's ping is not use); null
+     * when unknown, ended or idle too long.
+     */
     find(token: string, renew = true): ConsoleSession | null {
       const row = find.get(sha256(token)) as
         (Omit<ConsoleSession, 'estacao'> & { estacao: string | null; lastSeen: string }) | undefined;

@@ -11,7 +11,10 @@ export type Sqlite = Database.Database;
 
 export interface Db {
   readonly sqlite: Sqlite;
-  /** The query builder (typed against schema.ts); its async executor is the migrator's only (query.ts runs everything else). */
+  /**
+   * The query builder (typed against schema.ts); its async executor is the migrator's only (query.ts runs everything
+   * else).
+   */
   readonly kysely: Kysely<DB>;
   /**
    * The connection's one group-commit queue (write-queue.ts), made on first use: check-ins, lane

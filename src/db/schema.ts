@@ -192,7 +192,10 @@ export interface EventsTable {
   operador: string | null;
   source: string;
   details: string | null;
-  /** Why the clock was suspect when the event was written (src/clock-check.ts, migrations/0010_clock.ts); null when it looked right. */
+  /**
+   * Why the clock was suspect when the event was written (src/clock-check.ts, migrations/0010_clock.ts); null when it
+   * looked right.
+   */
   relogio_suspeito: string | null;
 }
 

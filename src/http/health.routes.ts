@@ -24,7 +24,10 @@ interface HealthDeps {
 
 type Part = { ok: boolean; motivo?: string; [detail: string]: unknown };
 
-/** Parts that are reported without making the box unready: a wrong clock is no reason to stop the gates (docs/operations.md, "Clock"). */
+/**
+ * Parts that are reported without making the box unready: a wrong clock is no reason to stop the gates
+ * (docs/operations.md, "Clock").
+ */
 const ADVISORY = new Set(['relogio']);
 
 /**
@@ -70,7 +73,8 @@ export const healthRoutes =
       if (!sync) return null;
       const s = syncSummary(db, sync.tenantId);
       const oldest = s.queue?.oldest ? Date.parse(s.queue.oldest) : null;
-      // Offline is normal for this box (it works without the cloud); stuck is the cloud answering and events not leaving.
+      // Offline is normal for this box (it works without the cloud); stuck is the cloud answering and events not
+      // leaving.
       if (sync.state.online() === true && oldest !== null && clock.now().getTime() - oldest > SYNC_STUCK_MS)
         return { ok: false, motivo: `eventos aguardando envio desde ${s.queue!.oldest} com a nuvem respondendo` };
       return {

@@ -47,7 +47,10 @@ export interface OperationDocs {
   security?: Record<string, string[]>[] | undefined;
 }
 
-/** One example of an error code: its details (none: code and message only) and, when a code has several, what tells it apart. */
+/**
+ * One example of an error code: its details (none: code and message only) and, when a code has several, what tells it
+ * apart.
+ */
 export interface Variant {
   label?: string;
   details?: Record<string, unknown>;
@@ -235,7 +238,10 @@ export const toOpenapiSchema = (schema: z.ZodType) => {
 
 type EnvelopeJson = { properties: { error: { properties: { code: Record<string, unknown> } } } };
 let envelopeBase: EnvelopeJson | undefined;
-/** The envelope's JSON Schema with `code` limited to `codes` (the base converted once: /docs is built on the gate's event loop). */
+/**
+ * The envelope's JSON Schema with `code` limited to `codes` (the base converted once: /docs is built on the gate's
+ * event loop).
+ */
 function envelopeJson(codes: readonly ErrorCode[]) {
   envelopeBase ??= toOpenapiSchema(errorEnvelopeSchema) as unknown as EnvelopeJson;
   const json = structuredClone(envelopeBase);

@@ -15,7 +15,9 @@ export interface VoucherFilters {
   order: 'asc' | 'desc';
 }
 
-/** Ids of the orders of one page, in listing order. An order is synchronised when every voucher is marked for the key. */
+/**
+ * Ids of the orders of one page, in listing order. An order is synchronised when every voucher is marked for the key.
+ */
 export function findOrderIds(db: Db, f: VoucherFilters): number[] {
   const k = db.kysely;
   let q = k.selectFrom('orders as o').select('o.id').where('o.tenant_id', '=', f.tenantId);

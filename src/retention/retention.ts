@@ -49,7 +49,10 @@ export interface ArchiveOptions {
   copyBatch?: number;
   /** Rows per delete transaction at most (500); fewer while a transaction takes more than 5 ms. */
   deleteBatch?: number;
-  /** Between delete transactions: longer than SQLite's longest busy-handler sleep (100 ms), so a waiting check-in gets in. */
+  /**
+   * Between delete transactions: longer than SQLite's longest busy-handler sleep (100 ms), so a waiting check-in gets
+   * in.
+   */
   pauseMs?: number;
   /** Called once the archive is written and checked, before the first delete (tests stop a run there). */
   afterCopy?: () => void;
@@ -204,7 +207,10 @@ function startRun(sqlite: Sqlite, file: string, cutoffIso: string, nowIso: strin
   return { id, file, cutoff: cutoffIso };
 }
 
-/** Copies rows of a family, with their dependents, into the archive: one archive transaction, on the disk when it returns. */
+/**
+ * Copies rows of a family, with their dependents, into the archive: one archive transaction, on the disk when it
+ * returns.
+ */
 function copier(sqlite: Sqlite, family: Family): (ids: number[]) => void {
   const copyRoot = sqlite.prepare(
     `INSERT OR REPLACE INTO arc.${family.root} (${columnList(sqlite, family.root)})

@@ -81,19 +81,27 @@ export interface CheckinActor {
 
 export interface CloudClient {
   listVouchers(q: VoucherQuery, signal?: AbortSignal): Promise<VoucherPage>;
-  /** A page of orders kept from an earlier answer (HTTP 200), read again: its bytes gzipped (VoucherPage.packed), or its text when kept by an earlier release. */
+  /**
+   * A page of orders kept from an earlier answer (HTTP 200), read again: its bytes gzipped (VoucherPage.packed), or its
+   * text when kept by an earlier release.
+   */
   readVoucherPage(kept: Buffer | string): Promise<VoucherPage>;
   listClients(q: ClientQuery, signal?: AbortSignal): Promise<Page<ClienteRecord>>;
   listCombos(q: { limit: number; offset: number }, signal?: AbortSignal): Promise<Page<Combo>>;
   comboAvailability(comboId: string, from: string, to: string, signal?: AbortSignal): Promise<ComboAvailability>;
-  /** POST (check-in) or PATCH (reversal) api-qrcode-checkin with distinct comma-separated codes: one result per code. */
+  /**
+   * POST (check-in) or PATCH (reversal) api-qrcode-checkin with distinct comma-separated codes: one result per code.
+   */
   send(
     action: 'checkin' | 'estorno',
     codes: readonly string[],
     actor: CheckinActor,
     signal?: AbortSignal,
   ): Promise<ItemResult[]>;
-  /** Hears the `Date` header of every answer from the cloud's application (below 500), with the milliseconds from request to headers. */
+  /**
+   * Hears the `Date` header of every answer from the cloud's application (below 500), with the milliseconds from
+   * request to headers.
+   */
   onDate?(listener: CloudDateListener): void;
   close(): Promise<void>;
 }

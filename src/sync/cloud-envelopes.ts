@@ -73,7 +73,10 @@ export function successData(body: unknown, status: number): unknown {
   return ok.data.data;
 }
 
-/** The array of a list response: `data` itself, or the first array under LIST_KEYS; an empty page may carry only `mensagem`. */
+/**
+ * The array of a list response: `data` itself, or the first array under LIST_KEYS; an empty page may carry only
+ * `mensagem`.
+ */
 export function listItems(data: unknown): unknown[] {
   if (Array.isArray(data)) return data;
   if (data && typeof data === 'object') {

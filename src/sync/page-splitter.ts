@@ -41,7 +41,9 @@ export class PageItems {
   }
 }
 
-/** An order checked against the import schema: its JSON as the schema outputs it, or why it does not fit (and no JSON). */
+/**
+ * An order checked against the import schema: its JSON as the schema outputs it, or why it does not fit (and no JSON).
+ */
 export type CheckedOrder = { json: string; reason: null } | { json: ''; reason: string };
 
 export function checkOrder(raw: unknown): CheckedOrder {
@@ -67,14 +69,19 @@ export function findList(body: unknown): unknown[] | null {
   }
 }
 
-/** The orders of a page: each valid one's JSON (as pedidoSchema outputs it), each one's order number, and why each invalid one does not fit (null for valid ones). */
+/**
+ * The orders of a page: each valid one's JSON (as pedidoSchema outputs it), each one's order number, and why each
+ * invalid one does not fit (null for valid ones).
+ */
 export interface CheckedPage {
   items: PageItems;
   refs: (string | null)[];
   reasons: (string | null)[];
 }
 
-/** The orders of a page (and the page gzipped when asked); or the parsed body when it holds no list; or malformed JSON. */
+/**
+ * The orders of a page (and the page gzipped when asked); or the parsed body when it holds no list; or malformed JSON.
+ */
 export type Split = (CheckedPage & { packed: Buffer | null }) | { body: unknown } | { malformed: true };
 
 export interface SplitAsk {
@@ -98,7 +105,10 @@ export function checkedPage(list: unknown[]): CheckedPage {
   };
 }
 
-/** One worker thread (lib/worker-client.ts), started on first use and again should it die; it never keeps the process alive. */
+/**
+ * One worker thread (lib/worker-client.ts), started on first use and again should it die; it never keeps the process
+ * alive.
+ */
 export function createPageSplitter(): PageSplitter {
   type Answer =
     | {

@@ -54,7 +54,10 @@ export function createOrderPuller({ db, clock, log, client, tenantId, state, tun
   const done = sqlite.prepare('DELETE FROM sync_inbox WHERE id = ?');
   const kept = sqlite.prepare('SELECT id, body, applied FROM sync_inbox WHERE tenant_id = ? ORDER BY id');
 
-  /** One piece of a page, one commit: orders that do not fit are set aside; resolves with where it stopped and how many were stored. */
+  /**
+   * One piece of a page, one commit: orders that do not fit are set aside; resolves with where it stopped and how many
+   * were stored.
+   */
   function storePiece(page: VoucherPage, from: number, activity: 'pull' | 'refresh' | 'full', inboxId: number | null) {
     return writes.run(() => {
       const started = performance.now();
@@ -131,7 +134,10 @@ export function createOrderPuller({ db, clock, log, client, tenantId, state, tun
   }
 
   return {
-    /** sincronizado=false with marking, from offset 0 until an empty page; the next page is fetched (and kept) while this one is stored. */
+    /**
+     * sincronizado=false with marking, from offset 0 until an empty page; the next page is fetched (and kept) while
+     * this one is stored.
+     */
     async incremental(signal: AbortSignal): Promise<number> {
       const fetchPage = () =>
         client

@@ -11,7 +11,10 @@ export interface PushTuning {
   window: number;
   /** Batches in flight at once (they never share a person, so order per person holds). */
   concurrency: number;
-  /** An event that failed this many calls goes alone, so that one event the cloud chokes on cannot hold back a whole batch. */
+  /**
+   * An event that failed this many calls goes alone, so that one event the cloud chokes on cannot hold back a whole
+   * batch.
+   */
   isolateAfter: number;
   backoff: BackoffOptions;
 }
@@ -151,7 +154,9 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
     return b.rows.length;
   }
 
-  /** Sends batches with bounded concurrency; the first failure stops new sends and is rethrown once the others finished. */
+  /**
+   * Sends batches with bounded concurrency; the first failure stops new sends and is rethrown once the others finished.
+   */
   async function sendAll(list: Batch[], signal: AbortSignal): Promise<number> {
     let next = 0;
     let settled = 0;
@@ -173,7 +178,9 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
   }
 
   return {
-    /** Queues new events, then sends rounds until nothing more is due. Throws CloudUnavailableError when the link fails. */
+    /**
+     * Queues new events, then sends rounds until nothing more is due. Throws CloudUnavailableError when the link fails.
+     */
     async pushOnce(signal: AbortSignal): Promise<PushOutcome> {
       while ((await tx(() => repo.enqueue(ENQUEUE_SLICE))) === ENQUEUE_SLICE);
       let settled = 0;

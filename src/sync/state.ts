@@ -14,7 +14,10 @@ const COLUMN: Record<SyncActivity, keyof SyncStateTable> = {
 };
 
 export interface SyncState {
-  /** The cloud answered (any usable answer, refusals of items included): online. Call inside the caller's transaction or alone. */
+  /**
+   * The cloud answered (any usable answer, refusals of items included): online. Call inside the caller's transaction or
+   * alone.
+   */
   succeeded(activity: SyncActivity): void;
   /** A call failed as a whole: offline (unless it was the worker stopping); any other error is only recorded. */
   failed(error: unknown): void;

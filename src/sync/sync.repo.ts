@@ -70,7 +70,10 @@ export function syncSummary(db: Db, tenantId: number) {
   return { state, byResult, queue, notQueued: notQueued?.n ?? 0, rejects, rejectCount };
 }
 
-/** Events not yet accepted by the cloud: the outbox's, plus the gate's not yet copied into it (only when a sync worker will copy them). */
+/**
+ * Events not yet accepted by the cloud: the outbox's, plus the gate's not yet copied into it (only when a sync worker
+ * will copy them).
+ */
 export const eventsWaiting = (s: ReturnType<typeof syncSummary>, syncRuns: boolean) =>
   (s.queue?.n ?? 0) + (syncRuns ? s.notQueued : 0);
 

@@ -201,7 +201,8 @@ describe('the help desk', () => {
     const a = await signIn('Ana');
     const order = (await a.get('/api/console/pedidos/20261121-0001')).json().data;
     expect(order.pedido).toMatchObject({ numero_pedido: '20261121-0001', status: 'pago', total_pessoas: 2 });
-    // No combo in this order: no group QR to offer. An order that came with a combo has its number as the group QR (3.3).
+    // No combo in this order: no group QR to offer. An order that came with a combo has its number as the group QR
+    // (3.3).
     expect(order.combo_qr_code).toBeNull();
     box.importOrders([
       {

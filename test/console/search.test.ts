@@ -33,7 +33,8 @@ function order(
 function moveAll(s: TestBox['db']['sqlite']) {
   const waiting = s.prepare('select count(*) from search_pending').pluck().get() as number;
   const pend = s.prepare('insert into search_pending (doc) values (?)');
-  for (let i = 0; i < PENDING_BATCH - waiting; i++) pend.run(BigInt(2 ** 39 - 1 - i) * 2n); // ids of no row: nothing to index
+  // Ids of no row: nothing to index.
+  for (let i = 0; i < PENDING_BATCH - waiting; i++) pend.run(BigInt(2 ** 39 - 1 - i) * 2n);
   expect(s.prepare('select count(*) from search_pending').pluck().get()).toBe(0);
 }
 

@@ -24,7 +24,9 @@ export interface BoardEvent {
   boardMs: number;
   /** Node's performance.now() when the line was read: for latency measurements on one clock. */
   hostMs: number;
-  /** relay, led red, led green, buzzer, boot, hello, online, grant, deny, free, passage, fire, tty, queue_full, error. */
+  /**
+   * relay, led red, led green, buzzer, boot, hello, online, grant, deny, free, passage, fire, tty, queue_full, error.
+   */
   what: string;
   value: number;
   line: string;

@@ -248,7 +248,8 @@ export async function screenshots(page: Page, name: string): Promise<void> {
  * `fullPage`), kept for the lead to commit.
  */
 export async function docImage(page: Page, name: string, opts: { fullPage?: boolean } = {}): Promise<void> {
-  // Only when asked (CONSOLE_DOC_IMAGES=1 npx vitest run test/console/e2e): a test run leaves the committed images alone.
+  // Only when asked (CONSOLE_DOC_IMAGES=1 npx vitest run test/console/e2e): a test run leaves the committed images
+  // alone.
   if (process.env.CONSOLE_DOC_IMAGES !== '1') return;
   fs.mkdirSync(DOCS_IMG_DIR, { recursive: true });
   await page.setViewportSize({ width: 1024, height: 640 });

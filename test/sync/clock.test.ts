@@ -47,7 +47,8 @@ it("a box ten minutes behind the cloud's Date is flagged while it keeps working;
   const flagged = await ready();
   expect(flagged.success).toBe(true);
   expect(flagged.data.partes.relogio).toMatchObject({ ok: false, motivo: 'diferenca_da_nuvem' });
-  // The box is behind: its clock minus the cloud's, whole seconds, at least 599 (the header's second and the trip's latency).
+  // The box is behind: its clock minus the cloud's, whole seconds, at least 599 (the header's second and the trip's
+  // latency).
   expect(flagged.data.partes.relogio.diferenca_segundos).toBeLessThanOrEqual(-599);
   expect(flagged.data.partes.relogio.diferenca_segundos).toBeGreaterThanOrEqual(-601);
   expect(flagged.data.partes.relogio.mensagem).toMatch(

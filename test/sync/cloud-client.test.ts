@@ -165,7 +165,8 @@ describe('cloud client against the fake cloud (real sockets)', () => {
     cloud.proxy.inject({ fault: { kind: 'lose-reply' }, times: 1 });
     expect(await kindOf(read())).toBe('network');
     await cloud.proxy.down();
-    // Let the pool see its keep-alive sockets closed; a call in that very instant goes out on one and is 'network' (retried just the same).
+    // Let the pool see its keep-alive sockets closed; a call in that very instant goes out on one and is 'network'
+    // (retried just the same).
     await new Promise((r) => setTimeout(r, 50));
     expect(await kindOf(read())).toBe('refused');
     await cloud.proxy.up();
@@ -202,7 +203,8 @@ describe('a cloud whose list envelope differs from the box’s', () => {
     const page = await client.listVouchers({ sincronizado: false, marcar: true, limit: 250, offset: 0 });
     expect(page.refs).toEqual(['20261121-0009', '20261121-0010']);
     expect(page.received).toBe(2);
-    // Checked against the import schema off the event loop: the valid order as the schema outputs it, the other set aside with why.
+    // Checked against the import schema off the event loop: the valid order as the schema outputs it, the other set
+    // aside with why.
     expect(JSON.parse(page.items.at(0))).toEqual(pedidoSchema.parse(order));
     expect(page.reasons[0]).toBeNull();
     expect(page.reasons[1]).toMatch(/^status: /);

@@ -95,7 +95,8 @@ describe('outage and transient faults', () => {
   for (const [name, fault, message] of faults) {
     it(`push and pull back off on ${name}, then recover`, async () => {
       cloud.addOrders([makeOrder({ numero: '20261121-0001', prefix: 'T', people: 2 })]);
-      // Only the hang needs a short timeout, and not too short: the pull before the fault must get its answer on a loaded machine.
+      // Only the hang needs a short timeout, and not too short: the pull before the fault must get its answer on a
+      // loaded machine.
       gate = await startGate(cloud, clock, fault.kind === 'hang' ? { timeoutMs: 2_000 } : {});
       await gate.worker.pullNow();
       await gate.checkin(gate.keys.checkin, 'T-1');
