@@ -133,7 +133,7 @@ export function createBox(config: Config, { logger, out, env }: BoxRunDeps): Box
 
     const relogio = clockCheck.state();
     const startedAt = Date.now();
-    const eventsSoFar = () => db.sqlite.prepare('SELECT coalesce(max(id), 0) FROM events').pluck().get() as number;
+    const eventsSoFar = () => (db.statement('SELECT coalesce(max(id), 0) AS n FROM events').get() as { n: number }).n;
     const eventsAtStart = eventsSoFar();
     // One line per start, one per stop (docs/operations.md, "Logs").
     const startLine = {

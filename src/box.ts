@@ -104,7 +104,7 @@ export async function assembleBox({
     ...(logger ? { log: logger } : {}),
   });
   const gates = lanes?.({ checkin, storage, onGrant: metrics.observeGrant });
-  const sessions = createConsoleSessions({ sqlite: db.sqlite, clock, idleMinutes: consoleIdleMinutes });
+  const sessions = createConsoleSessions({ db, clock, idleMinutes: consoleIdleMinutes });
   const guard = consoleGuard(sessions);
   const panels = createConsolePanels({ ...base, gates, sync });
   const monitor = startMonitor({

@@ -119,7 +119,7 @@ const MIN_FREE_BYTES = 1024 * 1024;
  */
 export function databaseWriteProbe(db: Db, nowIso: () => string): Probe {
   const file = db.sqlite.memory ? undefined : db.sqlite.name;
-  const stamp = db.sqlite.prepare('INSERT OR REPLACE INTO storage_probe (id, at) VALUES (1, ?)');
+  const stamp = db.statement('INSERT OR REPLACE INTO storage_probe (id, at) VALUES (1, ?)');
   return async () => {
     try {
       if (file) {

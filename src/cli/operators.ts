@@ -48,7 +48,7 @@ async function add(args: string[], io: CliIo): Promise<number> {
   const slug = tenantSlug(values.tenant, config);
   return withDb(config, async ({ db, clock }) => {
     const tenant = requireTenant(db, slug);
-    const { id, pin } = await createOperator(db.sqlite, {
+    const { id, pin } = await createOperator(db, {
       tenantId: tenant.id,
       nome: name,
       papel: values.role as Papel,
@@ -72,7 +72,7 @@ async function list(args: string[], io: CliIo): Promise<number> {
   return withDb(config, ({ db, clock }) => {
     const tenant = requireTenant(db, slug);
     const now = clock.now().getTime();
-    for (const o of listOperators(db.sqlite, tenant.id)) {
+    for (const o of listOperators(db, tenant.id)) {
       const state = o.disabled_at
         ? `desativado em ${o.disabled_at}`
         : o.locked_until && Date.parse(o.locked_until) > now
@@ -93,7 +93,7 @@ async function disable(args: string[], io: CliIo): Promise<number> {
   const slug = tenantSlug(values.tenant, config);
   return withDb(config, ({ db, clock }) => {
     const tenant = requireTenant(db, slug);
-    if (!disableOperator(db.sqlite, tenant.id, id, clock.nowIso())) {
+    if (!disableOperator(db, tenant.id, id, clock.nowIso())) {
       say(io.stderr, `operador ${id} não existe no tenant ${slug}`);
       return EXIT.failure;
     }

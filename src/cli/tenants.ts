@@ -64,7 +64,7 @@ async function create(args: string[], io: CliIo): Promise<number> {
 async function list(args: string[], io: CliIo): Promise<number> {
   if (parse(args, {}, { min: 0, max: 0, names: '' }).help) return printHelp(io, 'tenants list');
   return withDb(configOf(io), ({ db, clock }) => {
-    const tenants = listTenants(db.sqlite, clock.nowIso());
+    const tenants = listTenants(db, clock.nowIso());
     if (tenants.length === 0) return (say(io.stdout, 'nenhum tenant; crie um com: gate tenants create SLUG'), EXIT.ok);
     const when = localTime(clock.timeZone);
     const hasPark = tenants.some((t) => t.slug !== DEMO_TENANT_SLUG);

@@ -49,34 +49,31 @@ export function createConsolePanels({
   gates: GatesInfo | undefined;
   sync: SyncInfo | undefined;
 }) {
-  const { sqlite } = db;
   const alarmColumns = `e.id, e.kind AS tipo, e.lane AS pista, e.occurred_at AS em, e.details, o.nome AS reconhecido_por, a.acked_at AS reconhecido_em
        FROM lane_events e LEFT JOIN alarm_acks a ON a.lane_event_id = e.id LEFT JOIN operators o ON o.id = a.operator_id
       WHERE e.tenant_id = ? AND e.kind IN ${`(${ALARM_KINDS.map((k) => `'${k}'`).join(', ')})`}`;
-  const openAlarms = sqlite.prepare(`SELECT ${alarmColumns} AND a.lane_event_id IS NULL ORDER BY e.id DESC LIMIT 200`);
-  const ackedAlarms = sqlite.prepare(
+  const openAlarms = db.statement(`SELECT ${alarmColumns} AND a.lane_event_id IS NULL ORDER BY e.id DESC LIMIT 200`);
+  const ackedAlarms = db.statement(
     `SELECT ${alarmColumns} AND a.lane_event_id IS NOT NULL ORDER BY a.acked_at DESC LIMIT 20`,
   );
-  const alarmById = sqlite.prepare(`SELECT ${alarmColumns} AND e.id = ?`);
-  const alarmsAfter = sqlite.prepare(
+  const alarmById = db.statement(`SELECT ${alarmColumns} AND e.id = ?`);
+  const alarmsAfter = db.statement(
     `SELECT e.tenant_id AS tenantId, ${alarmColumns.replace('WHERE e.tenant_id = ? AND', 'WHERE')} AND e.id > ? ORDER BY e.id LIMIT 100`,
   );
-  const lastLaneEventId = sqlite.prepare('SELECT coalesce(max(id), 0) AS id FROM lane_events');
-  const ack = sqlite.prepare(
-    'INSERT OR IGNORE INTO alarm_acks (lane_event_id, operator_id, acked_at) VALUES (?, ?, ?)',
-  );
-  const lastEvents = sqlite.prepare(
+  const lastLaneEventId = db.statement('SELECT coalesce(max(id), 0) AS id FROM lane_events');
+  const ack = db.statement('INSERT OR IGNORE INTO alarm_acks (lane_event_id, operator_id, acked_at) VALUES (?, ?, ?)');
+  const lastEvents = db.statement(
     `SELECT occurred_at, action, code, numero_pedido, result, terminal, operador, source, details FROM events
       WHERE tenant_id = ? AND action IN ('checkin', 'entrada', 'reentrada', 'saida') ORDER BY id DESC LIMIT 20`,
   );
-  const entriesBetween = sqlite.prepare(
+  const entriesBetween = db.statement(
     `SELECT count(*) AS n FROM events WHERE tenant_id = ? AND action IN ${ENTRY_ACTIONS} AND result = 'ok' AND occurred_at >= ? AND occurred_at < ?`,
   );
-  const entriesByUtcHour = sqlite.prepare(
+  const entriesByUtcHour = db.statement(
     `SELECT substr(occurred_at, 1, 13) AS hour, coalesce(terminal, '(sem terminal)') AS terminal, count(*) AS n FROM events
       WHERE tenant_id = ? AND action IN ${ENTRY_ACTIONS} AND result = 'ok' AND occurred_at >= ? AND occurred_at < ? GROUP BY 1, 2 ORDER BY 1, 2`,
   );
-  const refusalsBetween = sqlite.prepare(
+  const refusalsBetween = db.statement(
     `SELECT result AS code, count(*) AS total FROM events WHERE tenant_id = ? AND action IN ${ENTRY_ACTIONS} AND result != 'ok'
         AND occurred_at >= ? AND occurred_at < ? GROUP BY result ORDER BY total DESC`,
   );

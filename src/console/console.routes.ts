@@ -61,9 +61,8 @@ export const consoleRoutes =
   (deps: ConsoleDeps): RouteRegistrar =>
   (app) => {
     const { db, clock, checkin, sessions, guard, view } = deps;
-    const { sqlite } = db;
     // The demo tenant is not offered beside a park: its operators are refused, like its keys (docs/cli.md, "demo").
-    const tenants = sqlite.prepare(
+    const tenants = db.statement(
       `SELECT id, slug, nome FROM tenants
       WHERE NOT ${demoRetiredSql('slug')}
       ORDER BY id`,
@@ -92,7 +91,7 @@ export const consoleRoutes =
             { campos: [{ campo: 'body.tenant', mensagem: 'informe o tenant' }] },
             'Parâmetros inválidos: body.tenant: informe o tenant',
           );
-        const operator = tenant ? operatorByName(sqlite, tenant.id, body.nome) : undefined;
+        const operator = tenant ? operatorByName(db, tenant.id, body.nome) : undefined;
         const now = clock.now();
         if (operator?.locked_until && Date.parse(operator.locked_until) > now.getTime())
           throw new AppError('CONTA_BLOQUEADA', { bloqueada_ate: operator.locked_until });
@@ -100,7 +99,7 @@ export const consoleRoutes =
         const matches = await verifySecret(body.segredo, operator?.secret_hash ?? UNKNOWN_OPERATOR_HASH);
         if (!operator || operator.disabled_at || !matches) {
           if (operator && !operator.disabled_at) {
-            const lockedUntil = await db.writes.run(() => recordFailure(sqlite, operator.id, now));
+            const lockedUntil = await db.writes.run(() => recordFailure(db, operator.id, now));
             request.log.warn({ operador: operator.id, bloqueado: lockedUntil !== null }, 'console: senha errada');
             if (lockedUntil) throw new AppError('CONTA_BLOQUEADA', { bloqueada_ate: lockedUntil });
             throw new AppError('CREDENCIAIS_INVALIDAS', {
@@ -111,7 +110,7 @@ export const consoleRoutes =
         }
         const estacao = body.estacao ?? 'console';
         const started = await db.writes.run(() => {
-          recordSuccess(sqlite, operator.id);
+          recordSuccess(db, operator.id);
           return sessions.start(operator.id, estacao);
         });
         setSessionCookie(reply, started.token);

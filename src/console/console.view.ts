@@ -47,18 +47,17 @@ const STATUS_TEXT: Record<string, string> = {
 };
 
 export function createConsoleView({ db, clock }: { db: Db; clock: Clock }) {
-  const { sqlite } = db;
   const time = new Intl.DateTimeFormat('pt-BR', { timeZone: clock.timeZone, hour: '2-digit', minute: '2-digit' });
   const dayMonth = (date: string) => `${date.slice(8, 10)}/${date.slice(5, 7)}`;
-  const personByQr = sqlite.prepare(
+  const personByQr = db.statement(
     `SELECT p.nome, p.qr_code, p.checkin_em, p.checkin_dispositivo, l.nome_ingresso, l.nome_lote, l.data_uso
        FROM people p JOIN lots l ON l.id = p.lot_id WHERE p.tenant_id = ? AND p.qr_code = ?`,
   );
-  const lotOfOrder = sqlite.prepare(
+  const lotOfOrder = db.statement(
     'SELECT nome_ingresso, nome_lote, data_uso FROM lots WHERE order_id = ? ORDER BY position LIMIT 1',
   );
-  const orderId = sqlite.prepare('SELECT id FROM orders WHERE tenant_id = ? AND numero_pedido = ?');
-  const peopleOf = sqlite.prepare(
+  const orderId = db.statement('SELECT id FROM orders WHERE tenant_id = ? AND numero_pedido = ?');
+  const peopleOf = db.statement(
     `SELECT p.qr_code, p.nome, l.nome_ingresso || ' · ' || l.nome_lote AS lote, l.data_uso, p.checkin_em, p.checkin_dispositivo AS checkin_terminal,
             p.checkin_operador, p.estornado_em, p.estorno_dispositivo AS estorno_terminal, p.estorno_operador
        FROM people p JOIN lots l ON l.id = p.lot_id WHERE p.order_id = ? ORDER BY l.position, p.position`,

@@ -1,5 +1,5 @@
 import { randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
-import type { Sqlite } from '../db/open.js';
+import type { Db } from '../db/open.js';
 
 // Local operator accounts of the staff console (docs/console.md). Secrets (a one-time PIN printed at
 // creation, or a password) are kept as scrypt hashes; scrypt runs on libuv's thread pool, never on
@@ -58,7 +58,7 @@ export interface OperatorRow {
  * clear). A name already used in the tenant (case ignored) is an error with a Portuguese message.
  */
 export async function createOperator(
-  sqlite: Sqlite,
+  db: Db,
   opts: { tenantId: number; nome: string; papel: Papel; segredo?: string | undefined; nowIso: string },
 ): Promise<{ id: number; pin: string | null }> {
   const nome = opts.nome.trim();
@@ -67,55 +67,56 @@ export async function createOperator(
     throw new Error('a senha precisa de pelo menos 4 caracteres');
   const pin = opts.segredo === undefined ? newPin() : null;
   const secretHash = await hashSecret(opts.segredo ?? pin!);
-  if (operatorByName(sqlite, opts.tenantId, nome))
-    throw new Error(`já existe um operador chamado "${nome}" neste tenant`);
-  const res = sqlite
-    .prepare('INSERT INTO operators (tenant_id, nome, papel, secret_hash, created_at) VALUES (?, ?, ?, ?, ?)')
+  if (operatorByName(db, opts.tenantId, nome)) throw new Error(`já existe um operador chamado "${nome}" neste tenant`);
+  const res = db
+    .statement('INSERT INTO operators (tenant_id, nome, papel, secret_hash, created_at) VALUES (?, ?, ?, ?, ?)')
     .run(opts.tenantId, nome, opts.papel, secretHash, opts.nowIso);
   return { id: Number(res.lastInsertRowid), pin };
 }
 
-export function operatorByName(sqlite: Sqlite, tenantId: number, nome: string): OperatorRow | undefined {
-  return sqlite
-    .prepare('SELECT * FROM operators WHERE tenant_id = ? AND nome = ? COLLATE NOCASE')
+export function operatorByName(db: Db, tenantId: number, nome: string): OperatorRow | undefined {
+  return db
+    .statement('SELECT * FROM operators WHERE tenant_id = ? AND nome = ? COLLATE NOCASE')
     .get(tenantId, nome.trim()) as OperatorRow | undefined;
 }
 
-export function operatorById(sqlite: Sqlite, id: number): OperatorRow | undefined {
-  return sqlite.prepare('SELECT * FROM operators WHERE id = ?').get(id) as OperatorRow | undefined;
+export function operatorById(db: Db, id: number): OperatorRow | undefined {
+  return db.statement('SELECT * FROM operators WHERE id = ?').get(id) as OperatorRow | undefined;
 }
 
-export function listOperators(sqlite: Sqlite, tenantId: number): OperatorRow[] {
-  return sqlite
-    .prepare('SELECT * FROM operators WHERE tenant_id = ? ORDER BY nome COLLATE NOCASE')
+export function listOperators(db: Db, tenantId: number): OperatorRow[] {
+  return db
+    .statement('SELECT * FROM operators WHERE tenant_id = ? ORDER BY nome COLLATE NOCASE')
     .all(tenantId) as OperatorRow[];
 }
 
 /**
  * A wrong secret: counts it, and locks the account at the MAX_ATTEMPTS-th in a row. Returns the lock's end, if locked.
  */
-export function recordFailure(sqlite: Sqlite, id: number, now: Date): string | null {
-  const row = operatorById(sqlite, id);
+export function recordFailure(db: Db, id: number, now: Date): string | null {
+  const row = operatorById(db, id);
   if (!row) return null;
   const attempts = row.failed_attempts + 1;
   const lockedUntil = attempts >= MAX_ATTEMPTS ? new Date(now.getTime() + LOCK_MS).toISOString() : null;
-  sqlite
-    .prepare('UPDATE operators SET failed_attempts = ?, locked_until = ? WHERE id = ?')
-    .run(lockedUntil ? 0 : attempts, lockedUntil, id);
+  db.statement('UPDATE operators SET failed_attempts = ?, locked_until = ? WHERE id = ?').run(
+    lockedUntil ? 0 : attempts,
+    lockedUntil,
+    id,
+  );
   return lockedUntil;
 }
 
-export function recordSuccess(sqlite: Sqlite, id: number): void {
-  sqlite.prepare('UPDATE operators SET failed_attempts = 0, locked_until = NULL WHERE id = ?').run(id);
+export function recordSuccess(db: Db, id: number): void {
+  db.statement('UPDATE operators SET failed_attempts = 0, locked_until = NULL WHERE id = ?').run(id);
 }
 
 /** Disables an operator of the tenant and ends their sessions; false when there is none. */
-export function disableOperator(sqlite: Sqlite, tenantId: number, id: number, nowIso: string): boolean {
-  return sqlite.transaction(() => {
-    const res = sqlite
-      .prepare('UPDATE operators SET disabled_at = coalesce(disabled_at, ?) WHERE id = ? AND tenant_id = ?')
+export function disableOperator(db: Db, tenantId: number, id: number, nowIso: string): boolean {
+  return db.sqlite.transaction(() => {
+    const res = db
+      .statement('UPDATE operators SET disabled_at = coalesce(disabled_at, ?) WHERE id = ? AND tenant_id = ?')
       .run(nowIso, id, tenantId);
-    sqlite.prepare('DELETE FROM console_sessions WHERE operator_id = ?').run(id);
+    db.statement('DELETE FROM console_sessions WHERE operator_id = ?').run(id);
     return res.changes > 0;
   })();
 }

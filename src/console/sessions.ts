@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
-import type { Sqlite } from '../db/open.js';
+import type { Db } from '../db/open.js';
 import { AppError } from '../http/errors.js';
 import { demoRetiredSql } from '../tenants/tenants.repo.js';
 import type { Papel } from './operators.repo.js';
@@ -29,19 +29,11 @@ const sha256 = (token: string) => createHash('sha256').update(token).digest('hex
 /** Last-seen times are written at most this often per session: a console polls and streams all shift long. */
 const TOUCH_EVERY_MS = 60_000;
 
-export function createConsoleSessions({
-  sqlite,
-  clock,
-  idleMinutes,
-}: {
-  sqlite: Sqlite;
-  clock: Clock;
-  idleMinutes: number;
-}) {
-  const insert = sqlite.prepare(
+export function createConsoleSessions({ db, clock, idleMinutes }: { db: Db; clock: Clock; idleMinutes: number }) {
+  const insert = db.statement(
     'INSERT INTO console_sessions (token_hash, operator_id, csrf, estacao, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?)',
   );
-  const find = sqlite.prepare(
+  const find = db.statement(
     `SELECT s.id, s.operator_id AS operatorId, s.csrf, s.estacao, s.last_seen_at AS lastSeen, o.nome, o.papel, o.tenant_id AS tenantId,
             t.slug AS tenantSlug, t.nome AS tenantNome
        FROM console_sessions s JOIN operators o ON o.id = s.operator_id JOIN tenants t ON t.id = o.tenant_id
@@ -49,10 +41,10 @@ export function createConsoleSessions({
         -- The demo's operators, like its keys, stop working once a park exists (docs/cli.md, "demo").
         AND NOT ${demoRetiredSql('t.slug')}`,
   );
-  const touch = sqlite.prepare('UPDATE console_sessions SET last_seen_at = ? WHERE id = ?');
-  const remove = sqlite.prepare('DELETE FROM console_sessions WHERE token_hash = ?');
-  const expire = sqlite.prepare('DELETE FROM console_sessions WHERE last_seen_at < ?');
-  const signedInTenants = sqlite.prepare(
+  const touch = db.statement('UPDATE console_sessions SET last_seen_at = ? WHERE id = ?');
+  const remove = db.statement('DELETE FROM console_sessions WHERE token_hash = ?');
+  const expire = db.statement('DELETE FROM console_sessions WHERE last_seen_at < ?');
+  const signedInTenants = db.statement(
     'SELECT DISTINCT o.tenant_id AS id FROM console_sessions s JOIN operators o ON o.id = s.operator_id',
   );
   const idleMs = idleMinutes * 60_000;

@@ -21,7 +21,6 @@ export const supervisorRoutes =
   (deps: { db: Db; clock: Clock; guard: ConsoleGuard; panels: ConsolePanels; feed: Feed }): RouteRegistrar =>
   (app) => {
     const { db, clock, guard, panels, feed } = deps;
-    const { sqlite } = db;
     const onRequest = guard.supervisor;
 
     app.get(
@@ -87,7 +86,7 @@ export const supervisorRoutes =
       { onRequest, schema: { tags, summary: 'Operadores do tenant (supervisor)' } },
       async (request) => {
         const now = clock.now().getTime();
-        const operadores = listOperators(sqlite, guard.sessionOf(request).tenantId).map((o) => ({
+        const operadores = listOperators(db, guard.sessionOf(request).tenantId).map((o) => ({
           id: o.id,
           nome: o.nome,
           papel: o.papel,
@@ -113,7 +112,7 @@ export const supervisorRoutes =
         const s = guard.sessionOf(request);
         let created: { id: number; pin: string | null };
         try {
-          created = await createOperator(sqlite, {
+          created = await createOperator(db, {
             tenantId: s.tenantId,
             nome: request.body.nome,
             papel: request.body.papel,
@@ -145,7 +144,7 @@ export const supervisorRoutes =
       },
       async (request) => {
         const s = guard.sessionOf(request);
-        const done = await db.writes.run(() => disableOperator(sqlite, s.tenantId, request.params.id, clock.nowIso()));
+        const done = await db.writes.run(() => disableOperator(db, s.tenantId, request.params.id, clock.nowIso()));
         if (!done) throw new AppError('NOT_FOUND', { id: request.params.id }, 'Operador não encontrado.');
         return { success: true, data: { id: request.params.id, ativo: false } };
       },

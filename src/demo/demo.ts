@@ -66,7 +66,7 @@ export function seedDemo({ db, clock, tenantSlug = 'demo' }: { db: Db; clock: Cl
 /** The demo park and a supervisor for the console, whose one-time PIN is shown with the keys. */
 export async function seedDemoWithOperator(db: Db, clock: Clock): Promise<DemoSeed & { operator: DemoOperator }> {
   const seed = seedDemo({ db, clock });
-  const { pin } = await createOperator(db.sqlite, {
+  const { pin } = await createOperator(db, {
     tenantId: seed.tenantId,
     nome: DEMO_OPERATOR,
     papel: 'supervisor',

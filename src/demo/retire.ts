@@ -40,7 +40,7 @@ export function removeDemo(db: Db): DemoRemoval | undefined {
       const demo = findTenant(db, DEMO_TENANT_SLUG);
       if (!demo) return undefined;
       const n = (table: string) =>
-        sqlite.prepare(`SELECT count(*) FROM ${table} WHERE tenant_id = ?`).pluck().get(demo.id) as number;
+        (db.statement(`SELECT count(*) AS n FROM ${table} WHERE tenant_id = ?`).get(demo.id) as { n: number }).n;
       const removal = {
         pedidos: n('orders'),
         chaves: n('api_keys'),

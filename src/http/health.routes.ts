@@ -43,7 +43,7 @@ export const healthRoutes =
 
     const database = (): Part => {
       try {
-        sqlite.prepare('select 1').get();
+        db.statement('select 1').get();
       } catch {
         return { ok: false, motivo: 'banco de dados indisponível' };
       }
@@ -102,7 +102,7 @@ export const healthRoutes =
       { schema: { tags, summary: 'Banco de dados legível e gravável', docs: healthDocs } },
       async () => {
         try {
-          sqlite.prepare('select 1').get();
+          db.statement('select 1').get();
         } catch {
           throw new AppError('SERVICE_UNAVAILABLE', { banco: 'indisponivel' }, 'Banco de dados indisponível.');
         }

@@ -49,10 +49,10 @@ const BACKGROUND = { background: true };
 export function createOrderPuller({ db, clock, log, client, tenantId, state, tuning }: PullDeps) {
   const { sqlite, writes } = db;
   const savepoint = sqlite.transaction((work: () => void) => work());
-  const keep = sqlite.prepare('INSERT INTO sync_inbox (tenant_id, body, received_at) VALUES (?, ?, ?)');
-  const progress = sqlite.prepare('UPDATE sync_inbox SET applied = ? WHERE id = ?');
-  const done = sqlite.prepare('DELETE FROM sync_inbox WHERE id = ?');
-  const kept = sqlite.prepare('SELECT id, body, applied FROM sync_inbox WHERE tenant_id = ? ORDER BY id');
+  const keep = db.statement('INSERT INTO sync_inbox (tenant_id, body, received_at) VALUES (?, ?, ?)');
+  const progress = db.statement('UPDATE sync_inbox SET applied = ? WHERE id = ?');
+  const done = db.statement('DELETE FROM sync_inbox WHERE id = ?');
+  const kept = db.statement('SELECT id, body, applied FROM sync_inbox WHERE tenant_id = ? ORDER BY id');
 
   /**
    * One piece of a page, one commit: orders that do not fit are set aside; resolves with where it stopped and how many

@@ -1,4 +1,4 @@
-import type { Db, Sqlite } from '../db/open.js';
+import type { Db } from '../db/open.js';
 import { all, first, run } from '../db/query.js';
 
 /** The tenant `gate demo` and a fresh box's first start create; reserved: no park can take it. */
@@ -90,9 +90,9 @@ export interface TenantSummary {
 }
 
 /** `gate tenants list`: every tenant with what it holds. */
-export function listTenants(sqlite: Sqlite, nowIso: string): TenantSummary[] {
-  return sqlite
-    .prepare(
+export function listTenants(db: Db, nowIso: string): TenantSummary[] {
+  return db
+    .statement(
       `SELECT t.id, t.slug, t.nome, t.created_at,
          (SELECT count(*) FROM orders o WHERE o.tenant_id = t.id) AS pedidos,
          (SELECT count(*) FROM api_keys a WHERE a.tenant_id = t.id AND a.revoked_at IS NULL AND (a.expires_at IS NULL OR a.expires_at > ?)) AS chaves,

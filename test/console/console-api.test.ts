@@ -10,7 +10,7 @@ let box: TestBox;
 const TODAY = '2026-11-21';
 
 async function operator(nome: string, papel: 'atendente' | 'supervisor', segredo = '4321', tenantId = box.tenantId) {
-  return createOperator(box.db.sqlite, { tenantId, nome, papel, segredo, nowIso: box.clock.nowIso() });
+  return createOperator(box.db, { tenantId, nome, papel, segredo, nowIso: box.clock.nowIso() });
 }
 
 interface Signed {

@@ -14,7 +14,7 @@ let session: { cookie: string; csrf: string };
 beforeAll(async () => {
   box = await createTestBox();
   box.importOrders([makeOrder({ numero: '20261121-0001', prefix: 'FZ', people: 3, dataUso: '2026-11-21' })]);
-  await createOperator(box.db.sqlite, {
+  await createOperator(box.db, {
     tenantId: box.tenantId,
     nome: 'Sofia',
     papel: 'supervisor',

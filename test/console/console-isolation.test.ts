@@ -36,7 +36,7 @@ beforeAll(async () => {
     box.otherTenantId,
   );
   const now = box.clock.nowIso();
-  await createOperator(box.db.sqlite, {
+  await createOperator(box.db, {
     tenantId: box.tenantId,
     nome: 'Sofia',
     papel: 'supervisor',
@@ -44,7 +44,7 @@ beforeAll(async () => {
     nowIso: now,
   });
   ids.outroOperator = (
-    await createOperator(box.db.sqlite, {
+    await createOperator(box.db, {
       tenantId: box.otherTenantId,
       nome: 'Xerxes Supervisor',
       papel: 'supervisor',

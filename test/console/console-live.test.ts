@@ -17,7 +17,7 @@ beforeEach(async () => {
 afterEach(() => box.close());
 
 async function signIn(nome: string, papel: 'atendente' | 'supervisor') {
-  await createOperator(box.db.sqlite, {
+  await createOperator(box.db, {
     tenantId: box.tenantId,
     nome,
     papel,

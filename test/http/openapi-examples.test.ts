@@ -148,7 +148,7 @@ describe('the examples have the keys of real answers', () => {
   });
 
   it('the console session', async () => {
-    await createOperator(box.db.sqlite, {
+    await createOperator(box.db, {
       tenantId: box.tenantId,
       nome: 'Joana',
       papel: 'atendente',

@@ -82,7 +82,7 @@ const fill = (path: string) => path.replace(/\{\w+\}/g, '1');
 
 beforeAll(async () => {
   box = await createTestBox();
-  await createOperator(box.db.sqlite, {
+  await createOperator(box.db, {
     tenantId: box.tenantId,
     nome: 'Sara',
     papel: 'supervisor',

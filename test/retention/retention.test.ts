@@ -108,7 +108,7 @@ beforeEach(async () => {
   });
   await lanes.append({ lane: 'entrada-1', kind: 'carona', at: OLD });
   await lanes.append({ lane: 'entrada-1', kind: 'passagem', at: OLD, code: 'VELHO-1' });
-  const op = await createOperator(box.db.sqlite, {
+  const op = await createOperator(box.db, {
     tenantId: box.tenantId,
     nome: 'Sofia',
     papel: 'supervisor',

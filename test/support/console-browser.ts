@@ -57,7 +57,7 @@ export async function startConsoleBox(opts: TestBoxOptions = {}): Promise<Consol
   if (!address || typeof address === 'string') throw new Error('no port');
   const port = address.port;
   const addOperator = async (nome: string, segredo: string, papel: 'atendente' | 'supervisor') => {
-    await createOperator(box.db.sqlite, { tenantId: box.tenantId, nome, papel, segredo, nowIso: box.clock.nowIso() });
+    await createOperator(box.db, { tenantId: box.tenantId, nome, papel, segredo, nowIso: box.clock.nowIso() });
   };
   await addOperator(SUPERVISOR.nome, SUPERVISOR.segredo, 'supervisor');
   await addOperator(ATTENDANT.nome, ATTENDANT.segredo, 'atendente');
