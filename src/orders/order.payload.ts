@@ -233,12 +233,13 @@ export function voucherPedido(r: OrderRecord, forCheckin = false) {
 /**
  * The single-QR check-in `pedido` (voucherPedido with forCheckin) as JSON text cut where people's
  * state goes: what the order fixes is made once per revision of the order (pedido-cache.ts), the
- * state of its people on every check-in. `lots[i].ids` orders the people as loadOrders does.
+ * state of its people on every check-in, grouped by lot in the order of `lots` (as loadOrders groups them).
  */
 export interface CheckinPedidoParts {
   /** `{...head,"lotes":[` */
   head: string;
-  lots: { id: number; people: number; fields: string; rest: string }[];
+  /** Per lot: `{` and its own fields, then (after its people's state) its count, subtotal and `dados`. */
+  lots: { id: number; fields: string; rest: string }[];
   /** `],"total_pessoas":N,"total_lotes":M,` */
   totals: string;
   /** `,"adicionais":[...]}` or `}` */
@@ -252,7 +253,6 @@ export function checkinPedidoParts(r: OrderRecord): CheckinPedidoParts {
     head: `${JSON.stringify(pedidoHead(r.order, true)).slice(0, -1)},"lotes":[`,
     lots: r.lots.map(({ lot, people }) => ({
       id: lot.id,
-      people: people.length,
       fields: `{${inner(lotFields(lot))},`,
       rest: `,${inner(lotCount(lot, people.length))},"dados":${JSON.stringify(people.map(dados))}}`,
     })),
