@@ -55,6 +55,23 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
+    // A feature uses another feature's service and published types, never its routes file.
+    files: ['src/*/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../*/*.routes.js'],
+              message: "Another feature's routes are its door: import its service, payload or types instead.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/lib/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', shared('../', ['../*.js', '!../lib/**'])] },
   },

@@ -10,8 +10,9 @@ import { checkInAdditional, checkInGroup, checkInOrder, checkInPerson } from './
 import type { OrderReader } from './checkin.payload.js';
 import { createCheckinRepo } from './checkin.repo.js';
 import { ADDITIONAL_QR_LENGTH, GROUP_QR, requestTarget } from './checkin.rules.js';
-import { PARK_AREA, refuse, type Flow } from './flow.js';
-import { enterGroup, enterPerson, exitGroup, exitPerson, exitUnknown, type MovePolicy } from './movement.flows.js';
+import { refuse, type Flow } from './flow.js';
+import { enterGroup, enterPerson, exitGroup, exitPerson, exitUnknown } from './movement.flows.js';
+import { PARK_AREA, type MovePolicy } from './movement.settings.js';
 import type { CheckinResult, ReversalResult } from './result.js';
 import { reverseAdditional, reverseMany, reversePerson } from './reversal.flows.js';
 

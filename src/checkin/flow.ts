@@ -22,9 +22,6 @@ export interface Flow {
   area: string;
 }
 
-/** The area of every door that names none: the whole park. */
-export const PARK_AREA = 'parque';
-
 export const record = (f: Flow, e: EventInput) => appendEvent(f.db, f.actor, f.now, e, f.relogio);
 
 /** A refusal is recorded in the event log too, then returned. */

@@ -1,6 +1,7 @@
 import { checkInGroup, checkInMany, checkInPerson } from './checkin.flows.js';
 import type { PersonState } from './checkin.repo.js';
-import { PARK_AREA, record, refuse, type Flow } from './flow.js';
+import { record, refuse, type Flow } from './flow.js';
+import { PARK_AREA, type MovePolicy } from './movement.settings.js';
 import type { CheckinResult, Granted, MovedPerson, Movement } from './result.js';
 
 // Movements through the box's own doors (lanes, POST /api/local/saida): what an entry or an exit
@@ -12,15 +13,6 @@ import type { CheckinResult, Granted, MovedPerson, Movement } from './result.js'
 // - exit, inside the area → an exit; otherwise the lane's `saidaSemEntrada` policy: let out
 //   (recorded as an exit without entry) or SEM_ENTRADA. An exit is never a check-in.
 // - a full area refuses entries (CAPACITY_REACHED) until someone leaves.
-
-export interface MovePolicy {
-  direction: 'entrada' | 'saida';
-  area: string;
-  reentrada: 'nao' | 'mesmo_dia';
-  saidaSemEntrada: 'liberar' | 'negar';
-  /** People the area holds at most; null: no limit. */
-  capacity: number | null;
-}
 
 type Standing = 'inside' | 'left' | 'never';
 

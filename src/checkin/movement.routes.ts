@@ -5,10 +5,9 @@ import { guard } from '../auth/guard.js';
 import { AppError } from '../http/errors.js';
 import { MAX_CODE_LENGTH } from './checkin.rules.js';
 import type { CheckinService } from './checkin.service.js';
-import { PARK_AREA } from './flow.js';
 import { exitDocs, occupancyDocs } from './movement.docs.js';
-import type { MovePolicy } from './movement.flows.js';
-import { areaName, type MovementSettings } from './movement.settings.js';
+import { occupancyPayload } from './occupancy.payload.js';
+import { areaName, PARK_AREA, type MovementSettings, type MovePolicy } from './movement.settings.js';
 
 // The box's own movement doors for people with a handheld (docs/api.md, "Movements"): an exit
 // (POST /api/local/saida; entries are the spec's check-in) and the occupancy of each area.
@@ -27,17 +26,6 @@ const exitBody = z.preprocess(
     area: areaName.optional().describe(`Área de onde a pessoa sai (padrão: ${PARK_AREA})`),
   }),
 );
-
-/** People inside each area now, with its capacity: the park and every configured area always listed. */
-export function occupancyPayload(checkin: CheckinService, tenantId: number, settings: MovementSettings) {
-  const inside = new Map(checkin.occupancy(tenantId).map((o) => [o.area, o.inside]));
-  const names = [...new Set([PARK_AREA, ...Object.keys(settings.areas), ...inside.keys()])];
-  return names.map((area) => {
-    const capacidade = settings.areas[area]?.capacidade ?? null;
-    const dentro = inside.get(area) ?? 0;
-    return { area, dentro, capacidade, livres: capacidade === null ? null : Math.max(0, capacidade - dentro) };
-  });
-}
 
 export const movementRoutes =
   (deps: { auth: Auth; checkin: CheckinService; settingsOf: (tenantId: number) => MovementSettings }): RouteRegistrar =>

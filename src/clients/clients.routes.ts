@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import type { RouteRegistrar } from '../app.js';
+import type { Auth } from '../auth/auth.js';
 import { guard } from '../auth/guard.js';
-import type { ListingDeps } from '../combos/combos.routes.js';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/open.js';
 import { pageLimit, pageOffset, queryBoolean, sortOrder } from '../http/validation.js';
 import { dateString } from '../orders/order.schemas.js';
 import { clientsDocs } from './clients.docs.js';
@@ -72,7 +74,7 @@ function emptyMessage(q: ListQuery): string {
   return filtered ? 'Nenhum cliente encontrado com os filtros informados.' : 'Nenhum cliente cadastrado.';
 }
 
-export const clientRoutes = (deps: ListingDeps): RouteRegistrar => {
+export const clientRoutes = (deps: { db: Db; clock: Clock; auth: Auth }): RouteRegistrar => {
   const { db, clock } = deps;
   const { onRequest, callerOf } = guard((request) => deps.auth.apiKey(request, ['clientes:read']));
 

@@ -13,12 +13,6 @@ import { availabilityDates, comboPayload } from './combo.payload.js';
 import { availabilityDocs, comboDocs, comboListDocs } from './combos.docs.js';
 import { comboItems, findCombo, listCombos, stockRows } from './combos.repo.js';
 
-export interface ListingDeps {
-  db: Db;
-  clock: Clock;
-  auth: Auth;
-}
-
 // Decisions on what the spec leaves open: docs/api-listings.md.
 const PAGE_MAX = 100;
 const PAGE_DEFAULT = 100;
@@ -54,7 +48,7 @@ function rangeError(mensagem: string): AppError {
   );
 }
 
-export const comboRoutes = (deps: ListingDeps): RouteRegistrar => {
+export const comboRoutes = (deps: { db: Db; clock: Clock; auth: Auth }): RouteRegistrar => {
   const { db, clock } = deps;
   // One limiter per box, shared by both path prefixes: the budget is per key, not per path.
   const limiter = createRateLimiter({ limit: RATE_LIMIT, windowMs: RATE_WINDOW_MS, clock });

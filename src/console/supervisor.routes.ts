@@ -6,7 +6,7 @@ import { AppError } from '../http/errors.js';
 import { dateString } from '../orders/order.schemas.js';
 import { toCsv } from '../sync/csv.js';
 import { CONFLICT_KINDS, findConflicts } from '../sync/sync.repo.js';
-import { CONFLICT_COLUMNS, conflictPayload } from '../sync/sync.routes.js';
+import { CONFLICT_COLUMNS, conflictPayload } from '../sync/conflicts.payload.js';
 import type { ConsolePanels } from './console.panels.js';
 import type { Feed } from './feed.js';
 import { createOperator, disableOperator, listOperators, PAPEIS } from './operators.repo.js';

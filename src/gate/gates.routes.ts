@@ -4,11 +4,11 @@ import type { Auth } from '../auth/auth.js';
 import { guard } from '../auth/guard.js';
 import type { LaneEventKind } from '../db/schema.js';
 import type { CheckinService } from '../checkin/checkin.service.js';
-import { occupancyPayload } from '../checkin/movement.routes.js';
+import { occupancyPayload } from '../checkin/occupancy.payload.js';
 import { pageLimit } from '../http/validation.js';
 import { gatesDocs, laneEventsDocs } from './gates.docs.js';
-import { laneEventRow } from './lane-events.js';
-import type { GateLaneStatus, GatesInfo } from './gates.js';
+import { lanePayload } from './gates.payload.js';
+import type { GatesInfo } from './gates.js';
 
 const KINDS = [
   'liberada',
@@ -32,49 +32,6 @@ const eventsQuery = z.object({
   tipo: z.enum(KINDS, { message: `use ${KINDS.join(', ')}` }).optional(),
   limit: pageLimit(1000, 100),
 });
-
-export function lanePayload(l: GateLaneStatus) {
-  const last = l.lastResult ? laneEventRow(l.lastResult) : null;
-  return {
-    nome: l.name,
-    direcao: l.direction,
-    area: l.area,
-    operador: l.operador,
-    sensor_passagem: l.passageSensor,
-    falha_segura: l.failSafe,
-    rele: {
-      driver: l.relay.driver,
-      porta: l.relay.path,
-      online: l.relay.online,
-      passagem_livre: l.relay.freePassage,
-      visto_em: l.relay.lastSeenAt,
-      problema: l.relay.problem,
-      dispositivo: l.relay.device,
-    },
-    leitores: l.scanners.map((s) => ({
-      porta: s.path,
-      conectado: s.up,
-      desde: s.since,
-      reconexoes: s.reconnects,
-      ultimo_erro: s.lastError,
-    })),
-    ultima_leitura: l.lastScan ? { codigo: l.lastScan.code, em: l.lastScan.at } : null,
-    ultimo_resultado: last
-      ? { tipo: last.kind, em: last.at, codigo: last.code ?? null, detalhes: last.details ?? null }
-      : null,
-    liberacoes_aguardando_passagem: l.pendingGrants,
-    contadores: {
-      leituras: l.counters.scans,
-      ignoradas: l.counters.ignored,
-      liberadas: l.counters.granted,
-      negadas: l.counters.denied,
-      passagens: l.counters.passed,
-      nao_passaram: l.counters.notPassed,
-      caronas: l.counters.tailgating,
-      erros: l.counters.errors,
-    },
-  };
-}
 
 /** GET /api/local/gates and /api/local/gates/eventos: the lanes as the gate technician sees them (docs/lanes.md). */
 export const gatesRoutes =

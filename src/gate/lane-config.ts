@@ -4,9 +4,7 @@ import YAML from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../config.js';
 import { describeIssues } from '../lib/zod-issues.js';
-import { PARK_AREA } from '../checkin/flow.js';
-import type { MovePolicy } from '../checkin/movement.flows.js';
-import { areaName } from '../checkin/movement.settings.js';
+import { areaName, PARK_AREA, type MovePolicy } from '../checkin/movement.settings.js';
 import { DEFAULT_MAX_CODE_LENGTH } from './scanner-lines.js';
 
 // The lanes file named by GATE_CONFIG (docs/lanes.md has a full example). Objects are strict so a

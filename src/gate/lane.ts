@@ -1,5 +1,5 @@
 import type { CheckinCaller, CheckinService } from '../checkin/checkin.service.js';
-import type { MovePolicy } from '../checkin/movement.flows.js';
+import type { MovePolicy } from '../checkin/movement.settings.js';
 import type { Granted, Movement } from '../checkin/result.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../http/errors.js';

@@ -3,11 +3,12 @@ import { z } from 'zod';
 import type { RouteRegistrar } from '../app.js';
 import type { Auth } from '../auth/auth.js';
 import { guard } from '../auth/guard.js';
-import { addDays } from '../clock.js';
-import type { ListingDeps } from '../combos/combos.routes.js';
+import { addDays, type Clock } from '../clock.js';
+import type { Db } from '../db/open.js';
 import { AppError } from '../http/errors.js';
 import { pageLimit, pageOffset, queryBoolean } from '../http/validation.js';
 import { dateString } from '../orders/order.schemas.js';
+import { CONFLICT_COLUMNS, conflictPayload } from './conflicts.payload.js';
 import { toCsv } from './csv.js';
 import { conflictsDocs, eventsDocs, syncStatusDocs } from './sync.docs.js';
 import {
@@ -78,54 +79,12 @@ function eventoPayload(r: EventRow, synced: boolean) {
   };
 }
 
-export const conflictPayload = (r: EventRow, localDate: (iso: string) => string) => ({
-  evento_id: r.id,
-  ocorrido_em: r.occurred_at,
-  data_local: localDate(r.occurred_at),
-  acao: r.action,
-  modo: r.mode,
-  codigo: r.code,
-  qr_code: r.qr_code,
-  numero_pedido: r.numero_pedido,
-  terminal: r.terminal,
-  operador: r.operador,
-  chave_api: r.key_name,
-  tipo: r.resultado,
-  codigo_nuvem: r.cloud_code,
-  mensagem_nuvem: r.cloud_message,
-  em_nuvem: r.cloud_em,
-  enviado_em: r.first_sent_at,
-  resolvido_em: r.settled_at,
-  tentativas: r.attempts ?? 0,
-});
-
-export const CONFLICT_COLUMNS = [
-  'evento_id',
-  'ocorrido_em',
-  'data_local',
-  'acao',
-  'modo',
-  'codigo',
-  'qr_code',
-  'numero_pedido',
-  'terminal',
-  'operador',
-  'chave_api',
-  'tipo',
-  'codigo_nuvem',
-  'mensagem_nuvem',
-  'em_nuvem',
-  'enviado_em',
-  'resolvido_em',
-  'tentativas',
-] as const satisfies readonly (keyof ReturnType<typeof conflictPayload>)[];
-
 const wantsCsv = (request: FastifyRequest, format: string | undefined) =>
   format === 'csv' || (format === undefined && /\btext\/csv\b/i.test(String(request.headers.accept ?? '')));
 
 /** GET /api/local/sync, /api/local/conflicts and /api/local/eventos: the central office's view (docs/sync.md). */
 export const syncRoutes =
-  (deps: ListingDeps & { auth: Auth; sync: SyncInfo | undefined }): RouteRegistrar =>
+  (deps: { db: Db; clock: Clock; auth: Auth; sync: SyncInfo | undefined }): RouteRegistrar =>
   (app) => {
     const { db, clock, sync } = deps;
     const { onRequest, callerOf } = guard((request) => deps.auth.apiKey(request, ['local:read']));

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCheckinService } from '../../src/checkin/checkin.service.js';
-import type { MovePolicy } from '../../src/checkin/movement.flows.js';
+import type { MovePolicy } from '../../src/checkin/movement.settings.js';
 import { openDatabase } from '../../src/db/open.js';
 import { createOutboxRepo } from '../../src/sync/outbox.repo.js';
 import { createTestBox, type TestBox } from '../support/box.js';

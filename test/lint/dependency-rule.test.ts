@@ -24,6 +24,15 @@ describe('shared code does not import feature folders', () => {
     ]);
   });
 
+  it("a feature does not import another feature's routes", async () => {
+    expect(
+      await restricted('src/console/example.ts', "import { gatesRoutes } from '../gate/gates.routes.js';"),
+    ).toEqual([expect.stringMatching(/routes are its door/)]);
+    expect(
+      await restricted('src/console/example.ts', "import { lanePayload } from '../gate/gates.payload.js';"),
+    ).toEqual([]);
+  });
+
   it.each([
     ['src/lib/example.ts', "import { crc16 } from './crc.js';"],
     ['src/db/example.ts', "import type { Log } from '../lib/log.js';"],
