@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CHECKIN_PERMISSIONS } from '../auth/auth.js';
-import { errorCatalogue } from '../http/errors.js';
+import { errorCatalogue, type ErrorCode } from '../http/errors.js';
 import { DETAILS, errorEnvelopeSchema, WRITE_REFUSED, type OperationDocs } from '../http/openapi.js';
 import {
   checkinPedidoSchema,
@@ -243,6 +243,30 @@ export const reversalExamples = {
   }),
 };
 
+/** The refusals of a check-in (7.1) and of a reversal (7.2), whatever the door: the API's and the console's docs. */
+export const CHECKIN_REFUSALS: ErrorCode[] = [
+  'TICKET_NOT_FOUND',
+  'TICKET_ALREADY_USED',
+  'TICKET_EXPIRED',
+  'TICKET_NOT_VALID_YET',
+  'TICKET_CANCELLED',
+  'ORDER_NOT_FOUND',
+  'ORDER_NOT_PAID',
+  'NO_PEOPLE',
+  'AMBIGUOUS_INPUT',
+  'MISSING_FIELD',
+];
+export const REVERSAL_REFUSALS: ErrorCode[] = [
+  'ESTORNO_NAO_PERMITIDO',
+  'SEM_CHECKIN',
+  'JA_ESTORNADO',
+  'TICKET_NOT_FOUND',
+  'ORDER_NOT_FOUND',
+  'AMBIGUOUS_INPUT',
+  'MISSING_FIELD',
+  'TENANT_MISMATCH',
+];
+
 const BODY = `Envie exatamente um de \`qr_code\` ou \`numero_pedido\`: os dois juntos dão AMBIGUOUS_INPUT, nenhum dá MISSING_FIELD. \`terminal\` e \`operador\` são opcionais e ficam registrados com o evento. Se o banco não pode ser gravado (disco cheio, somente leitura), nada é feito pela metade: SERVICE_UNAVAILABLE com \`details.motivo\` e uma mensagem que pede o procedimento manual da portaria.`;
 const BATCH = `Vários códigos separados por vírgula formam um lote (até ${MAX_BATCH_CODES} distintos): repetidos contam uma vez, são processados em ordem, um erro não interrompe os demais, e a resposta é sempre 200 com um item por código em \`resultados[]\` (o \`data\` do código único mais \`qr_code\`, \`success\` e \`status\`, ou o \`error\` do código). Com um só código distinto a resposta é a do código único, com o status do seu resultado.`;
 
@@ -263,18 +287,7 @@ Um ingresso vale só na sua data de uso, no fuso do parque: antes dela TICKET_NO
     schema: checkinAnswerSchema,
     examples: checkinExamples,
   },
-  errors: [
-    'TICKET_NOT_FOUND',
-    'TICKET_ALREADY_USED',
-    'TICKET_EXPIRED',
-    'TICKET_NOT_VALID_YET',
-    'TICKET_CANCELLED',
-    'ORDER_NOT_FOUND',
-    'ORDER_NOT_PAID',
-    'NO_PEOPLE',
-    'AMBIGUOUS_INPUT',
-    'MISSING_FIELD',
-  ],
+  errors: CHECKIN_REFUSALS,
   details: {
     SERVICE_UNAVAILABLE: WRITE_REFUSED,
     NO_PEOPLE: [
@@ -310,15 +323,6 @@ Sem nenhum check-in: SEM_CHECKIN. Todos já estornados: JA_ESTORNADO (o único c
     schema: reversalAnswerSchema,
     examples: reversalExamples,
   },
-  errors: [
-    'ESTORNO_NAO_PERMITIDO',
-    'SEM_CHECKIN',
-    'JA_ESTORNADO',
-    'TICKET_NOT_FOUND',
-    'ORDER_NOT_FOUND',
-    'AMBIGUOUS_INPUT',
-    'MISSING_FIELD',
-    'TENANT_MISMATCH',
-  ],
+  errors: REVERSAL_REFUSALS,
   details: { SERVICE_UNAVAILABLE: WRITE_REFUSED },
 };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { CHECKIN_REFUSALS, REVERSAL_REFUSALS } from '../checkin/checkin.docs.js';
 import { laneSchema, fireAlarmSchema } from '../gate/gates.docs.js';
-import type { ErrorCode } from '../http/errors.js';
 import { routeKey, WRITE_REFUSED, type OperationDocs } from '../http/openapi.js';
 import { EXAMPLE_NUMERO, EXAMPLE_QRS, examplePedido, listedPedidoSchema } from '../orders/order.docs.js';
 import { conflictsAnswerSchema } from '../sync/sync.docs.js';
@@ -118,28 +118,6 @@ const alarme = {
 };
 const operatorSchema = z.object({ id: z.number().int(), nome: z.string(), papel: z.enum(['atendente', 'supervisor']) });
 
-const CHECKIN_REFUSALS: ErrorCode[] = [
-  'TICKET_NOT_FOUND',
-  'TICKET_ALREADY_USED',
-  'TICKET_EXPIRED',
-  'TICKET_NOT_VALID_YET',
-  'TICKET_CANCELLED',
-  'ORDER_NOT_FOUND',
-  'ORDER_NOT_PAID',
-  'NO_PEOPLE',
-  'AMBIGUOUS_INPUT',
-  'MISSING_FIELD',
-];
-const REVERSAL_REFUSALS: ErrorCode[] = [
-  'ESTORNO_NAO_PERMITIDO',
-  'SEM_CHECKIN',
-  'JA_ESTORNADO',
-  'TICKET_NOT_FOUND',
-  'ORDER_NOT_FOUND',
-  'AMBIGUOUS_INPUT',
-  'MISSING_FIELD',
-  'TENANT_MISMATCH',
-];
 const REFUSED_WORDS =
   'Uma recusa vem no envelope de erro com o código do catálogo e, em `message`, a frase que a tela mostra à equipe (por exemplo "Ingresso já utilizado às 09:31 no terminal catraca-1").';
 

@@ -14,6 +14,44 @@ type LotColumns = Pick<
 type PersonColumns = Pick<Selectable<PeopleTable>, 'lot_id' | 'position' | 'nome' | 'dados'>;
 type AdditionalColumns = Omit<Selectable<AdditionalsTable>, 'id' | 'tenant_id' | 'order_id'>;
 
+// The columns an upsert writes, once for its UPDATE and its INSERT (arguments of defineQuery's `p`).
+const orderColumns = (p: OrderColumns) => ({
+  status: p.status,
+  pago_em: p.pago_em,
+  origem: p.origem,
+  cupom: p.cupom,
+  cliente: p.cliente,
+  total_bruto: p.total_bruto,
+  desconto_promocao: p.desconto_promocao,
+  desconto_pagamento: p.desconto_pagamento,
+  acrescimo_pagamento: p.acrescimo_pagamento,
+  valor_estornado: p.valor_estornado,
+  updated_at: p.updated_at,
+  revision: p.revision,
+});
+const lotColumns = (p: LotColumns) => ({
+  position: p.position,
+  categoria: p.categoria,
+  nome_ingresso: p.nome_ingresso,
+  nome_lote: p.nome_lote,
+  tipo_ingresso: p.tipo_ingresso,
+  valor_unitario: p.valor_unitario,
+});
+const additionalColumns = (p: AdditionalColumns) => ({
+  position: p.position,
+  adicional_id: p.adicional_id,
+  nome: p.nome,
+  quantidade: p.quantidade,
+  preco_unitario: p.preco_unitario,
+  subtotal: p.subtotal,
+  pessoa_ingresso_id: p.pessoa_ingresso_id,
+  combo_id: p.combo_id,
+  combo_item_id: p.combo_item_id,
+  is_brinde: p.is_brinde,
+  codigo_integracao: p.codigo_integracao,
+  adicional_qr_code: p.adicional_qr_code,
+});
+
 export const orderQueries = {
   order: defineQuery((k, p: { tenantId: number; numero: string }) =>
     k
@@ -23,42 +61,17 @@ export const orderQueries = {
       .where('numero_pedido', '=', p.numero),
   ),
   updateOrder: defineQuery((k, p: OrderColumns & { id: number }) =>
-    k
-      .updateTable('orders')
-      .set({
-        status: p.status,
-        pago_em: p.pago_em,
-        origem: p.origem,
-        cupom: p.cupom,
-        cliente: p.cliente,
-        total_bruto: p.total_bruto,
-        desconto_promocao: p.desconto_promocao,
-        desconto_pagamento: p.desconto_pagamento,
-        acrescimo_pagamento: p.acrescimo_pagamento,
-        valor_estornado: p.valor_estornado,
-        updated_at: p.updated_at,
-        revision: p.revision,
-      })
-      .where('id', '=', p.id),
+    k.updateTable('orders').set(orderColumns(p)).where('id', '=', p.id),
   ),
   insertOrder: defineQuery((k, p: OrderColumns & { tenant_id: number; numero_pedido: string; created_at: string }) =>
-    k.insertInto('orders').values({
-      tenant_id: p.tenant_id,
-      numero_pedido: p.numero_pedido,
-      created_at: p.created_at,
-      status: p.status,
-      pago_em: p.pago_em,
-      origem: p.origem,
-      cupom: p.cupom,
-      cliente: p.cliente,
-      total_bruto: p.total_bruto,
-      desconto_promocao: p.desconto_promocao,
-      desconto_pagamento: p.desconto_pagamento,
-      acrescimo_pagamento: p.acrescimo_pagamento,
-      valor_estornado: p.valor_estornado,
-      updated_at: p.updated_at,
-      revision: p.revision,
-    }),
+    k
+      .insertInto('orders')
+      .values(
+        Object.assign(
+          { tenant_id: p.tenant_id, numero_pedido: p.numero_pedido, created_at: p.created_at },
+          orderColumns(p),
+        ),
+      ),
   ),
   lots: defineQuery((k, p: { orderId: number }) =>
     k.selectFrom('lots').select(['id', 'ingresso_id', 'lote_mestre_id', 'data_uso']).where('order_id', '=', p.orderId),
@@ -67,32 +80,21 @@ export const orderQueries = {
     k.selectFrom('people').select(['id', 'qr_code', 'checkin_em', 'estornado_em']).where('order_id', '=', p.orderId),
   ),
   updateLot: defineQuery((k, p: LotColumns & { id: number }) =>
-    k
-      .updateTable('lots')
-      .set({
-        position: p.position,
-        categoria: p.categoria,
-        nome_ingresso: p.nome_ingresso,
-        nome_lote: p.nome_lote,
-        tipo_ingresso: p.tipo_ingresso,
-        valor_unitario: p.valor_unitario,
-      })
-      .where('id', '=', p.id),
+    k.updateTable('lots').set(lotColumns(p)).where('id', '=', p.id),
   ),
   insertLot: defineQuery(
     (k, p: LotColumns & { order_id: number; ingresso_id: string; lote_mestre_id: string; data_uso: string }) =>
-      k.insertInto('lots').values({
-        order_id: p.order_id,
-        ingresso_id: p.ingresso_id,
-        lote_mestre_id: p.lote_mestre_id,
-        data_uso: p.data_uso,
-        position: p.position,
-        categoria: p.categoria,
-        nome_ingresso: p.nome_ingresso,
-        nome_lote: p.nome_lote,
-        tipo_ingresso: p.tipo_ingresso,
-        valor_unitario: p.valor_unitario,
-      }),
+      k.insertInto('lots').values(
+        Object.assign(
+          {
+            order_id: p.order_id,
+            ingresso_id: p.ingresso_id,
+            lote_mestre_id: p.lote_mestre_id,
+            data_uso: p.data_uso,
+          },
+          lotColumns(p),
+        ),
+      ),
   ),
   updatePerson: defineQuery((k, p: PersonColumns & { id: number }) =>
     k
@@ -147,41 +149,12 @@ export const orderQueries = {
       .where('additionals.adicional_qr_code', '=', p.qr),
   ),
   updateAdditional: defineQuery((k, p: AdditionalColumns & { id: number }) =>
-    k
-      .updateTable('additionals')
-      .set({
-        position: p.position,
-        adicional_id: p.adicional_id,
-        nome: p.nome,
-        quantidade: p.quantidade,
-        preco_unitario: p.preco_unitario,
-        subtotal: p.subtotal,
-        pessoa_ingresso_id: p.pessoa_ingresso_id,
-        combo_id: p.combo_id,
-        combo_item_id: p.combo_item_id,
-        is_brinde: p.is_brinde,
-        codigo_integracao: p.codigo_integracao,
-        adicional_qr_code: p.adicional_qr_code,
-      })
-      .where('id', '=', p.id),
+    k.updateTable('additionals').set(additionalColumns(p)).where('id', '=', p.id),
   ),
   insertAdditional: defineQuery((k, p: AdditionalColumns & { tenant_id: number; order_id: number }) =>
-    k.insertInto('additionals').values({
-      tenant_id: p.tenant_id,
-      order_id: p.order_id,
-      position: p.position,
-      adicional_id: p.adicional_id,
-      nome: p.nome,
-      quantidade: p.quantidade,
-      preco_unitario: p.preco_unitario,
-      subtotal: p.subtotal,
-      pessoa_ingresso_id: p.pessoa_ingresso_id,
-      combo_id: p.combo_id,
-      combo_item_id: p.combo_item_id,
-      is_brinde: p.is_brinde,
-      codigo_integracao: p.codigo_integracao,
-      adicional_qr_code: p.adicional_qr_code,
-    }),
+    k
+      .insertInto('additionals')
+      .values(Object.assign({ tenant_id: p.tenant_id, order_id: p.order_id }, additionalColumns(p))),
   ),
   deleteAdditional: defineQuery((k, p: { id: number }) => k.deleteFrom('additionals').where('id', '=', p.id)),
   unmarkOrder: defineQuery((k, p: { orderId: number }) =>
