@@ -15,7 +15,14 @@ export function SearchView({ query }: { query: string }) {
   lastQuery = query;
   const [text, setText] = useState(query);
   const input = useRef<HTMLInputElement>(null);
-  useEffect(() => setText(query), [query]);
+  // The field follows the address only when the address changes (back, a link): on the first render
+  // the effect would run after the page is shown and wipe what a fast typist already put there.
+  const shownQuery = useRef(query);
+  useEffect(() => {
+    if (shownQuery.current === query) return;
+    shownQuery.current = query;
+    setText(query);
+  }, [query]);
   useEffect(() => input.current?.focus(), []);
 
   const found = useLoad(
