@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import structure from './eslint/no-import-cycle.js';
 
 // Feature folders under src/ (docs/architecture.md, "Layers"). Shared code imports none of them.
 const FEATURES = [
@@ -78,4 +79,15 @@ export default tseslint.config(
   { files: ['src/db/**/*.ts'], rules: { 'no-restricted-imports': ['error', shared('../')] } },
   { files: ['src/clock.ts', 'src/config.ts'], rules: { 'no-restricted-imports': ['error', shared('./')] } },
   { files: ['migrations/**/*.ts'], rules: { 'no-restricted-imports': ['error', shared('../src/')] } },
+  {
+    // docs/architecture.md, "Size and shape": a file a reader can hold, a function a reader can follow, and imports
+    // that never come back round (type imports included).
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    plugins: { structure },
+    rules: {
+      'structure/no-import-cycle': 'error',
+      'max-lines': ['error', { max: 300 }],
+      'max-lines-per-function': ['error', { max: 120 }],
+    },
+  },
 );
