@@ -14,19 +14,22 @@ const found = (command: string) => {
   }
 };
 
+/** The Debian packages of a program whose package has another name. */
+const PACKAGES: Record<string, string[]> = {
+  gcc: ['gcc', 'libc6-dev'],
+  'systemd-notify': ['systemd'],
+  promtool: ['prometheus'],
+};
+
 export default function checkRequirements(): void {
   const missing = [
-    ...['socat', 'cc', 'make', 'openssl', 'systemd-notify']
+    ...['socat', 'cc', 'make', 'openssl', 'systemd-notify', 'promtool']
       .filter((c) => !found(c))
       .map((c) => (c === 'cc' ? 'gcc' : c)),
     ...(fs.existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium') ? [] : ['chromium']),
   ];
   if (missing.length === 0) return;
-  const packages = [
-    ...new Set(
-      missing.flatMap((m) => (m === 'gcc' ? ['gcc', 'libc6-dev'] : m === 'systemd-notify' ? ['systemd'] : [m])),
-    ),
-  ].join(' ');
+  const packages = [...new Set(missing.flatMap((m) => PACKAGES[m] ?? [m]))].join(' ');
   process.stderr.write(
     `npm test precisa de ${missing.join(', ')}: sudo apt-get update && sudo apt-get install -y --no-install-recommends ${packages}\n`,
   );
