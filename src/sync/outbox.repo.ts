@@ -7,6 +7,9 @@ import type { Classified } from './push.classify.js';
 // The outbox (sync_push) next to the append-only event log. Synchronous, short transactions only:
 // never one held across a call to the cloud.
 
+/** What the outbox copies and sends: exits, re-entries and area entries are local facts the cloud has no place for. */
+export const SENT_ACTIONS = ['checkin', 'estorno'] as const;
+
 export interface PendingRow {
   event_id: number;
   chave: string;
@@ -52,8 +55,7 @@ export function createOutboxRepo(db: Db, tenantId: number) {
               .where('tenant_id', '=', tenantId)
               .where('result', '=', 'ok')
               .where('id', '>', cursor)
-              // Exits, re-entries and area entries are local facts: the cloud knows check-ins and reversals.
-              .where('action', 'in', ['checkin', 'estorno'])
+              .where('action', 'in', SENT_ACTIONS)
               .orderBy('id')
               .limit(limit),
           ),
