@@ -106,6 +106,8 @@ it('after the last check-in is sent, exits and re-entries leave nothing waiting 
   expect(await waiting(consoleApi)).toEqual(all(1));
 
   await cloud.proxy.up();
+  // Past the failed send's backoff (at most FAST's 200 ms), so the retry is due.
+  clock.advance(1_000);
   expect(await gate.worker.pushNow()).toMatchObject({ settled: 1, pending: 0 });
   expect(await waiting(consoleApi)).toEqual(all(0));
 });
