@@ -7,6 +7,9 @@ import type { Classified } from './push.classify.js';
 // The outbox (sync_push) next to the append-only event log. Synchronous, short transactions only:
 // never one held across a call to the cloud.
 
+/** What the outbox copies and sends: exits, re-entries and area entries are local facts the cloud has no place for. */
+export const SENT_ACTIONS = ['checkin', 'estorno'] as const;
+
 export interface PendingRow {
   event_id: number;
   chave: string;
@@ -18,152 +21,171 @@ export interface PendingRow {
   operador: string | null;
 }
 
-export function createOutboxRepo(db: Db, tenantId: number) {
+/** The outbox of one tenant; `seen` is the newest event id already looked at by `enqueue`. */
+interface Outbox {
+  db: Db;
+  tenantId: number;
+  seen: number;
+}
+
+const newestEvent = ({ db, tenantId }: Outbox) =>
+  first(
+    db,
+    db.kysely
+      .selectFrom('events')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .where('tenant_id', '=', tenantId),
+  )?.id ?? 0;
+
+/**
+ * Copies the check-ins and reversals the gate made ('ok') since the last call into the outbox, at
+ * most `limit` of them (a day offline is tens of thousands: one statement would hold the event
+ * loop for 100 ms and more). Event ids only grow, so the newest id already queued is the cursor.
+ */
+function enqueue(o: Outbox, limit: number): number {
+  const { db, tenantId } = o;
   const k = db.kysely;
-  // The newest event id already looked at: a poll with no new event costs one index read, no write.
-  let seen = -1;
-  const newestEvent = () =>
-    first(
-      db,
-      k
-        .selectFrom('events')
-        .select((eb) => eb.fn.max('id').as('id'))
-        .where('tenant_id', '=', tenantId),
-    )?.id ?? 0;
-  return {
-    /**
-     * Copies the check-ins and reversals the gate made ('ok') since the last call into the outbox, at
-     * most `limit` of them (a day offline is tens of thousands: one statement would hold the event
-     * loop for 100 ms and more). Event ids only grow, so the newest id already queued is the cursor.
-     */
-    enqueue(limit: number): number {
-      const newest = newestEvent();
-      if (newest === seen) return 0;
-      const cursor = sql<number>`(select coalesce(max(event_id), 0) from sync_push where tenant_id = ${tenantId})`;
-      const copied = run(
-        db,
+  const newest = newestEvent(o);
+  if (newest === o.seen) return 0;
+  const cursor = sql<number>`(select coalesce(max(event_id), 0) from sync_push where tenant_id = ${tenantId})`;
+  const copied = run(
+    db,
+    k
+      .insertInto('sync_push')
+      .columns(['event_id', 'tenant_id', 'chave', 'action'])
+      .expression(
         k
-          .insertInto('sync_push')
-          .columns(['event_id', 'tenant_id', 'chave', 'action'])
-          .expression(
-            k
-              .selectFrom('events')
-              .select(['id', 'tenant_id', sql<string>`coalesce(qr_code, code)`.as('chave'), 'action'])
-              .where('tenant_id', '=', tenantId)
-              .where('result', '=', 'ok')
-              .where('id', '>', cursor)
-              // Exits, re-entries and area entries are local facts: the cloud knows check-ins and reversals.
-              .where('action', 'in', ['checkin', 'estorno'])
-              .orderBy('id')
-              .limit(limit),
-          ),
-      ).changes;
-      if (copied < limit) seen = newest;
-      return copied;
-    },
-
-    /** The oldest pending rows, in event order, with what the cloud call needs. */
-    pending(limit: number): PendingRow[] {
-      return all(
-        db,
-        k
-          .selectFrom('sync_push as p')
-          .innerJoin('events as e', 'e.id', 'p.event_id')
-          .select([
-            'p.event_id',
-            'p.chave',
-            'p.action',
-            'p.attempts',
-            'p.next_attempt_at',
-            'p.first_sent_at',
-            'e.terminal',
-            'e.operador',
-          ])
-          .where('p.tenant_id', '=', tenantId)
-          .where('p.status', '=', 'pendente')
-          .orderBy('p.event_id')
+          .selectFrom('events')
+          .select(['id', 'tenant_id', sql<string>`coalesce(qr_code, code)`.as('chave'), 'action'])
+          .where('tenant_id', '=', tenantId)
+          .where('result', '=', 'ok')
+          .where('id', '>', cursor)
+          .where('action', 'in', SENT_ACTIONS)
+          .orderBy('id')
           .limit(limit),
-      );
-    },
+      ),
+  ).changes;
+  if (copied < limit) o.seen = newest;
+  return copied;
+}
 
-    /** The latest earlier check-in of the same QR, for a reversal about to be sent. */
-    previousCheckin(
-      chave: string,
-      beforeEventId: number,
-    ): { status: string; resultado: PushResult | null } | undefined {
-      return first(
-        db,
-        k
-          .selectFrom('sync_push')
-          .select(['status', 'resultado'])
-          .where('tenant_id', '=', tenantId)
-          .where('chave', '=', chave)
-          .where('event_id', '<', beforeEventId)
-          .where('action', '=', 'checkin')
-          .orderBy('event_id', 'desc')
-          .limit(1),
-      );
-    },
+/** The oldest pending rows, in event order, with what the cloud call needs. */
+function pendingRows({ db, tenantId }: Outbox, limit: number): PendingRow[] {
+  return all(
+    db,
+    db.kysely
+      .selectFrom('sync_push as p')
+      .innerJoin('events as e', 'e.id', 'p.event_id')
+      .select([
+        'p.event_id',
+        'p.chave',
+        'p.action',
+        'p.attempts',
+        'p.next_attempt_at',
+        'p.first_sent_at',
+        'e.terminal',
+        'e.operador',
+      ])
+      .where('p.tenant_id', '=', tenantId)
+      .where('p.status', '=', 'pendente')
+      .orderBy('p.event_id')
+      .limit(limit),
+  );
+}
 
-    /** Recorded before the call, so that after a crash the box knows the cloud may have applied it. */
-    markSending(eventIds: readonly number[], nowIso: string): void {
-      run(
-        db,
-        k
-          .updateTable('sync_push')
-          .set({
-            attempts: sql`attempts + 1`,
-            first_sent_at: sql`coalesce(first_sent_at, ${nowIso})`,
-            last_sent_at: nowIso,
-          })
-          .where('event_id', 'in', inList(eventIds)),
-      );
-    },
+/** The latest earlier check-in of the same QR, for a reversal about to be sent. */
+function previousCheckin(
+  { db, tenantId }: Outbox,
+  chave: string,
+  beforeEventId: number,
+): { status: string; resultado: PushResult | null } | undefined {
+  return first(
+    db,
+    db.kysely
+      .selectFrom('sync_push')
+      .select(['status', 'resultado'])
+      .where('tenant_id', '=', tenantId)
+      .where('chave', '=', chave)
+      .where('event_id', '<', beforeEventId)
+      .where('action', '=', 'checkin')
+      .orderBy('event_id', 'desc')
+      .limit(1),
+  );
+}
 
-    /** Final answer for one event. Its marks on /api/local/eventos go, so the central office sees the result. */
-    settle(eventId: number, c: Classified, nowIso: string): void {
-      run(
-        db,
-        k
-          .updateTable('sync_push')
-          .set({
-            status: 'concluido',
-            resultado: c.resultado,
-            cloud_code: c.code,
-            cloud_message: c.message,
-            cloud_em: c.at,
-            settled_at: nowIso,
-            next_attempt_at: null,
-            last_error: null,
-          })
-          .where('event_id', '=', eventId)
-          .where('status', '=', 'pendente'),
-      );
-      run(db, k.deleteFrom('event_marks').where('event_id', '=', eventId));
-    },
+/** Recorded before the call, so that after a crash the box knows the cloud may have applied it. */
+function markSending({ db }: Outbox, eventIds: readonly number[], nowIso: string): void {
+  run(
+    db,
+    db.kysely
+      .updateTable('sync_push')
+      .set({
+        attempts: sql`attempts + 1`,
+        first_sent_at: sql`coalesce(first_sent_at, ${nowIso})`,
+        last_sent_at: nowIso,
+      })
+      .where('event_id', 'in', inList(eventIds)),
+  );
+}
 
-    /** The call failed as a whole: try these again later. */
-    retryLater(eventIds: readonly number[], nextAttemptAt: string | null, error: string): void {
-      run(
-        db,
-        k
-          .updateTable('sync_push')
-          .set({ next_attempt_at: nextAttemptAt, last_error: error.slice(0, 500) })
-          .where('event_id', 'in', inList(eventIds)),
-      );
-    },
+/** Final answer for one event. Its marks on /api/local/eventos go, so the central office sees the result. */
+function settle({ db }: Outbox, eventId: number, c: Classified, nowIso: string): void {
+  const k = db.kysely;
+  run(
+    db,
+    k
+      .updateTable('sync_push')
+      .set({
+        status: 'concluido',
+        resultado: c.resultado,
+        cloud_code: c.code,
+        cloud_message: c.message,
+        cloud_em: c.at,
+        settled_at: nowIso,
+        next_attempt_at: null,
+        last_error: null,
+      })
+      .where('event_id', '=', eventId)
+      .where('status', '=', 'pendente'),
+  );
+  run(db, k.deleteFrom('event_marks').where('event_id', '=', eventId));
+}
 
-    counts(): { pending: number; nextAttemptAt: string | null } {
-      const row = first(
-        db,
-        k
-          .selectFrom('sync_push')
-          .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('next_attempt_at').as('next')])
-          .where('tenant_id', '=', tenantId)
-          .where('status', '=', 'pendente'),
-      );
-      return { pending: row?.n ?? 0, nextAttemptAt: (row?.next as string | null | undefined) ?? null };
-    },
+/** The call failed as a whole: try these again later. */
+function retryLater({ db }: Outbox, eventIds: readonly number[], nextAttemptAt: string | null, error: string): void {
+  run(
+    db,
+    db.kysely
+      .updateTable('sync_push')
+      .set({ next_attempt_at: nextAttemptAt, last_error: error.slice(0, 500) })
+      .where('event_id', 'in', inList(eventIds)),
+  );
+}
+
+function counts({ db, tenantId }: Outbox): { pending: number; nextAttemptAt: string | null } {
+  const row = first(
+    db,
+    db.kysely
+      .selectFrom('sync_push')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('next_attempt_at').as('next')])
+      .where('tenant_id', '=', tenantId)
+      .where('status', '=', 'pendente'),
+  );
+  return { pending: row?.n ?? 0, nextAttemptAt: (row?.next as string | null | undefined) ?? null };
+}
+
+export function createOutboxRepo(db: Db, tenantId: number) {
+  // A poll with no new event since the last costs one index read, no write.
+  const o: Outbox = { db, tenantId, seen: -1 };
+  return {
+    enqueue: (limit: number) => enqueue(o, limit),
+    pending: (limit: number) => pendingRows(o, limit),
+    previousCheckin: (chave: string, beforeEventId: number) => previousCheckin(o, chave, beforeEventId),
+    markSending: (eventIds: readonly number[], nowIso: string) => markSending(o, eventIds, nowIso),
+    settle: (eventId: number, c: Classified, nowIso: string) => settle(o, eventId, c, nowIso),
+    retryLater: (eventIds: readonly number[], nextAttemptAt: string | null, error: string) =>
+      retryLater(o, eventIds, nextAttemptAt, error),
+    counts: () => counts(o),
   };
 }
 

@@ -1,6 +1,6 @@
 import { backoffDelay, type BackoffOptions } from './backoff.js';
 import { CloudUnavailableError } from './cloud-client.js';
-import { createOutboxRepo, type PendingRow } from './outbox.repo.js';
+import { createOutboxRepo, type OutboxRepo, type PendingRow } from './outbox.repo.js';
 import { classify, REVERSAL_NOT_SENT } from './push.classify.js';
 import type { SyncStepDeps } from './pull.js';
 
@@ -46,6 +46,138 @@ interface Batch {
   rows: PendingRow[];
 }
 
+/** What each step of a push round works with: the outbox, the cloud and the write queue's background lane. */
+interface PushCtx {
+  repo: OutboxRepo;
+  clock: PushDeps['clock'];
+  client: PushDeps['client'];
+  state: PushDeps['state'];
+  tuning: PushTuning;
+  tx: <T>(work: () => T) => Promise<T>;
+}
+
+/** Heads of line that are due: a QR whose oldest pending event waits for a retry blocks its later events. */
+export function dueHeads(rows: PendingRow[], nowIso: string): PendingRow[] {
+  const seen = new Set<string>();
+  const due: PendingRow[] = [];
+  for (const r of rows) {
+    if (seen.has(r.chave)) continue;
+    seen.add(r.chave);
+    if (r.next_attempt_at === null || r.next_attempt_at <= nowIso) due.push(r);
+  }
+  return due;
+}
+
+/** Reversals whose check-in the cloud refused are settled here, unsent; the rest go out. */
+async function holdBackReversals({ repo, clock, tx }: PushCtx, due: PendingRow[]): Promise<PendingRow[]> {
+  const now = clock.nowIso();
+  const toSend: PendingRow[] = [];
+  await tx(() => {
+    for (const r of due) {
+      const previous = r.action === 'estorno' ? repo.previousCheckin(r.chave, r.event_id) : undefined;
+      if (previous?.resultado && previous.resultado !== 'aceito') {
+        repo.settle(
+          r.event_id,
+          {
+            resultado: 'outro',
+            code: REVERSAL_NOT_SENT.code,
+            message: REVERSAL_NOT_SENT.message(previous.resultado),
+            at: null,
+          },
+          now,
+        );
+      } else toSend.push(r);
+    }
+  });
+  return toSend;
+}
+
+/** Batches per action, terminal and operador, at most `batchSize` each; an event that failed often goes alone. */
+export function batches(rows: PendingRow[], tuning: Pick<PushTuning, 'batchSize' | 'isolateAfter'>): Batch[] {
+  const groups = new Map<string, Batch[]>();
+  const out: Batch[] = [];
+  for (const r of rows) {
+    if (r.attempts >= tuning.isolateAfter) {
+      out.push({ action: r.action, terminal: r.terminal, operador: r.operador, rows: [r] });
+      continue;
+    }
+    const key = JSON.stringify([r.action, r.terminal, r.operador]);
+    let list = groups.get(key);
+    if (!list) groups.set(key, (list = []));
+    let current = list[list.length - 1];
+    if (!current || current.rows.length >= tuning.batchSize) {
+      list.push((current = { action: r.action, terminal: r.terminal, operador: r.operador, rows: [] }));
+      out.push(current);
+    }
+    current.rows.push(r);
+  }
+  return out;
+}
+
+async function send(ctx: PushCtx, b: Batch, signal: AbortSignal): Promise<number> {
+  const { repo, clock, client, state, tuning, tx } = ctx;
+  const eventIds = b.rows.map((r) => r.event_id);
+  const sentAt = clock.nowIso();
+  await tx(() => repo.markSending(eventIds, sentAt));
+  let results;
+  try {
+    results = await client.send(
+      b.action,
+      b.rows.map((r) => r.chave),
+      { terminal: b.terminal, operador: b.operador },
+      signal,
+    );
+  } catch (error) {
+    if (!(error instanceof CloudUnavailableError)) throw error;
+    const attempts = Math.max(...b.rows.map((r) => r.attempts + 1));
+    // A stop is not a failure of the link: the events are due again as soon as the worker restarts.
+    const next =
+      error.kind === 'aborted'
+        ? null
+        : new Date(clock.now().getTime() + backoffDelay(attempts, tuning.backoff)).toISOString();
+    await tx(() => {
+      repo.retryLater(eventIds, next, error.message);
+      state.failed(error);
+    });
+    throw error;
+  }
+  const now = clock.nowIso();
+  await tx(() => {
+    b.rows.forEach((r, i) => {
+      const c = classify(
+        { action: r.action, priorAttempts: r.attempts, firstSentAt: r.first_sent_at ?? sentAt },
+        results[i]!,
+      );
+      repo.settle(r.event_id, c, now);
+    });
+    state.succeeded('push');
+  });
+  return b.rows.length;
+}
+
+/**
+ * Sends batches with bounded concurrency; the first failure stops new sends and is rethrown once the others finished.
+ */
+async function sendAll(ctx: PushCtx, list: Batch[], signal: AbortSignal): Promise<number> {
+  let next = 0;
+  let settled = 0;
+  let failure: unknown;
+  const sender = async () => {
+    while (failure === undefined && next < list.length && !signal.aborted) {
+      const b = list[next++]!;
+      try {
+        const n = await send(ctx, b, signal);
+        settled += n;
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(ctx.tuning.concurrency, list.length) }, sender));
+  if (failure !== undefined) throw failure;
+  return settled;
+}
+
 /**
  * The outbox: every check-in and reversal the gate made reaches the cloud, in order per person (one
  * event per QR in flight: the head of its line), batched per action, terminal and operador. Whatever
@@ -56,126 +188,7 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
   // Bulk work: the write queue's background priority, after the scans and with the fsync off the
   // event loop (a commit of its own with synchronous=FULL fsyncs on the loop, 100 times a second while draining).
   const tx = <T>(work: () => T): Promise<T> => db.writes.run(work, { background: true });
-
-  /** Heads of line that are due: a QR whose oldest pending event waits for a retry blocks its later events. */
-  function dueHeads(rows: PendingRow[], nowIso: string): PendingRow[] {
-    const seen = new Set<string>();
-    const due: PendingRow[] = [];
-    for (const r of rows) {
-      if (seen.has(r.chave)) continue;
-      seen.add(r.chave);
-      if (r.next_attempt_at === null || r.next_attempt_at <= nowIso) due.push(r);
-    }
-    return due;
-  }
-
-  /** Reversals whose check-in the cloud refused are settled here, unsent; the rest go out. */
-  async function holdBackReversals(due: PendingRow[]): Promise<PendingRow[]> {
-    const now = clock.nowIso();
-    const toSend: PendingRow[] = [];
-    await tx(() => {
-      for (const r of due) {
-        const previous = r.action === 'estorno' ? repo.previousCheckin(r.chave, r.event_id) : undefined;
-        if (previous?.resultado && previous.resultado !== 'aceito') {
-          repo.settle(
-            r.event_id,
-            {
-              resultado: 'outro',
-              code: REVERSAL_NOT_SENT.code,
-              message: REVERSAL_NOT_SENT.message(previous.resultado),
-              at: null,
-            },
-            now,
-          );
-        } else toSend.push(r);
-      }
-    });
-    return toSend;
-  }
-
-  function batches(rows: PendingRow[]): Batch[] {
-    const groups = new Map<string, Batch[]>();
-    const out: Batch[] = [];
-    for (const r of rows) {
-      if (r.attempts >= tuning.isolateAfter) {
-        out.push({ action: r.action, terminal: r.terminal, operador: r.operador, rows: [r] });
-        continue;
-      }
-      const key = JSON.stringify([r.action, r.terminal, r.operador]);
-      let list = groups.get(key);
-      if (!list) groups.set(key, (list = []));
-      let current = list[list.length - 1];
-      if (!current || current.rows.length >= tuning.batchSize) {
-        list.push((current = { action: r.action, terminal: r.terminal, operador: r.operador, rows: [] }));
-        out.push(current);
-      }
-      current.rows.push(r);
-    }
-    return out;
-  }
-
-  async function send(b: Batch, signal: AbortSignal): Promise<number> {
-    const eventIds = b.rows.map((r) => r.event_id);
-    const sentAt = clock.nowIso();
-    await tx(() => repo.markSending(eventIds, sentAt));
-    let results;
-    try {
-      results = await client.send(
-        b.action,
-        b.rows.map((r) => r.chave),
-        { terminal: b.terminal, operador: b.operador },
-        signal,
-      );
-    } catch (error) {
-      if (!(error instanceof CloudUnavailableError)) throw error;
-      const attempts = Math.max(...b.rows.map((r) => r.attempts + 1));
-      // A stop is not a failure of the link: the events are due again as soon as the worker restarts.
-      const next =
-        error.kind === 'aborted'
-          ? null
-          : new Date(clock.now().getTime() + backoffDelay(attempts, tuning.backoff)).toISOString();
-      await tx(() => {
-        repo.retryLater(eventIds, next, error.message);
-        state.failed(error);
-      });
-      throw error;
-    }
-    const now = clock.nowIso();
-    await tx(() => {
-      b.rows.forEach((r, i) => {
-        const c = classify(
-          { action: r.action, priorAttempts: r.attempts, firstSentAt: r.first_sent_at ?? sentAt },
-          results[i]!,
-        );
-        repo.settle(r.event_id, c, now);
-      });
-      state.succeeded('push');
-    });
-    return b.rows.length;
-  }
-
-  /**
-   * Sends batches with bounded concurrency; the first failure stops new sends and is rethrown once the others finished.
-   */
-  async function sendAll(list: Batch[], signal: AbortSignal): Promise<number> {
-    let next = 0;
-    let settled = 0;
-    let failure: unknown;
-    const sender = async () => {
-      while (failure === undefined && next < list.length && !signal.aborted) {
-        const b = list[next++]!;
-        try {
-          const n = await send(b, signal);
-          settled += n;
-        } catch (error) {
-          failure ??= error;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(tuning.concurrency, list.length) }, sender));
-    if (failure !== undefined) throw failure;
-    return settled;
-  }
+  const ctx: PushCtx = { repo, clock, client, state, tuning, tx };
 
   return {
     /**
@@ -188,20 +201,16 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
         const due = dueHeads(repo.pending(tuning.window), clock.nowIso());
         if (due.length === 0 || signal.aborted) break;
         const held = due.length;
-        const toSend = await holdBackReversals(due);
+        const toSend = await holdBackReversals(ctx, due);
         settled += held - toSend.length;
-        const sent = await sendAll(batches(toSend), signal);
+        const sent = await sendAll(ctx, batches(toSend, tuning), signal);
         settled += sent;
       }
       if (settled > 0) log.debug?.({ settled }, 'sync: eventos enviados à nuvem');
-      return { settled, ...pendingCounts() };
+      const c = repo.counts();
+      return { settled, pending: c.pending, nextAttemptAt: c.nextAttemptAt };
     },
   };
-
-  function pendingCounts() {
-    const c = repo.counts();
-    return { pending: c.pending, nextAttemptAt: c.nextAttemptAt };
-  }
 }
 
 export type Pusher = ReturnType<typeof createPusher>;

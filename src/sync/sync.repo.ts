@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Db } from '../db/open.js';
 import { all, first, inList, run } from '../db/query.js';
 import type { DB, PushResult } from '../db/schema.js';
+import { SENT_ACTIONS } from './outbox.repo.js';
 
 // Reads of the local API for the central office (sync.routes.ts).
 
@@ -40,7 +41,7 @@ export function syncSummary(db: Db, tenantId: number) {
       .where('p.tenant_id', '=', tenantId)
       .where('p.status', '=', 'pendente'),
   );
-  // Events of the gate not yet copied into the outbox (it is filled on the worker's next cycle).
+  // Events the worker will copy into the outbox on its next cycle and has not yet.
   const notQueued = first(
     db,
     k
@@ -48,6 +49,7 @@ export function syncSummary(db: Db, tenantId: number) {
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('tenant_id', '=', tenantId)
       .where('result', '=', 'ok')
+      .where('action', 'in', SENT_ACTIONS)
       .where('id', '>', sql<number>`(select coalesce(max(event_id), 0) from sync_push where tenant_id = ${tenantId})`),
   );
   const rejects = all(

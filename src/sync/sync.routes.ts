@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { RouteRegistrar } from '../app.js';
+import type { App, RouteRegistrar } from '../app.js';
 import type { Auth } from '../auth/auth.js';
 import { guard } from '../auth/guard.js';
 import { addDays, type Clock } from '../clock.js';
@@ -82,146 +82,169 @@ function eventoPayload(r: EventRow, synced: boolean) {
 const wantsCsv = (request: FastifyRequest, format: string | undefined) =>
   format === 'csv' || (format === undefined && /\btext\/csv\b/i.test(String(request.headers.accept ?? '')));
 
+type SyncRouteDeps = { db: Db; clock: Clock; auth: Auth; sync: SyncInfo | undefined };
+
+/** What each route below works with: its deps, the key check and whether the caller's tenant is the synced one. */
+interface SyncRoutes extends SyncRouteDeps {
+  onRequest: ReturnType<typeof guard>['onRequest'];
+  callerOf: ReturnType<typeof guard>['callerOf'];
+  isSynced(tenantId: number): boolean;
+}
+
+const common = { tags: ['local'], security: [{ apiKey: [] }] };
+
+/** The `data` of GET /api/local/sync. */
+function syncStatus(r: SyncRoutes, tenantId: number) {
+  const s = syncSummary(r.db, tenantId);
+  const synced = r.isSynced(tenantId);
+  const resultados = Object.fromEntries(
+    PUSH_RESULTS.map((p) => [p, s.byResult.find((b) => b.resultado === p)?.n ?? 0]),
+  );
+  return {
+    nuvem_configurada: synced,
+    online: synced ? r.sync!.state.online() : null,
+    ultima_comunicacao_em: s.state?.last_contact_at ?? null,
+    ultimo_pull_ok_em: s.state?.last_pull_ok_at ?? null,
+    ultimo_push_ok_em: s.state?.last_push_ok_at ?? null,
+    ultima_atualizacao_em: s.state?.last_refresh_ok_at ?? null,
+    ultima_atualizacao_completa_em: s.state?.last_full_refresh_ok_at ?? null,
+    ultimo_erro: s.state?.last_error ? { mensagem: s.state.last_error, em: s.state.last_error_at } : null,
+    fila: {
+      pendentes: eventsWaiting(s, synced),
+      em_nova_tentativa: s.queue?.retrying ?? 0,
+      evento_mais_antigo_em: s.queue?.oldest ?? null,
+      proxima_tentativa_em: s.queue?.next ?? null,
+    },
+    resultados,
+    registros_rejeitados: {
+      total: s.rejectCount,
+      recentes: s.rejects.map((j) => ({ tipo: j.kind, referencia: j.ref, motivo: j.reason, em: j.at })),
+    },
+  };
+}
+
+function statusRoute(app: App, r: SyncRoutes) {
+  app.get(
+    '/api/local/sync',
+    {
+      onRequest: r.onRequest,
+      schema: { ...common, summary: 'Estado da sincronização com a nuvem', docs: syncStatusDocs },
+    },
+    async (request) => ({ success: true, data: syncStatus(r, r.callerOf(request).tenantId) }),
+  );
+}
+
+function conflictsRoute(app: App, r: SyncRoutes) {
+  const { db, clock } = r;
+  app.get(
+    '/api/local/conflicts',
+    {
+      onRequest: r.onRequest,
+      schema: {
+        ...common,
+        summary: 'Eventos que a nuvem não aceitou (JSON ou CSV)',
+        querystring: conflictsQuery,
+        docs: conflictsDocs,
+      },
+    },
+    async (request, reply) => {
+      const caller = r.callerOf(request);
+      const q = request.query;
+      if (q.desde && q.ate && q.ate < q.desde)
+        throw new AppError(
+          'VALIDATION_ERROR',
+          { campos: [{ campo: 'querystring.ate', mensagem: 'deve ser igual ou posterior a desde' }] },
+          'Parâmetros inválidos: querystring.ate: deve ser igual ou posterior a desde',
+        );
+      const { rows, total } = findConflicts(db, {
+        tenantId: caller.tenantId,
+        from: q.desde ? clock.startOfLocalDate(q.desde).toISOString() : undefined,
+        to: q.ate ? clock.startOfLocalDate(addDays(q.ate, 1)).toISOString() : undefined,
+        kind: q.tipo as (typeof CONFLICT_KINDS)[number] | undefined,
+        limit: q.limit,
+        offset: q.offset,
+      });
+      const conflitos = rows.map((row) => conflictPayload(row, clock.localDate));
+      if (wantsCsv(request, q.format))
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', 'attachment; filename="conflitos.csv"')
+          .header('x-total-count', String(total))
+          .send(toCsv(conflitos, CONFLICT_COLUMNS));
+      return {
+        success: true,
+        data: {
+          conflitos,
+          total,
+          ...(conflitos.length === 0 ? { mensagem: 'Nenhum conflito com a nuvem para os filtros informados.' } : {}),
+        },
+      };
+    },
+  );
+}
+
+function eventsRoute(app: App, r: SyncRoutes) {
+  const { db, clock } = r;
+  app.get(
+    '/api/local/eventos',
+    {
+      onRequest: r.onRequest,
+      schema: {
+        ...common,
+        summary: 'Log de eventos com o resultado na nuvem e marcação por chave',
+        querystring: eventsQuery,
+        docs: eventsDocs,
+      },
+    },
+    async (request) => {
+      const caller = r.callerOf(request);
+      const q = request.query;
+      const synced = r.isSynced(caller.tenantId);
+      // Select, mark and read in one transaction: the page shows the marks this call made (as vouchers do).
+      const rows = db.sqlite
+        .transaction(() => {
+          const page = findEvents(db, {
+            tenantId: caller.tenantId,
+            apiKeyId: caller.apiKeyId,
+            sincronizado: q.sincronizado,
+            limit: q.limit,
+            offset: q.offset,
+          });
+          if (!q.marcar_sincronizado) return page;
+          const now = clock.nowIso();
+          markEvents(
+            db,
+            caller.apiKeyId,
+            page.filter((row) => row.sincronizado_em === null).map((row) => row.id),
+            now,
+          );
+          return page.map((row) => ({ ...row, sincronizado_em: row.sincronizado_em ?? now }));
+        })
+        .immediate();
+      const eventos = rows.map((row) => ({
+        ...eventoPayload(row, synced),
+        sincronizado: row.sincronizado_em !== null,
+        sincronizado_em: row.sincronizado_em,
+      }));
+      const data: Record<string, unknown> = { eventos, total: eventos.length };
+      if (eventos.length === 0)
+        data.mensagem =
+          q.sincronizado === false
+            ? 'Nenhum evento novo para sincronizar com esta chave.'
+            : 'Nenhum evento encontrado para os filtros informados.';
+      return { success: true, data };
+    },
+  );
+}
+
 /** GET /api/local/sync, /api/local/conflicts and /api/local/eventos: the central office's view (docs/sync.md). */
 export const syncRoutes =
-  (deps: { db: Db; clock: Clock; auth: Auth; sync: SyncInfo | undefined }): RouteRegistrar =>
+  (deps: SyncRouteDeps): RouteRegistrar =>
   (app) => {
-    const { db, clock, sync } = deps;
     const { onRequest, callerOf } = guard((request) => deps.auth.apiKey(request, ['local:read']));
-    const common = { tags: ['local'], security: [{ apiKey: [] }] };
-    const isSynced = (tenantId: number) => sync !== undefined && sync.tenantId === tenantId;
-
-    app.get(
-      '/api/local/sync',
-      { onRequest, schema: { ...common, summary: 'Estado da sincronização com a nuvem', docs: syncStatusDocs } },
-      async (request) => {
-        const caller = callerOf(request);
-        const s = syncSummary(db, caller.tenantId);
-        const synced = isSynced(caller.tenantId);
-        const resultados = Object.fromEntries(
-          PUSH_RESULTS.map((r) => [r, s.byResult.find((b) => b.resultado === r)?.n ?? 0]),
-        );
-        return {
-          success: true,
-          data: {
-            nuvem_configurada: synced,
-            online: synced ? sync!.state.online() : null,
-            ultima_comunicacao_em: s.state?.last_contact_at ?? null,
-            ultimo_pull_ok_em: s.state?.last_pull_ok_at ?? null,
-            ultimo_push_ok_em: s.state?.last_push_ok_at ?? null,
-            ultima_atualizacao_em: s.state?.last_refresh_ok_at ?? null,
-            ultima_atualizacao_completa_em: s.state?.last_full_refresh_ok_at ?? null,
-            ultimo_erro: s.state?.last_error ? { mensagem: s.state.last_error, em: s.state.last_error_at } : null,
-            fila: {
-              pendentes: eventsWaiting(s, synced),
-              em_nova_tentativa: s.queue?.retrying ?? 0,
-              evento_mais_antigo_em: s.queue?.oldest ?? null,
-              proxima_tentativa_em: s.queue?.next ?? null,
-            },
-            resultados,
-            registros_rejeitados: {
-              total: s.rejectCount,
-              recentes: s.rejects.map((r) => ({ tipo: r.kind, referencia: r.ref, motivo: r.reason, em: r.at })),
-            },
-          },
-        };
-      },
-    );
-
-    app.get(
-      '/api/local/conflicts',
-      {
-        onRequest,
-        schema: {
-          ...common,
-          summary: 'Eventos que a nuvem não aceitou (JSON ou CSV)',
-          querystring: conflictsQuery,
-          docs: conflictsDocs,
-        },
-      },
-      async (request, reply) => {
-        const caller = callerOf(request);
-        const q = request.query;
-        if (q.desde && q.ate && q.ate < q.desde)
-          throw new AppError(
-            'VALIDATION_ERROR',
-            { campos: [{ campo: 'querystring.ate', mensagem: 'deve ser igual ou posterior a desde' }] },
-            'Parâmetros inválidos: querystring.ate: deve ser igual ou posterior a desde',
-          );
-        const { rows, total } = findConflicts(db, {
-          tenantId: caller.tenantId,
-          from: q.desde ? clock.startOfLocalDate(q.desde).toISOString() : undefined,
-          to: q.ate ? clock.startOfLocalDate(addDays(q.ate, 1)).toISOString() : undefined,
-          kind: q.tipo as (typeof CONFLICT_KINDS)[number] | undefined,
-          limit: q.limit,
-          offset: q.offset,
-        });
-        const conflitos = rows.map((r) => conflictPayload(r, clock.localDate));
-        if (wantsCsv(request, q.format))
-          return reply
-            .type('text/csv; charset=utf-8')
-            .header('content-disposition', 'attachment; filename="conflitos.csv"')
-            .header('x-total-count', String(total))
-            .send(toCsv(conflitos, CONFLICT_COLUMNS));
-        return {
-          success: true,
-          data: {
-            conflitos,
-            total,
-            ...(conflitos.length === 0 ? { mensagem: 'Nenhum conflito com a nuvem para os filtros informados.' } : {}),
-          },
-        };
-      },
-    );
-
-    app.get(
-      '/api/local/eventos',
-      {
-        onRequest,
-        schema: {
-          ...common,
-          summary: 'Log de eventos com o resultado na nuvem e marcação por chave',
-          querystring: eventsQuery,
-          docs: eventsDocs,
-        },
-      },
-      async (request) => {
-        const caller = callerOf(request);
-        const q = request.query;
-        const synced = isSynced(caller.tenantId);
-        // Select, mark and read in one transaction: the page shows the marks this call made (as vouchers do).
-        const rows = db.sqlite
-          .transaction(() => {
-            const page = findEvents(db, {
-              tenantId: caller.tenantId,
-              apiKeyId: caller.apiKeyId,
-              sincronizado: q.sincronizado,
-              limit: q.limit,
-              offset: q.offset,
-            });
-            if (!q.marcar_sincronizado) return page;
-            const now = clock.nowIso();
-            markEvents(
-              db,
-              caller.apiKeyId,
-              page.filter((r) => r.sincronizado_em === null).map((r) => r.id),
-              now,
-            );
-            return page.map((r) => ({ ...r, sincronizado_em: r.sincronizado_em ?? now }));
-          })
-          .immediate();
-        const eventos = rows.map((r) => ({
-          ...eventoPayload(r, synced),
-          sincronizado: r.sincronizado_em !== null,
-          sincronizado_em: r.sincronizado_em,
-        }));
-        const data: Record<string, unknown> = { eventos, total: eventos.length };
-        if (eventos.length === 0)
-          data.mensagem =
-            q.sincronizado === false
-              ? 'Nenhum evento novo para sincronizar com esta chave.'
-              : 'Nenhum evento encontrado para os filtros informados.';
-        return { success: true, data };
-      },
-    );
+    const isSynced = (tenantId: number) => deps.sync !== undefined && deps.sync.tenantId === tenantId;
+    const r: SyncRoutes = { ...deps, onRequest, callerOf, isSynced };
+    statusRoute(app, r);
+    conflictsRoute(app, r);
+    eventsRoute(app, r);
   };

@@ -4,10 +4,10 @@ import type { CloudConfig } from '../config.js';
 import type { Db } from '../db/open.js';
 import type { Log } from '../lib/log.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
-import { createCatalogPuller } from './catalog.js';
+import { createCatalogPuller, type CatalogPuller } from './catalog.js';
 import { CloudUnavailableError, type CloudClient, type CloudDateListener } from './cloud-client.js';
-import { createOrderPuller, DEFAULT_PULL, type PullTuning } from './pull.js';
-import { createPusher, DEFAULT_PUSH, type PushOutcome, type PushTuning } from './push.js';
+import { createOrderPuller, DEFAULT_PULL, type OrderPuller, type PullTuning } from './pull.js';
+import { createPusher, DEFAULT_PUSH, type PushOutcome, type Pusher, type PushTuning } from './push.js';
 import { createSyncState, type SyncState } from './state.js';
 
 export type SyncConfig = Pick<
@@ -65,147 +65,182 @@ function strand() {
   };
 }
 
-/** The only code that talks to the cloud. It runs beside the check-in service and never blocks it. */
-export function createSyncWorker({ db, clock, log, config, client, tenantId }: SyncWorkerDeps): SyncWorker {
+/** A running worker's parts and the state its loops share. */
+interface Worker extends SyncWorkerDeps {
+  state: SyncState;
+  backoff: BackoffOptions;
+  orders: OrderPuller;
+  catalog: CatalogPuller;
+  pusher: Pusher;
+  abort: AbortController;
+  running: boolean;
+  /** Counts starts, so that a loop of an earlier start never reschedules itself. */
+  started: number;
+  /** A marked page may have been lost: the next pull refreshes the use dates that matter first. */
+  needsRefresh: boolean;
+  pulls: ReturnType<typeof strand>;
+  pushes: ReturnType<typeof strand>;
+  timers: Set<NodeJS.Timeout>;
+  tasks: ScheduledTask[];
+}
+
+function workerOf(deps: SyncWorkerDeps): Worker {
+  const { db, clock, log, config, client, tenantId } = deps;
   const state = createSyncState(db, tenantId, clock);
   const backoff = config.tuning?.backoff ?? DEFAULT_BACKOFF;
-  const deps = { db, clock, log, client, tenantId, state };
-  const orders = createOrderPuller({ ...deps, tuning: { ...DEFAULT_PULL, ...config.tuning?.pull } });
-  const catalog = createCatalogPuller({ ...deps, tuning: { ...DEFAULT_PULL, ...config.tuning?.pull } });
-  const pusher = createPusher({ ...deps, tuning: { ...DEFAULT_PUSH, backoff, ...config.tuning?.push } });
-
-  let abort = new AbortController();
-  let running = false;
-  /** Counts starts, so that a loop of an earlier start never reschedules itself. */
-  let started = 0;
-  // Start as if a marked page had been lost: the first pull refreshes the use dates that matter.
-  let needsRefresh = true;
-  const pulls = strand();
-  const pushes = strand();
-  const timers = new Set<NodeJS.Timeout>();
-  const tasks: ScheduledTask[] = [];
-
-  /** Runs a job; a failure is recorded (offline) and rethrown to the caller. */
-  const guarded = async <T>(what: string, job: () => Promise<T>): Promise<T> => {
-    try {
-      return await job();
-    } catch (error) {
-      state.failed(error);
-      if (!(error instanceof CloudUnavailableError && error.kind === 'aborted'))
-        log.warn({ err: error instanceof Error ? error.message : String(error) }, `sync: ${what} falhou`);
-      throw error;
-    }
-  };
-
-  const refreshOrders = async () => {
-    await orders.refresh(orders.window(config.daysAhead), abort.signal);
-    needsRefresh = false;
-  };
-
-  const pullNow = () =>
-    pulls(() =>
-      guarded('pull', async () => {
-        if (needsRefresh) await refreshOrders();
-        try {
-          await orders.incremental(abort.signal);
-        } catch (error) {
-          // The failed call may have been answered and marked by the cloud: refresh before trusting the next page.
-          needsRefresh = true;
-          throw error;
-        }
-        // Clients do not gate anyone: one lost marked page waits for the night refresh.
-        await catalog.clients(true, abort.signal);
-      }),
-    );
-  const refreshNow = () =>
-    pulls(() =>
-      guarded('atualização', async () => {
-        await refreshOrders();
-        await catalog.combos(config.daysAhead, abort.signal);
-      }),
-    );
-  const fullRefreshNow = () =>
-    pulls(() =>
-      guarded('atualização completa', async () => {
-        await orders.refresh(null, abort.signal);
-        await catalog.clients(false, abort.signal);
-      }),
-    );
-  const pushNow = () => pushes(() => guarded('envio', () => pusher.pushOnce(abort.signal)));
-
-  /** A loop on timers (sub-minute): the next run waits `every`, or a jittered backoff after failures. */
-  function loop(every: number, job: () => Promise<number | void>) {
-    let failures = 0;
-    const generation = started;
-    const tick = async () => {
-      let delay = every;
-      try {
-        const wantMs = await job();
-        failures = 0;
-        if (typeof wantMs === 'number') delay = Math.min(delay, Math.max(0, wantMs));
-      } catch {
-        failures++;
-        delay = Math.max(every, backoffDelay(failures, backoff));
-      }
-      if (!running || generation !== started) return;
-      const t = setTimeout(() => {
-        timers.delete(t);
-        void tick();
-      }, delay);
-      t.unref();
-      timers.add(t);
-    };
-    void tick();
-  }
-
-  const pushDelay = async () => {
-    const out = await pushNow();
-    if (out.pending === 0 || out.nextAttemptAt === null) return undefined;
-    return Date.parse(out.nextAttemptAt) - clock.now().getTime();
-  };
-
+  const step = { db, clock, log, client, tenantId, state };
   return {
-    tenantId,
+    ...deps,
     state,
-    onCloudDate: (listener) => client.onDate?.(listener),
-    start() {
-      if (running) return;
-      running = true;
-      started++;
-      abort = new AbortController();
-      needsRefresh = true;
-      // Queued first on the pull strand, so the first incremental pull finds the refresh done.
-      void refreshNow().catch(() => undefined);
-      loop(config.pullSeconds * 1000, pullNow);
-      loop(config.pushSeconds * 1000, pushDelay);
-      const options = { timezone: clock.timeZone, noOverlap: true };
-      tasks.push(
-        cron.createTask(config.refreshCron, () => refreshNow().catch(() => undefined), {
-          ...options,
-          name: 'gate-sync-refresh',
-        }),
-      );
-      tasks.push(
-        cron.createTask(config.fullRefreshCron, () => fullRefreshNow().catch(() => undefined), {
-          ...options,
-          name: 'gate-sync-full',
-        }),
-      );
-      for (const t of tasks) void t.start();
-      log.info({ tenant: config.tenant }, 'sync: sincronizador iniciado');
-    },
-    async stop() {
-      running = false;
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
-      await Promise.all(tasks.splice(0).map((t) => t.destroy()));
-      abort.abort();
-      // Let the jobs in flight see the abort and write down where they stopped.
-      await Promise.all([pulls(async () => undefined), pushes(async () => undefined)]);
-    },
-    pullNow,
-    refreshNow,
-    fullRefreshNow,
-    pushNow,
+    backoff,
+    orders: createOrderPuller({ ...step, tuning: { ...DEFAULT_PULL, ...config.tuning?.pull } }),
+    catalog: createCatalogPuller({ ...step, tuning: { ...DEFAULT_PULL, ...config.tuning?.pull } }),
+    pusher: createPusher({ ...step, tuning: { ...DEFAULT_PUSH, backoff, ...config.tuning?.push } }),
+    abort: new AbortController(),
+    running: false,
+    started: 0,
+    // Start as if a marked page had been lost.
+    needsRefresh: true,
+    pulls: strand(),
+    pushes: strand(),
+    timers: new Set(),
+    tasks: [],
+  };
+}
+
+/** Runs a job; a failure is recorded (offline) and rethrown to the caller. */
+async function guarded<T>(w: Worker, what: string, job: () => Promise<T>): Promise<T> {
+  try {
+    return await job();
+  } catch (error) {
+    w.state.failed(error);
+    if (!(error instanceof CloudUnavailableError && error.kind === 'aborted'))
+      w.log.warn({ err: error instanceof Error ? error.message : String(error) }, `sync: ${what} falhou`);
+    throw error;
+  }
+}
+
+async function refreshOrders(w: Worker) {
+  await w.orders.refresh(w.orders.window(w.config.daysAhead), w.abort.signal);
+  w.needsRefresh = false;
+}
+
+const pullNow = (w: Worker) =>
+  w.pulls(() =>
+    guarded(w, 'pull', async () => {
+      if (w.needsRefresh) await refreshOrders(w);
+      try {
+        await w.orders.incremental(w.abort.signal);
+      } catch (error) {
+        // The failed call may have been answered and marked by the cloud: refresh before trusting the next page.
+        w.needsRefresh = true;
+        throw error;
+      }
+      // Clients do not gate anyone: one lost marked page waits for the night refresh.
+      await w.catalog.clients(true, w.abort.signal);
+    }),
+  );
+
+const refreshNow = (w: Worker) =>
+  w.pulls(() =>
+    guarded(w, 'atualização', async () => {
+      await refreshOrders(w);
+      await w.catalog.combos(w.config.daysAhead, w.abort.signal);
+    }),
+  );
+
+const fullRefreshNow = (w: Worker) =>
+  w.pulls(() =>
+    guarded(w, 'atualização completa', async () => {
+      await w.orders.refresh(null, w.abort.signal);
+      await w.catalog.clients(false, w.abort.signal);
+    }),
+  );
+
+const pushNow = (w: Worker) => w.pushes(() => guarded(w, 'envio', () => w.pusher.pushOnce(w.abort.signal)));
+
+/** A loop on timers (sub-minute): the next run waits `every`, or a jittered backoff after failures. */
+function loop(w: Worker, every: number, job: () => Promise<number | void>) {
+  let failures = 0;
+  const generation = w.started;
+  const tick = async () => {
+    let delay = every;
+    try {
+      const wantMs = await job();
+      failures = 0;
+      if (typeof wantMs === 'number') delay = Math.min(delay, Math.max(0, wantMs));
+    } catch {
+      failures++;
+      delay = Math.max(every, backoffDelay(failures, w.backoff));
+    }
+    if (!w.running || generation !== w.started) return;
+    const t = setTimeout(() => {
+      w.timers.delete(t);
+      void tick();
+    }, delay);
+    t.unref();
+    w.timers.add(t);
+  };
+  void tick();
+}
+
+/** Pushes, then says when the earliest backed-off event is due (sooner than the loop's period, if so). */
+async function pushDelay(w: Worker) {
+  const out = await pushNow(w);
+  if (out.pending === 0 || out.nextAttemptAt === null) return undefined;
+  return Date.parse(out.nextAttemptAt) - w.clock.now().getTime();
+}
+
+function start(w: Worker) {
+  if (w.running) return;
+  const { config, clock } = w;
+  w.running = true;
+  w.started++;
+  w.abort = new AbortController();
+  w.needsRefresh = true;
+  // Queued first on the pull strand, so the first incremental pull finds the refresh done.
+  void refreshNow(w).catch(() => undefined);
+  loop(w, config.pullSeconds * 1000, () => pullNow(w));
+  loop(w, config.pushSeconds * 1000, () => pushDelay(w));
+  const options = { timezone: clock.timeZone, noOverlap: true };
+  w.tasks.push(
+    cron.createTask(config.refreshCron, () => refreshNow(w).catch(() => undefined), {
+      ...options,
+      name: 'gate-sync-refresh',
+    }),
+  );
+  w.tasks.push(
+    cron.createTask(config.fullRefreshCron, () => fullRefreshNow(w).catch(() => undefined), {
+      ...options,
+      name: 'gate-sync-full',
+    }),
+  );
+  for (const t of w.tasks) void t.start();
+  w.log.info({ tenant: config.tenant }, 'sync: sincronizador iniciado');
+}
+
+async function stop(w: Worker) {
+  w.running = false;
+  for (const t of w.timers) clearTimeout(t);
+  w.timers.clear();
+  await Promise.all(w.tasks.splice(0).map((t) => t.destroy()));
+  w.abort.abort();
+  // Let the jobs in flight see the abort and write down where they stopped.
+  await Promise.all([w.pulls(async () => undefined), w.pushes(async () => undefined)]);
+}
+
+/** The only code that talks to the cloud. It runs beside the check-in service and never blocks it. */
+export function createSyncWorker(deps: SyncWorkerDeps): SyncWorker {
+  const w = workerOf(deps);
+  return {
+    tenantId: w.tenantId,
+    state: w.state,
+    onCloudDate: (listener) => w.client.onDate?.(listener),
+    start: () => start(w),
+    stop: () => stop(w),
+    pullNow: () => pullNow(w),
+    refreshNow: () => refreshNow(w),
+    fullRefreshNow: () => fullRefreshNow(w),
+    pushNow: () => pushNow(w),
   };
 }

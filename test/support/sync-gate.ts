@@ -87,7 +87,7 @@ export async function startGate(cloud: FakeCloud, clock: Clock, opts: GateOption
   const log = pino({ level: 'silent' });
   const worker = createSyncWorker({ db, clock, log, client, tenantId, config: { ...FAST, ...opts.config } });
   closers.push('sincronizador', () => worker.stop());
-  const { app } = await assembleBox({ db, clock, logger: false, sync: worker });
+  const { app, checkin } = await assembleBox({ db, clock, logger: false, sync: worker });
   closers.push('http', () => app.close());
   await app.ready();
 
@@ -103,6 +103,8 @@ export async function startGate(cloud: FakeCloud, clock: Clock, opts: GateOption
     app,
     worker,
     client,
+    /** The check-in service the box's doors call (its `move` is what a lane calls on a scan). */
+    service: checkin,
     tenantId,
     keys,
     checkin: (key: string, qr: string, terminal = 'catraca-1', operador = 'ana') =>
