@@ -5,23 +5,9 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
 import { AppError, errorCatalogue } from '../http/errors.js';
 import type { ConsoleView, Leitura } from './console.view.js';
-import {
-  MAX_ATTEMPTS,
-  operatorByName,
-  recordFailure,
-  recordSuccess,
-  UNKNOWN_OPERATOR_HASH,
-  verifySecret,
-} from './operators.repo.js';
 import { searchOrders } from './search.repo.js';
-import { demoRetiredSql } from '../tenants/tenants.repo.js';
-import {
-  cookieToken,
-  setSessionCookie,
-  type ConsoleGuard,
-  type ConsoleSession,
-  type ConsoleSessions,
-} from './sessions.js';
+import { sessionRoutes } from './session.routes.js';
+import type { ConsoleGuard, ConsoleSession, ConsoleSessions } from './sessions.js';
 
 export interface ConsoleDeps {
   db: Db;
@@ -33,12 +19,6 @@ export interface ConsoleDeps {
 }
 
 const text = (max: number) => z.string().trim().min(1, 'obrigatório').max(max, `no máximo ${max} caracteres`);
-const signInBody = z.object({
-  nome: text(80),
-  segredo: z.string().min(1, 'obrigatório').max(200),
-  tenant: text(64).optional(),
-  estacao: text(64).optional(),
-});
 const scanBody = z.object({ codigo: text(256) });
 const targetBody = z.object({ qr_code: text(256).optional(), numero_pedido: text(32).optional() });
 const reversalBody = targetBody.extend({
@@ -60,92 +40,8 @@ const actorOf = (s: ConsoleSession) => ({ terminal: s.estacao, operador: s.nome 
 export const consoleRoutes =
   (deps: ConsoleDeps): RouteRegistrar =>
   (app) => {
-    const { db, clock, checkin, sessions, guard, view } = deps;
-    // The demo tenant is not offered beside a park: its operators are refused, like its keys (docs/cli.md, "demo").
-    const tenants = db.statement(
-      `SELECT id, slug, nome FROM tenants
-      WHERE NOT ${demoRetiredSql('slug')}
-      ORDER BY id`,
-    );
-
-    const sessaoData = (
-      s: Pick<ConsoleSession, 'operatorId' | 'nome' | 'papel' | 'tenantSlug' | 'tenantNome' | 'estacao' | 'csrf'>,
-    ) => ({
-      operador: { id: s.operatorId, nome: s.nome, papel: s.papel },
-      tenant: { slug: s.tenantSlug, nome: s.tenantNome },
-      estacao: s.estacao,
-      csrf: s.csrf,
-      expira_apos_min: sessions.idleMinutes,
-    });
-
-    app.post(
-      '/api/console/entrar',
-      { schema: { tags, summary: 'Entrar no console (operador e PIN ou senha)', body: signInBody } },
-      async (request, reply) => {
-        const body = request.body;
-        const all = tenants.all() as { id: number; slug: string; nome: string }[];
-        const tenant = body.tenant ? all.find((t) => t.slug === body.tenant) : all.length === 1 ? all[0] : undefined;
-        if (!tenant && !body.tenant)
-          throw new AppError(
-            'VALIDATION_ERROR',
-            { campos: [{ campo: 'body.tenant', mensagem: 'informe o tenant' }] },
-            'Parâmetros inválidos: body.tenant: informe o tenant',
-          );
-        const operator = tenant ? operatorByName(db, tenant.id, body.nome) : undefined;
-        const now = clock.now();
-        if (operator?.locked_until && Date.parse(operator.locked_until) > now.getTime())
-          throw new AppError('CONTA_BLOQUEADA', { bloqueada_ate: operator.locked_until });
-        // The same scrypt whether the name exists or not: a name is not told apart by timing.
-        const matches = await verifySecret(body.segredo, operator?.secret_hash ?? UNKNOWN_OPERATOR_HASH);
-        if (!operator || operator.disabled_at || !matches) {
-          if (operator && !operator.disabled_at) {
-            const lockedUntil = await db.writes.run(() => recordFailure(db, operator.id, now));
-            request.log.warn({ operador: operator.id, bloqueado: lockedUntil !== null }, 'console: senha errada');
-            if (lockedUntil) throw new AppError('CONTA_BLOQUEADA', { bloqueada_ate: lockedUntil });
-            throw new AppError('CREDENCIAIS_INVALIDAS', {
-              tentativas_restantes: MAX_ATTEMPTS - operator.failed_attempts - 1,
-            });
-          }
-          throw new AppError('CREDENCIAIS_INVALIDAS');
-        }
-        const estacao = body.estacao ?? 'console';
-        const started = await db.writes.run(() => {
-          recordSuccess(db, operator.id);
-          return sessions.start(operator.id, estacao);
-        });
-        setSessionCookie(reply, started.token);
-        request.log.info({ operador: operator.id, estacao }, 'console: operador entrou');
-        return {
-          success: true,
-          data: sessaoData({
-            operatorId: operator.id,
-            nome: operator.nome,
-            papel: operator.papel,
-            tenantSlug: tenant!.slug,
-            tenantNome: tenant!.nome,
-            estacao,
-            csrf: started.csrf,
-          }),
-        };
-      },
-    );
-
-    app.get(
-      '/api/console/sessao',
-      { onRequest: guard.anyone, schema: { tags, summary: 'A sessão do cookie' } },
-      async (request) => ({ success: true, data: sessaoData(guard.sessionOf(request)) }),
-    );
-
-    app.post(
-      '/api/console/sair',
-      { onRequest: guard.anyone, schema: { tags, summary: 'Sair' } },
-      async (request, reply) => {
-        const token = cookieToken(request);
-        if (token) await db.writes.run(() => sessions.end(token));
-        setSessionCookie(reply, null);
-        return { success: true, data: {} };
-      },
-    );
+    const { db, clock, checkin, guard, view } = deps;
+    sessionRoutes(deps)(app);
 
     app.post(
       '/api/console/leitura',

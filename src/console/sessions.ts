@@ -97,14 +97,27 @@ export function createConsoleSessions({ db, clock, idleMinutes }: { db: Db; cloc
 
 export type ConsoleSessions = ReturnType<typeof createConsoleSessions>;
 
+/** The session token the request's cookie carries; null when there is none or it cannot be read. */
 export function cookieToken(request: FastifyRequest): string | null {
   const header = request.headers.cookie;
   if (!header) return null;
   for (const part of header.split(';')) {
     const at = part.indexOf('=');
-    if (at > 0 && part.slice(0, at).trim() === COOKIE) return decodeURIComponent(part.slice(at + 1).trim());
+    if (at > 0 && part.slice(0, at).trim() === COOKIE) return decodeCookieValue(part.slice(at + 1).trim());
   }
   return null;
+}
+
+/**
+ * A cookie value with broken percent-encoding (`%zz`) is no session, like a wrong token: anyone on the LAN can send
+ * one, so it must not reach the error handler as an unexpected error (issue 22, 6.1).
+ */
+function decodeCookieValue(value: string): string | null {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return null;
+  }
 }
 
 export function setSessionCookie(reply: FastifyReply, token: string | null): void {

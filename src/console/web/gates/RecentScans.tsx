@@ -11,7 +11,7 @@ export function RecentScans({ leituras }: { leituras: Leitura[] }) {
         <p class="hint">Nenhuma leitura ainda hoje.</p>
       ) : (
         <div class="table-wrap">
-          <table>
+          <table class="stack">
             <thead>
               <tr>
                 <th scope="col">Hora</th>
@@ -23,12 +23,14 @@ export function RecentScans({ leituras }: { leituras: Leitura[] }) {
             <tbody>
               {leituras.map((l, i) => (
                 <tr key={`${l.em}-${l.codigo}-${i}`} class={l.resultado === 'liberado' ? 'row-ok' : 'row-bad'}>
-                  <td>{formatTimeSeconds(l.em)}</td>
-                  <td>
+                  <td data-label="Hora">{formatTimeSeconds(l.em)}</td>
+                  <td data-label="Onde">
                     {DOOR[l.porta] ?? l.porta} {l.terminal ?? ''}
                   </td>
-                  <td class="mono">{l.codigo}</td>
-                  <td>
+                  <td class="mono" data-label="Código">
+                    {l.codigo}
+                  </td>
+                  <td data-label="Resultado">
                     <strong>{l.titulo}</strong>
                     {l.resultado !== 'liberado' && l.mensagem ? ` · ${l.mensagem}` : ''}
                   </td>

@@ -41,11 +41,8 @@ export function OrderView({ numero }: { numero: string }) {
       </section>
     );
 
-  const { pedido, pessoas, combo_qr_code } = data;
+  const { pedido, pessoas } = data;
   const byQr = new Map(pessoas.map((p) => [p.qr_code, p]));
-  const anyIn = pessoas.some((p) => p.checkin_em);
-  const anyOut = pessoas.some((p) => !p.checkin_em);
-  const inCount = pessoas.filter((p) => p.checkin_em).length;
   const busy = actions.busy !== null;
 
   return (
@@ -59,49 +56,13 @@ export function OrderView({ numero }: { numero: string }) {
       <ErrorNote error={order.error} />
       <OrderSummary pedido={pedido} />
 
-      <section class="card order-actions" aria-labelledby="order-actions-title">
-        <h2 id="order-actions-title">
-          Entradas: {inCount} de {pessoas.length}
-        </h2>
-        <div class="row actions">
-          {anyOut && (
-            <button
-              type="button"
-              class="btn btn-primary"
-              disabled={busy}
-              onClick={() => void actions.checkin('pedido', { numero_pedido: pedido.numero_pedido })}
-            >
-              Check-in do pedido inteiro
-            </button>
-          )}
-          {combo_qr_code && (
-            <button
-              type="button"
-              class="btn"
-              disabled={busy}
-              onClick={() => void actions.checkin('combo', { qr_code: combo_qr_code })}
-            >
-              Check-in do grupo (QR {combo_qr_code})
-            </button>
-          )}
-          {supervisor && anyIn && !reversingOrder && (
-            <button type="button" class="btn btn-danger" onClick={() => setReversingOrder(true)}>
-              Estornar o pedido inteiro
-            </button>
-          )}
-        </div>
-        {reversingOrder && (
-          <ReversalForm
-            id="pedido"
-            what={`todo o pedido ${pedido.numero_pedido}`}
-            busy={busy}
-            onConfirm={(m) => actions.reverse('pedido', { numero_pedido: pedido.numero_pedido }, m)}
-            onCancel={() => setReversingOrder(false)}
-          />
-        )}
-        <FeedbackNote feedback={actions.feedback.pedido} />
-        <FeedbackNote feedback={actions.feedback.combo} />
-      </section>
+      <OrderActionsCard
+        data={data}
+        supervisor={supervisor}
+        actions={actions}
+        reversingOrder={reversingOrder}
+        setReversingOrder={setReversingOrder}
+      />
 
       {pedido.lotes.map((lote, i) => (
         <section class="card lot" key={i} aria-labelledby={`lote-${i}`}>
@@ -132,39 +93,122 @@ export function OrderView({ numero }: { numero: string }) {
       ))}
 
       {pedido.adicionais && pedido.adicionais.length > 0 && (
-        <section class="card" aria-labelledby="adicionais-title">
-          <h2 id="adicionais-title">Adicionais</h2>
-          <ul class="people">
-            {pedido.adicionais.map((a) => {
-              const key = `adicional:${a.adicional_qr_code ?? a.adicional_id}`;
-              return (
-                <li class="person" key={a.adicional_id}>
-                  <h3>
-                    {a.quantidade} × {a.nome}
-                    {a.is_brinde ? ' (brinde)' : ''}
-                  </h3>
-                  <p class="hint">
-                    {formatMoney(a.subtotal)}
-                    {a.adicional_qr_code ? ` · QR ${a.adicional_qr_code}` : ''}
-                  </p>
-                  {a.adicional_qr_code && (
-                    <button
-                      type="button"
-                      class="btn"
-                      disabled={busy}
-                      onClick={() => void actions.checkin(key, { qr_code: a.adicional_qr_code! })}
-                      aria-label={`Fazer check-in do adicional ${a.nome}`}
-                    >
-                      Check-in do adicional
-                    </button>
-                  )}
-                  <FeedbackNote feedback={actions.feedback[key]} />
-                </li>
-              );
-            })}
-          </ul>
-        </section>
+        <AdditionalsCard adicionais={pedido.adicionais} busy={busy} actions={actions} />
       )}
+    </section>
+  );
+}
+
+type OrderActions = ReturnType<typeof useOrderActions>;
+
+/** The order's entries and what can be done to all of it: check in the whole order or its group, reverse it. */
+function OrderActionsCard({
+  data,
+  supervisor,
+  actions,
+  reversingOrder,
+  setReversingOrder,
+}: {
+  data: PedidoConsole;
+  supervisor: boolean;
+  actions: OrderActions;
+  reversingOrder: boolean;
+  setReversingOrder: (open: boolean) => void;
+}) {
+  const { pedido, pessoas, combo_qr_code } = data;
+  const anyIn = pessoas.some((p) => p.checkin_em);
+  const anyOut = pessoas.some((p) => !p.checkin_em);
+  const inCount = pessoas.filter((p) => p.checkin_em).length;
+  const busy = actions.busy !== null;
+  return (
+    <section class="card order-actions" aria-labelledby="order-actions-title">
+      <h2 id="order-actions-title">
+        Entradas: {inCount} de {pessoas.length}
+      </h2>
+      <div class="row actions">
+        {anyOut && (
+          <button
+            type="button"
+            class="btn btn-primary"
+            disabled={busy}
+            onClick={() => void actions.checkin('pedido', { numero_pedido: pedido.numero_pedido })}
+          >
+            Check-in do pedido inteiro
+          </button>
+        )}
+        {combo_qr_code && (
+          <button
+            type="button"
+            class="btn"
+            disabled={busy}
+            onClick={() => void actions.checkin('combo', { qr_code: combo_qr_code })}
+          >
+            Check-in do grupo (QR {combo_qr_code})
+          </button>
+        )}
+        {supervisor && anyIn && !reversingOrder && (
+          <button type="button" class="btn btn-danger" onClick={() => setReversingOrder(true)}>
+            Estornar o pedido inteiro
+          </button>
+        )}
+      </div>
+      {reversingOrder && (
+        <ReversalForm
+          id="pedido"
+          what={`todo o pedido ${pedido.numero_pedido}`}
+          busy={busy}
+          onConfirm={(m) => actions.reverse('pedido', { numero_pedido: pedido.numero_pedido }, m)}
+          onCancel={() => setReversingOrder(false)}
+        />
+      )}
+      <FeedbackNote feedback={actions.feedback.pedido} />
+      <FeedbackNote feedback={actions.feedback.combo} />
+    </section>
+  );
+}
+
+/** The order's additionals, each with its own check-in when it has a QR. */
+function AdditionalsCard({
+  adicionais,
+  busy,
+  actions,
+}: {
+  adicionais: NonNullable<PedidoConsole['pedido']['adicionais']>;
+  busy: boolean;
+  actions: OrderActions;
+}) {
+  return (
+    <section class="card" aria-labelledby="adicionais-title">
+      <h2 id="adicionais-title">Adicionais</h2>
+      <ul class="people">
+        {adicionais.map((a) => {
+          const key = `adicional:${a.adicional_qr_code ?? a.adicional_id}`;
+          return (
+            <li class="person" key={a.adicional_id}>
+              <h3>
+                {a.quantidade} × {a.nome}
+                {a.is_brinde ? ' (brinde)' : ''}
+              </h3>
+              <p class="hint">
+                {formatMoney(a.subtotal)}
+                {a.adicional_qr_code ? ` · QR ${a.adicional_qr_code}` : ''}
+              </p>
+              {a.adicional_qr_code && (
+                <button
+                  type="button"
+                  class="btn"
+                  disabled={busy}
+                  onClick={() => void actions.checkin(key, { qr_code: a.adicional_qr_code! })}
+                  aria-label={`Fazer check-in do adicional ${a.nome}`}
+                >
+                  Check-in do adicional
+                </button>
+              )}
+              <FeedbackNote feedback={actions.feedback[key]} />
+            </li>
+          );
+        })}
+      </ul>
     </section>
   );
 }

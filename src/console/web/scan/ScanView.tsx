@@ -106,35 +106,47 @@ export function ScanView() {
       <p id="scan-help" class="hint">
         Aponte o leitor para o QR code ou digite o código e tecle Enter.
       </p>
-      <div class="scan-stage" aria-live="assertive" aria-atomic="true" aria-busy={waiting > 0}>
-        {failure ? (
-          <div class="scan-result refused" data-resultado="erro">
-            <p class="scan-title">ERRO</p>
-            <p class="scan-message">{failure}</p>
-          </div>
-        ) : result ? (
-          <ScanResult leitura={result} />
-        ) : (
-          <div class="scan-result idle">
-            <p class="scan-title">Pronto para ler</p>
-          </div>
-        )}
-      </div>
+      <ScanStage failure={failure} result={result} waiting={waiting > 0} />
       <p class="scan-note" role="status">
         {note ?? ''}
       </p>
-      {history.length > 0 && (
-        <section class="scan-history" aria-labelledby="scan-history-title">
-          <h2 id="scan-history-title">Últimas leituras desta estação</h2>
-          <ol>
-            {history.map((l, i) => (
-              <li key={`${l.em}-${i}`} class={l.resultado === 'liberado' ? 'ok' : 'no'}>
-                <span>{formatTime(l.em)}</span> <span>{l.codigo}</span> <strong>{l.titulo}</strong>
-              </li>
-            ))}
-          </ol>
-        </section>
+      {history.length > 0 && <ScanHistory history={history} />}
+    </section>
+  );
+}
+
+/** The answer filling the screen: the box's, the failure to reach it, or ready for the next scan. */
+function ScanStage({ failure, result, waiting }: { failure: string | null; result: Leitura | null; waiting: boolean }) {
+  return (
+    <div class="scan-stage" aria-live="assertive" aria-atomic="true" aria-busy={waiting}>
+      {failure ? (
+        <div class="scan-result refused" data-resultado="erro">
+          <p class="scan-title">ERRO</p>
+          <p class="scan-message">{failure}</p>
+        </div>
+      ) : result ? (
+        <ScanResult leitura={result} />
+      ) : (
+        <div class="scan-result idle">
+          <p class="scan-title">Pronto para ler</p>
+        </div>
       )}
+    </div>
+  );
+}
+
+/** The station's last answers, newest first. */
+function ScanHistory({ history }: { history: Leitura[] }) {
+  return (
+    <section class="scan-history" aria-labelledby="scan-history-title">
+      <h2 id="scan-history-title">Últimas leituras desta estação</h2>
+      <ol>
+        {history.map((l, i) => (
+          <li key={`${l.em}-${i}`} class={l.resultado === 'liberado' ? 'ok' : 'no'}>
+            <span>{formatTime(l.em)}</span> <span>{l.codigo}</span> <strong>{l.titulo}</strong>
+          </li>
+        ))}
+      </ol>
     </section>
   );
 }

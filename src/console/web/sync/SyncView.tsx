@@ -95,7 +95,7 @@ export function SyncView() {
         {conflicts.data && rows.length === 0 && <p>Nenhum conflito{kind ? ` do tipo “${kindLabel(kind)}”` : ''}.</p>}
         {rows.length > 0 && (
           <div class="table-wrap">
-            <table>
+            <table class="stack">
               <caption class="visually-hidden">Conflitos com a nuvem</caption>
               <thead>
                 <tr>
@@ -111,16 +111,18 @@ export function SyncView() {
               <tbody>
                 {rows.map((c) => (
                   <tr key={c.evento_id}>
-                    <td>{formatDateTime(c.ocorrido_em)}</td>
-                    <td>{c.acao}</td>
-                    <td class="mono">{c.codigo ?? '—'}</td>
-                    <td>{c.numero_pedido ?? '—'}</td>
-                    <td>
+                    <td data-label="Quando">{formatDateTime(c.ocorrido_em)}</td>
+                    <td data-label="Ação">{c.acao}</td>
+                    <td class="mono" data-label="Código">
+                      {c.codigo ?? '—'}
+                    </td>
+                    <td data-label="Pedido">{c.numero_pedido ?? '—'}</td>
+                    <td data-label="Terminal">
                       {c.terminal ?? '—'}
                       {c.operador ? ` · ${c.operador}` : ''}
                     </td>
-                    <td>{kindLabel(c.tipo)}</td>
-                    <td>{c.mensagem_nuvem ?? '—'}</td>
+                    <td data-label="Tipo">{kindLabel(c.tipo)}</td>
+                    <td data-label="Nuvem disse">{c.mensagem_nuvem ?? '—'}</td>
                   </tr>
                 ))}
               </tbody>
