@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RouteRegistrar } from '../app.js';
+import { asHttp } from '../checkin/checkin.errors.js';
 import type { CheckinCaller, CheckinService } from '../checkin/checkin.service.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
@@ -55,6 +56,8 @@ const callerOf = (s: ConsoleSession): CheckinCaller => ({
   source: 'console',
 });
 const actorOf = (s: ConsoleSession) => ({ terminal: s.estacao, operador: s.nome });
+/** The same, in the check-in service's words. */
+const byOf = (s: ConsoleSession) => ({ terminal: s.estacao, operator: s.nome });
 
 /** Sign-in, the scan view and the help desk (docs/console.md). */
 export const consoleRoutes =
@@ -152,9 +155,9 @@ export const consoleRoutes =
       { onRequest: guard.anyone, schema: { tags, summary: 'Uma leitura da estação de escaneamento', body: scanBody } },
       async (request) => {
         const s = guard.sessionOf(request);
-        const reply = await checkin.checkIn({ qr_code: request.body.codigo, ...actorOf(s) }, callerOf(s), {
-          batch: false,
-        });
+        const reply = await asHttp(
+          checkin.checkIn({ code: request.body.codigo, ...byOf(s) }, callerOf(s), { batch: false }),
+        );
         if (reply.batch) throw new AppError('VALIDATION_ERROR');
         const data: Leitura = view.leitura(
           { action: 'checkin', tenantId: s.tenantId, source: 'console', ...actorOf(s), result: reply.result },
@@ -204,7 +207,8 @@ export const consoleRoutes =
       },
       async (request) => {
         const s = guard.sessionOf(request);
-        const reply = await checkin.checkIn({ ...request.body, ...actorOf(s) }, callerOf(s), { batch: false });
+        const { qr_code: code, numero_pedido: orderNumber } = request.body;
+        const reply = await asHttp(checkin.checkIn({ code, orderNumber, ...byOf(s) }, callerOf(s), { batch: false }));
         if (reply.batch) throw new AppError('VALIDATION_ERROR');
         if (!reply.result.ok) throw refused(s, reply.result.code, reply.result.details);
         const leitura = view.leitura(
@@ -224,8 +228,9 @@ export const consoleRoutes =
       },
       async (request) => {
         const s = guard.sessionOf(request);
-        const { motivo, ...target } = request.body;
-        const reply = await checkin.reverse({ ...target, ...actorOf(s), motivo }, callerOf(s), { batch: false });
+        const { motivo: reason, qr_code: code, numero_pedido: orderNumber } = request.body;
+        const input = { code, orderNumber, ...byOf(s), reason };
+        const reply = await asHttp(checkin.reverse(input, callerOf(s), { batch: false }));
         if (reply.batch) throw new AppError('VALIDATION_ERROR');
         if (!reply.result.ok) throw refused(s, reply.result.code, reply.result.details);
         const numero = reply.result.numeroPedido;
