@@ -45,8 +45,11 @@ const REASONS: Partial<Record<string, DenyReason>> = {
 export const denyReasonFor = (refusal: string): DenyReason => REASONS[refusal] ?? 'other';
 
 /** A scan the service could not act on (an empty read, a database that cannot record): its refusal code. */
-const refusalOf = (err: unknown): string | null =>
-  err instanceof CheckinInputError ? err.kind : err instanceof StorageUnavailableError ? 'SERVICE_UNAVAILABLE' : null;
+function refusalOf(err: unknown): string | null {
+  if (err instanceof StorageUnavailableError) return 'SERVICE_UNAVAILABLE';
+  if (!(err instanceof CheckinInputError)) return null;
+  return err.kind === 'AMBIGUOUS_INPUT' || err.kind === 'MISSING_FIELD' ? err.kind : 'VALIDATION_ERROR';
+}
 
 /** What the relay drivers implement. */
 export interface LaneRelay {
