@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import vm from 'node:vm';
+import { build } from 'esbuild';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
@@ -70,6 +72,37 @@ describe('the check-in rules stay pure', () => {
     // The flows around them do I/O on purpose: the rule is not theirs.
     expect(await refusals('src/checkin/example.ts', "import type { Db } from '../db/open.js';\nexport {};\n")).toEqual(
       [],
+    );
+  });
+});
+
+describe('the check-in rules in a browser bundle', () => {
+  it('bundle for the browser alone and run with nothing of Node around them', async () => {
+    const out = await build({
+      entryPoints: [path.join(root, 'src/checkin/rules/index.ts')],
+      bundle: true,
+      platform: 'browser',
+      format: 'iife',
+      globalName: 'rules',
+      write: false,
+      logLevel: 'silent',
+    });
+    const code = out.outputFiles[0]!.text;
+    expect(code).not.toMatch(/require\(|node:/);
+    // A context with only the language's own globals: no process, Buffer, require, timers.
+    const context = vm.createContext({});
+    vm.runInContext(code, context);
+    const refusal = vm.runInContext(
+      `rules.personCheckin({ qr_code: 'Q', tipo_ingresso: 'dayuse', data_uso: '2026-11-19', status: 'pago',
+        checkin_em: null, estornado_em: null, estorno_operador: null, estorno_dispositivo: null }, '2026-11-20', 'Q')`,
+      context,
+    );
+    expect(JSON.parse(JSON.stringify(refusal))).toEqual({
+      code: 'TICKET_EXPIRED',
+      details: { data_ingresso: '2026-11-19', data_atual: '2026-11-20', qr_code: 'Q' },
+    });
+    expect(vm.runInContext('typeof process + typeof Buffer + typeof require', context)).toBe(
+      'undefinedundefinedundefined',
     );
   });
 });
