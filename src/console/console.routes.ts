@@ -56,14 +56,28 @@ const callerOf = (s: ConsoleSession): CheckinCaller => ({
   source: 'console',
 });
 const actorOf = (s: ConsoleSession) => ({ terminal: s.estacao, operador: s.nome });
-/** The same, in the check-in service's words. */
-const byOf = (s: ConsoleSession) => ({ terminal: s.estacao, operator: s.nome });
+/** A console request in the check-in service's words: the station as terminal, the operator's name. */
+const inputOf = (s: ConsoleSession, body: { qr_code?: string; numero_pedido?: string; motivo?: string }) => ({
+  code: body.qr_code,
+  orderNumber: body.numero_pedido,
+  reason: body.motivo,
+  terminal: s.estacao,
+  operator: s.nome,
+});
 
 /** Sign-in, the scan view and the help desk (docs/console.md). */
 export const consoleRoutes =
   (deps: ConsoleDeps): RouteRegistrar =>
   (app) => {
-    const { db, clock, checkin, sessions, guard, view } = deps;
+    signInRoutes(deps)(app);
+    deskRoutes(deps)(app);
+  };
+
+/** Signing in and out, and the session of the cookie. */
+const signInRoutes =
+  (deps: ConsoleDeps): RouteRegistrar =>
+  (app) => {
+    const { db, clock, sessions, guard } = deps;
     // The demo tenant is not offered beside a park: its operators are refused, like its keys (docs/cli.md, "demo").
     const tenants = db.statement(
       `SELECT id, slug, nome FROM tenants
@@ -149,15 +163,19 @@ export const consoleRoutes =
         return { success: true, data: {} };
       },
     );
+  };
 
+/** The scan view and the help desk. */
+const deskRoutes =
+  ({ db, clock, checkin, guard, view }: ConsoleDeps): RouteRegistrar =>
+  (app) => {
     app.post(
       '/api/console/leitura',
       { onRequest: guard.anyone, schema: { tags, summary: 'Uma leitura da estação de escaneamento', body: scanBody } },
       async (request) => {
         const s = guard.sessionOf(request);
-        const reply = await asHttp(
-          checkin.checkIn({ code: request.body.codigo, ...byOf(s) }, callerOf(s), { batch: false }),
-        );
+        const input = inputOf(s, { qr_code: request.body.codigo });
+        const reply = await asHttp(checkin.checkIn(input, callerOf(s), { batch: false }));
         if (reply.batch) throw new AppError('VALIDATION_ERROR');
         const data: Leitura = view.leitura(
           { action: 'checkin', tenantId: s.tenantId, source: 'console', ...actorOf(s), result: reply.result },
@@ -207,8 +225,7 @@ export const consoleRoutes =
       },
       async (request) => {
         const s = guard.sessionOf(request);
-        const { qr_code: code, numero_pedido: orderNumber } = request.body;
-        const reply = await asHttp(checkin.checkIn({ code, orderNumber, ...byOf(s) }, callerOf(s), { batch: false }));
+        const reply = await asHttp(checkin.checkIn(inputOf(s, request.body), callerOf(s), { batch: false }));
         if (reply.batch) throw new AppError('VALIDATION_ERROR');
         if (!reply.result.ok) throw refused(s, reply.result.code, reply.result.details);
         const leitura = view.leitura(
@@ -228,9 +245,7 @@ export const consoleRoutes =
       },
       async (request) => {
         const s = guard.sessionOf(request);
-        const { motivo: reason, qr_code: code, numero_pedido: orderNumber } = request.body;
-        const input = { code, orderNumber, ...byOf(s), reason };
-        const reply = await asHttp(checkin.reverse(input, callerOf(s), { batch: false }));
+        const reply = await asHttp(checkin.reverse(inputOf(s, request.body), callerOf(s), { batch: false }));
         if (reply.batch) throw new AppError('VALIDATION_ERROR');
         if (!reply.result.ok) throw refused(s, reply.result.code, reply.result.details);
         const numero = reply.result.numeroPedido;
