@@ -90,4 +90,47 @@ export default tseslint.config(
       'max-lines-per-function': ['error', { max: 120 }],
     },
   },
+  {
+    // The check-in decision rules are pure (docs/architecture.md): a browser bundle (a handheld
+    // deciding offline) carries them unchanged. Nothing but their own folder and src/lib, no Node
+    // built-in, no package, no I/O, no clock or randomness of their own: facts come in as arguments.
+    files: ['src/checkin/rules/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\./[\\w.-]+$|\\.\\./\\.\\./lib/[\\w.-]+$)',
+              message:
+                'The check-in rules are pure: import only from src/checkin/rules/ and src/lib/ (no Node built-in, no package, no other folder).',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['process', 'Buffer', 'global', 'globalThis', 'require', 'module', '__dirname', '__filename'].map(
+          (name) => ({ name, message: 'The check-in rules are pure: no Node globals.' }),
+        ),
+        ...['setTimeout', 'setInterval', 'setImmediate', 'fetch', 'performance', 'console'].map((name) => ({
+          name,
+          message: 'The check-in rules are pure: no I/O and no timers; take facts as arguments.',
+        })),
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Date', property: 'now', message: 'The check-in rules read no clock: take `today` as a fact.' },
+        { object: 'Math', property: 'random', message: 'The check-in rules are deterministic.' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ImportExpression', message: 'The check-in rules are pure: no dynamic import.' },
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'The check-in rules read no clock: take `today` as a fact.',
+        },
+      ],
+    },
+  },
 );

@@ -98,7 +98,7 @@ async function start(): Promise<Listening> {
     const reply = async () => ({ batch: false, result: { ok: true }, view: asJson(data) });
     const checkin = { checkIn: reply, reverse: reply } as unknown as CheckinService;
     return listen(
-      await buildApp({ logger: false, v1: [checkinRoutes({ auth, checkin, slots: createByteSlots() })] }),
+      await buildApp({ logger: false, v1: [checkinRoutes({ auth, checkin, slots: createByteSlots(), db })] }),
       db,
     );
   }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { assembleBox } from '../src/box.js';
 import { checkinJson } from '../src/checkin/checkin.payload.js';
 import type { CheckinCaller } from '../src/checkin/checkin.service.js';
+import { createOrderReaders } from '../src/checkin/order-reader.js';
 import { createClock } from '../src/clock.js';
 import { migrateToLatest, openDatabase } from '../src/db/open.js';
 import { fillDatabase, qrOf } from './fill.js';
@@ -33,6 +34,7 @@ try {
   const tenantId = db.sqlite.prepare("SELECT id FROM tenants WHERE slug = 'bench'").pluck().get() as number;
   const apiKeyId = db.sqlite.prepare('SELECT id FROM api_keys LIMIT 1').pluck().get() as number;
   const caller: CheckinCaller = { tenantId, apiKeyId, keyName: 'bench', source: 'api' };
+  const order = createOrderReaders(db).forKey(apiKeyId);
   let next = 0;
   const round = async (answer: boolean, count: number) => {
     const started = process.cpuUsage();
@@ -42,9 +44,9 @@ try {
         while (sent < count) {
           sent++;
           const reply = await checkin.checkIn(
-            { qr_code: qrOf(next++), terminal: 'bench' },
+            { code: qrOf(next++), terminal: 'bench' },
             caller,
-            answer ? { view: checkinJson } : {},
+            answer ? { view: (g) => checkinJson(g, order) } : {},
           );
           if (reply.batch || !reply.result.ok) throw new Error(`refused: ${JSON.stringify(reply)}`);
         }

@@ -142,7 +142,7 @@ async function main(): Promise<number> {
     const qrs = Array.from({ length: ORDERS }, (_, i) => `B${i}-1`);
     for (let i = 0; i < qrs.length; i += 500)
       await checkin.checkIn(
-        { qr_code: qrs.slice(i, i + 500).join(','), terminal: `catraca-${(i / 500) % 4}`, operador: 'bench' },
+        { code: qrs.slice(i, i + 500).join(','), terminal: `catraca-${(i / 500) % 4}`, operator: 'bench' },
         caller,
       );
     out();

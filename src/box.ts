@@ -126,7 +126,11 @@ export async function assembleBox({
       ...(httpLimits ? { httpLimits } : {}),
       https,
       routeDocs: consoleDocs,
-      v1: [checkinRoutes({ auth, checkin, slots }), voucherRoutes({ db, clock, auth, pages }), clientRoutes(listing)],
+      v1: [
+        checkinRoutes({ auth, checkin, slots, db }),
+        voucherRoutes({ db, clock, auth, pages }),
+        clientRoutes(listing),
+      ],
       integration: [comboRoutes(listing)],
       local: [
         healthRoutes({ ...base, storage, gates, sync, clockCheck }),

@@ -1,11 +1,21 @@
 import type { PersonState } from './checkin.repo.js';
-import { dateRefusal } from './checkin.rules.js';
-import { record, refuse, type Flow } from './flow.js';
+import { record, refuse, refuseWith, type Flow } from './flow.js';
 import type { CheckinResult, Granted, MovedPerson, Refusal } from './result.js';
+import {
+  additionalCheckin,
+  allUsed,
+  alreadyUsed,
+  groupCheckin,
+  mayBeAdditional,
+  mayBeGroup,
+  orderCheckin,
+  pendingValid,
+  personCheckin,
+} from './rules/index.js';
 
-// Check-in flows. Order of the rules for one person: cancelled order, already used, date validity.
+// Check-in flows: read the facts, ask the rules (rules/checkin.ts), write the change and its event.
 
-const moved = (p: PersonState): MovedPerson => ({ id: p.id, qrCode: p.qr_code, nome: p.nome });
+export const moved = (p: PersonState): MovedPerson => ({ id: p.id, qrCode: p.qr_code, nome: p.nome });
 
 function checkedIn(
   f: Flow,
@@ -22,6 +32,18 @@ function checkedIn(
   };
 }
 
+/** A scanned code: a person's QR, a group QR, an additional's QR, in that order. */
+export function checkInCode(f: Flow, code: string): CheckinResult {
+  const tenant = f.actor.tenantId;
+  const person = f.repo.personByQr(tenant, code);
+  if (person) return checkInPerson(f, code, person);
+  const order = mayBeGroup(code) ? f.repo.orderByNumero(tenant, code) : undefined;
+  if (order) return checkInGroup(f, code, order);
+  const additional = mayBeAdditional(code) ? f.repo.additionalByQr(tenant, code) : undefined;
+  if (additional) return checkInAdditional(f, code, additional);
+  return refuse(f, { action: 'checkin', mode: 'qr', code, qrCode: code }, 'TICKET_NOT_FOUND', { qr_code: code });
+}
+
 export function checkInPerson(f: Flow, code: string, p: PersonState): CheckinResult {
   const ev = {
     action: 'checkin' as const,
@@ -31,13 +53,11 @@ export function checkInPerson(f: Flow, code: string, p: PersonState): CheckinRes
     numeroPedido: p.numero_pedido,
     personId: p.id,
   };
-  if (p.status !== 'pago') return refuse(f, ev, 'TICKET_CANCELLED', { qr_code: code, status: p.status });
-  if (p.checkin_em) return refuse(f, ev, 'TICKET_ALREADY_USED', { qr_code: code, checkin_em: p.checkin_em });
-  const dateError = dateRefusal(p, f.today, code);
-  if (dateError) return refuse(f, ev, dateError.code, dateError.details);
+  const why = personCheckin(p, f.cal.today, code);
+  if (why) return refuseWith(f, ev, why);
   if (!markCheckedIn(f, p)) {
     const current = f.repo.personByQr(f.actor.tenantId, p.qr_code);
-    return refuse(f, ev, 'TICKET_ALREADY_USED', { qr_code: code, checkin_em: current?.checkin_em ?? f.now });
+    return refuseWith(f, ev, alreadyUsed(code, current?.checkin_em ?? f.now));
   }
   record(f, { ...ev, result: 'ok' });
   return checkedIn(f, {
@@ -52,7 +72,7 @@ export function checkInPerson(f: Flow, code: string, p: PersonState): CheckinRes
 /** The check-in is the first entry: into the flow's area. */
 function markCheckedIn(f: Flow, p: PersonState): boolean {
   if (!f.repo.markCheckedIn(p.id, f.now, f.actor.terminal, f.actor.operador)) return false;
-  f.repo.enter(f.actor.tenantId, f.area, p.id, f.today, f.now);
+  f.repo.enter(f.actor.tenantId, f.area, p.id, f.cal.today, f.now);
   return true;
 }
 
@@ -63,10 +83,8 @@ export function checkInMany(
   mode: 'combo' | 'pedido',
   code: string,
 ): PersonState[] | Refusal | 'all-used' {
-  const pending = people.filter((p) => p.checkin_em === null);
-  if (pending.length === 0) return 'all-used';
-  const valid = pending.filter((p) => dateRefusal(p, f.today, p.qr_code) === null);
-  if (valid.length === 0) return dateRefusal(pending[0]!, f.today, code)!;
+  const valid = pendingValid(people, f.cal.today, code);
+  if (!Array.isArray(valid)) return valid;
   const done = valid.filter((p) => markCheckedIn(f, p));
   for (const p of done)
     record(f, {
@@ -88,13 +106,13 @@ export function checkInGroup(
   order: { id: number; numero_pedido: string; status: string },
 ): CheckinResult {
   const ev = { action: 'checkin' as const, mode: 'combo' as const, code, numeroPedido: order.numero_pedido };
-  if (order.status !== 'pago') return refuse(f, ev, 'TICKET_CANCELLED', { combo_qr_code: code, status: order.status });
-  const people = f.repo.peopleOfOrder(order.id);
-  if (people.length === 0) return refuse(f, ev, 'NO_PEOPLE', { combo_qr_code: code });
+  // The people are read only for a paid order, as the rules ask in this order.
+  const people = order.status === 'pago' ? f.repo.peopleOfOrder(order.id) : [];
+  const why = groupCheckin(order, people.length, code);
+  if (why) return refuseWith(f, ev, why);
   const result = checkInMany(f, people, 'combo', code);
-  if (result === 'all-used')
-    return refuse(f, ev, 'TICKET_ALREADY_USED', { combo_qr_code: code, total_pessoas: people.length });
-  if (!Array.isArray(result)) return refuse(f, ev, result.code, result.details);
+  if (result === 'all-used') return refuseWith(f, ev, allUsed('combo_qr_code', code, people.length));
+  if (!Array.isArray(result)) return refuseWith(f, ev, result);
   return checkedIn(f, {
     target: 'group',
     code,
@@ -109,19 +127,17 @@ export function checkInGroup(
 export function checkInOrder(f: Flow, numero: string): CheckinResult {
   const ev = { action: 'checkin' as const, mode: 'pedido' as const, code: numero, numeroPedido: numero };
   const order = f.repo.orderByNumero(f.actor.tenantId, numero);
-  if (!order) return refuse(f, ev, 'ORDER_NOT_FOUND', { numero_pedido: numero });
-  if (order.status !== 'pago') return refuse(f, ev, 'ORDER_NOT_PAID', { numero_pedido: numero, status: order.status });
-  const people = f.repo.peopleOfOrder(order.id);
-  if (people.length === 0) return refuse(f, ev, 'NO_PEOPLE', { numero_pedido: numero });
+  const people = order?.status === 'pago' ? f.repo.peopleOfOrder(order.id) : [];
+  const why = orderCheckin(order, people.length, numero);
+  if (why) return refuseWith(f, ev, why);
   const result = checkInMany(f, people, 'pedido', numero);
-  if (result === 'all-used')
-    return refuse(f, ev, 'TICKET_ALREADY_USED', { numero_pedido: numero, total_pessoas: people.length });
-  if (!Array.isArray(result)) return refuse(f, ev, result.code, result.details);
+  if (result === 'all-used') return refuseWith(f, ev, allUsed('numero_pedido', numero, people.length));
+  if (!Array.isArray(result)) return refuseWith(f, ev, result);
   return checkedIn(f, {
     target: 'order',
     code: numero,
-    orderId: order.id,
-    numeroPedido: order.numero_pedido,
+    orderId: order!.id,
+    numeroPedido: order!.numero_pedido,
     people: result.map(moved),
     totalPessoas: people.length,
   });
@@ -139,15 +155,9 @@ export function checkInAdditional(f: Flow, code: string, a: AdditionalState): Ch
     numeroPedido: a.numero_pedido,
     additionalId: a.id,
   };
-  if (a.status !== 'pago') return refuse(f, ev, 'TICKET_CANCELLED', { qr_code: code, status: a.status });
-  const active = f.repo.redemptions(a.id).filter((r) => r.estornado_em === null);
-  if (active.length >= a.quantidade)
-    return refuse(f, ev, 'TICKET_ALREADY_USED', {
-      qr_code: code,
-      checkin_em: active[active.length - 1]!.checkin_em,
-      quantidade: a.quantidade,
-      unidades_utilizadas: active.length,
-    });
+  const active = a.status === 'pago' ? f.repo.redemptions(a.id).filter((r) => r.estornado_em === null) : [];
+  const why = additionalCheckin(a, active, code);
+  if (why) return refuseWith(f, ev, why);
   f.repo.redeemUnit(a.id, f.now, f.actor.terminal, f.actor.operador);
   record(f, { ...ev, result: 'ok' });
   return checkedIn(f, {

@@ -1,18 +1,17 @@
-import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
-import type { ErrorCode } from '../http/errors.js';
 import type { CheckinRepo } from './checkin.repo.js';
 import { appendEvent, type Actor, type EventInput } from './event-log.js';
 import type { Refused } from './result.js';
+import type { Calendar, Refusal, RefusalCode } from './rules/index.js';
 
-/** What one check-in or reversal flow sees: the same instant and tenant-local day throughout. */
+/** What one check-in or reversal flow sees: the same instant and park-local day throughout. */
 export interface Flow {
   db: Db;
   repo: CheckinRepo;
-  clock: Clock;
   actor: Actor;
   now: string;
-  today: string;
+  /** Today and the day of an instant in the park's zone: what the rules compare dates with. */
+  cal: Calendar;
   /**
    * Why the clock is suspect at `now` (src/clock-check.ts), recorded with every event of the flow; null when it looks
    * right.
@@ -28,9 +27,13 @@ export const record = (f: Flow, e: EventInput) => appendEvent(f.db, f.actor, f.n
 export function refuse(
   f: Flow,
   e: Omit<EventInput, 'result' | 'details'>,
-  code: ErrorCode,
+  code: RefusalCode,
   details?: Record<string, unknown>,
 ): Refused {
   record(f, { ...e, result: code, ...(details ? { details } : {}) });
   return details ? { ok: false, code, details } : { ok: false, code };
 }
+
+/** A rule's refusal, recorded. */
+export const refuseWith = (f: Flow, e: Omit<EventInput, 'result' | 'details'>, r: Refusal): Refused =>
+  refuse(f, e, r.code, r.details);

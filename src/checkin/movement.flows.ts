@@ -1,30 +1,46 @@
-import { checkInGroup, checkInMany, checkInPerson } from './checkin.flows.js';
+import { checkInAdditional, checkInGroup, checkInMany, checkInPerson, moved } from './checkin.flows.js';
 import type { PersonState } from './checkin.repo.js';
-import { record, refuse, type Flow } from './flow.js';
-import { PARK_AREA, type MovePolicy } from './movement.settings.js';
-import type { CheckinResult, Granted, MovedPerson, Movement } from './result.js';
+import { record, refuse, refuseWith, type Flow } from './flow.js';
+import type { CheckinResult, Granted, Movement } from './result.js';
+import {
+  entryMovement,
+  exitWithoutEntry,
+  groupEntry,
+  mayBeAdditional,
+  mayBeGroup,
+  personEntry,
+  personExit,
+  standing as standingOf,
+  type MoveFacts,
+  type MovePolicy,
+  type Standing,
+} from './rules/index.js';
 
-// Movements through the box's own doors (lanes, POST /api/local/saida): what an entry or an exit
-// scan means. The spec's HTTP check-in is not one of them (it stays a plain check-in). Rules:
-// - entry, not checked in → the check-in (first entry) into the lane's area;
-// - entry, checked in today, inside the area → TICKET_ALREADY_USED; outside after an exit →
-//   a re-entry if the policy allows (`reentrada: mesmo_dia`), else TICKET_ALREADY_USED; never in
-//   this area today → an area entry (a lane group inside the park);
-// - exit, inside the area → an exit; otherwise the lane's `saidaSemEntrada` policy: let out
-//   (recorded as an exit without entry) or SEM_ENTRADA. An exit is never a check-in.
-// - a full area refuses entries (CAPACITY_REACHED) until someone leaves.
+// Movements through the box's own doors (lanes, POST /api/local/saida): read the facts, ask the
+// rules (rules/movement.ts, which says what an entry or an exit scan means), write.
 
-type Standing = 'inside' | 'left' | 'never';
+const standing = (f: Flow, p: PersonState): Standing =>
+  standingOf(f.cal, f.area, f.repo.presence(f.actor.tenantId, f.area, p.id), p.checkin_em);
 
-const moved = (p: PersonState): MovedPerson => ({ id: p.id, qrCode: p.qr_code, nome: p.nome });
-const checkedInToday = (f: Flow, p: PersonState) =>
-  p.checkin_em !== null && f.clock.localDate(p.checkin_em) === f.today;
+const facts = (f: Flow, policy: MovePolicy): MoveFacts => ({
+  cal: f.cal,
+  policy,
+  area: f.area,
+  occupancy: () => f.repo.insideArea(f.actor.tenantId, f.area, f.cal.today),
+});
 
-function standing(f: Flow, p: PersonState): Standing {
-  const row = f.repo.presence(f.actor.tenantId, f.area, p.id);
-  if (row && row.local_date === f.today) return row.inside ? 'inside' : 'left';
-  // A check-in is the park entry; one made before movements were recorded left no row.
-  return f.area === PARK_AREA && checkedInToday(f, p) ? 'inside' : 'never';
+/** One code at a door: a person's QR, a group QR; an entry also takes an additional's QR. */
+export function moveCode(f: Flow, code: string, policy: MovePolicy): CheckinResult {
+  const tenant = f.actor.tenantId;
+  const entry = policy.direction === 'entrada';
+  const person = f.repo.personByQr(tenant, code);
+  if (person) return entry ? enterPerson(f, code, person, policy) : exitPerson(f, code, person, policy);
+  const order = mayBeGroup(code) ? f.repo.orderByNumero(tenant, code) : undefined;
+  if (order) return entry ? enterGroup(f, code, order, policy) : exitGroup(f, code, order, policy);
+  if (!entry) return exitUnknown(f, code, policy);
+  const additional = mayBeAdditional(code) ? f.repo.additionalByQr(tenant, code) : undefined;
+  if (additional) return checkInAdditional(f, code, additional);
+  return refuse(f, { action: 'checkin', mode: 'qr', code, qrCode: code }, 'TICKET_NOT_FOUND', { qr_code: code });
 }
 
 function granted(
@@ -43,19 +59,8 @@ function granted(
   };
 }
 
-function full(
-  f: Flow,
-  policy: MovePolicy,
-  entering: number,
-): { area: string; capacidade: number; ocupacao: number } | null {
-  if (policy.capacity === null || entering === 0) return null;
-  const ocupacao = f.repo.insideArea(f.actor.tenantId, f.area, f.today);
-  return ocupacao + entering > policy.capacity ? { area: f.area, capacidade: policy.capacity, ocupacao } : null;
-}
-
-function enterAgain(f: Flow, p: PersonState, mode: 'qr' | 'combo', code: string, kind: Standing): Movement {
-  const movement = kind === 'left' ? 'reentrada' : 'entrada';
-  f.repo.enter(f.actor.tenantId, f.area, p.id, f.today, f.now);
+function enterAgain(f: Flow, p: PersonState, mode: 'qr' | 'combo', code: string, movement: Movement): Movement {
+  f.repo.enter(f.actor.tenantId, f.area, p.id, f.cal.today, f.now);
   record(f, {
     action: movement,
     mode,
@@ -78,17 +83,10 @@ export function enterPerson(f: Flow, code: string, p: PersonState, policy: MoveP
     numeroPedido: p.numero_pedido,
     personId: p.id,
   };
-  if (!checkedInToday(f, p)) {
-    const over = full(f, policy, p.checkin_em === null ? 1 : 0);
-    return over ? refuse(f, ev, 'CAPACITY_REACHED', over) : checkInPerson(f, code, p);
-  }
-  if (p.status !== 'pago') return refuse(f, ev, 'TICKET_CANCELLED', { qr_code: code, status: p.status });
-  const where = standing(f, p);
-  if (where === 'inside' || (where === 'left' && policy.reentrada === 'nao'))
-    return refuse(f, ev, 'TICKET_ALREADY_USED', { qr_code: code, checkin_em: p.checkin_em });
-  const over = full(f, policy, 1);
-  if (over) return refuse(f, ev, 'CAPACITY_REACHED', over);
-  const movement = enterAgain(f, p, 'qr', code, where);
+  const decided = personEntry(facts(f, policy), p, code, () => standing(f, p));
+  if (decided.kind === 'refuse') return refuseWith(f, ev, decided.refusal);
+  if (decided.kind === 'checkin') return checkInPerson(f, code, p);
+  const movement = enterAgain(f, p, 'qr', code, decided.movement);
   return granted(f, movement, {
     target: 'person',
     code,
@@ -106,24 +104,17 @@ export function enterGroup(
   policy: MovePolicy,
 ): CheckinResult {
   const people = f.repo.peopleOfOrder(order.id);
-  const returning = people.filter((p) => {
-    if (!checkedInToday(f, p)) return false;
-    const where = standing(f, p);
-    return where === 'never' || (where === 'left' && policy.reentrada === 'mesmo_dia');
-  });
-  const pending = people.filter((p) => p.checkin_em === null);
-  const over = full(f, policy, returning.length + pending.length);
-  if (over)
-    return refuse(
+  const decided = groupEntry(facts(f, policy), order, people, (p) => standing(f, p));
+  if (decided.kind === 'refuse')
+    return refuseWith(
       f,
       { action: 'checkin', mode: 'combo', code, numeroPedido: order.numero_pedido },
-      'CAPACITY_REACHED',
-      over,
+      decided.refusal,
     );
-  if (returning.length === 0 || order.status !== 'pago') return checkInGroup(f, code, order);
-  const kinds = returning.map((p) => enterAgain(f, p, 'combo', code, standing(f, p)));
-  const checked = checkInMany(f, pending, 'combo', code);
-  const all = [...returning, ...(Array.isArray(checked) ? checked : [])];
+  if (decided.kind === 'checkin') return checkInGroup(f, code, order);
+  const kinds = decided.returning.map((p) => enterAgain(f, p, 'combo', code, entryMovement(standing(f, p))));
+  const checked = checkInMany(f, decided.pending, 'combo', code);
+  const all = [...decided.returning, ...(Array.isArray(checked) ? checked : [])];
   return granted(f, kinds.includes('reentrada') ? 'reentrada' : 'entrada', {
     target: 'group',
     code,
@@ -135,11 +126,11 @@ export function enterGroup(
 }
 
 function leave(f: Flow, p: PersonState, mode: 'qr' | 'combo', code: string): boolean {
-  if (!f.repo.leave(f.actor.tenantId, f.area, p.id, f.today, f.now)) {
+  if (!f.repo.leave(f.actor.tenantId, f.area, p.id, f.cal.today, f.now)) {
     // Inside without a row: checked in before movements were recorded. The exit writes one.
     if (standing(f, p) !== 'inside') return false;
-    f.repo.enter(f.actor.tenantId, f.area, p.id, f.today, f.now);
-    f.repo.leave(f.actor.tenantId, f.area, p.id, f.today, f.now);
+    f.repo.enter(f.actor.tenantId, f.area, p.id, f.cal.today, f.now);
+    f.repo.leave(f.actor.tenantId, f.area, p.id, f.cal.today, f.now);
   }
   record(f, {
     action: 'saida',
@@ -169,13 +160,15 @@ function withoutEntry(
     numeroPedido: who.numeroPedido,
     personId: who.personId ?? null,
   };
-  if (policy.saidaSemEntrada === 'negar') return refuse(f, ev, 'SEM_ENTRADA', { qr_code: code, area: f.area });
+  const why = exitWithoutEntry(policy, f.area, code);
+  if (why) return refuseWith(f, ev, why);
   record(f, { ...ev, result: 'ok', details: { area: f.area, sem_entrada: true } });
   return granted(f, 'saida', { ...who, code, people: [], withoutEntry: true });
 }
 
 export function exitPerson(f: Flow, code: string, p: PersonState, policy: MovePolicy): CheckinResult {
-  if (standing(f, p) === 'inside' && leave(f, p, 'qr', code)) {
+  const decided = personExit({ policy, area: f.area }, standing(f, p), code);
+  if (decided.kind === 'exit' && leave(f, p, 'qr', code)) {
     return granted(f, 'saida', {
       target: 'person',
       code,

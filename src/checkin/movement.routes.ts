@@ -3,11 +3,12 @@ import type { RouteRegistrar } from '../app.js';
 import { CHECKIN_PERMISSIONS, type Auth } from '../auth/auth.js';
 import { guard } from '../auth/guard.js';
 import { AppError } from '../http/errors.js';
-import { MAX_CODE_LENGTH } from './checkin.rules.js';
+import { asHttp } from './checkin.errors.js';
 import type { CheckinService } from './checkin.service.js';
 import { exitDocs, occupancyDocs } from './movement.docs.js';
 import { occupancyPayload } from './occupancy.payload.js';
 import { areaName, PARK_AREA, type MovementSettings, type MovePolicy } from './movement.settings.js';
+import { MAX_CODE_LENGTH } from './rules/index.js';
 
 // The box's own movement doors for people with a handheld (docs/api.md, "Movements"): an exit
 // (POST /api/local/saida; entries are the spec's check-in) and the occupancy of each area.
@@ -56,10 +57,12 @@ export const movementRoutes =
           saidaSemEntrada: settings.saidaSemEntrada,
           capacity: null,
         };
-        const result = await deps.checkin.move(
-          body,
-          { tenantId: c.tenantId, apiKeyId: c.apiKeyId, keyName: c.keyName, source: 'api' },
-          policy,
+        const result = await asHttp(
+          deps.checkin.move(
+            { code: body.qr_code, terminal: body.terminal, operator: body.operador },
+            { tenantId: c.tenantId, apiKeyId: c.apiKeyId, keyName: c.keyName, source: 'api' },
+            policy,
+          ),
         );
         if (!result.ok) throw new AppError(result.code, result.details);
         return {

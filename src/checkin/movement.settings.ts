@@ -1,20 +1,10 @@
 import { z } from 'zod';
+import type { MovePolicy } from './rules/movement.js';
 
 // The tenant's movement settings, shared by the movement routes and the lanes file (src/gate/lane-config.ts),
-// and the policy a door hands the check-in service with each movement (checkin.move).
-
-/** The area of every door that names none: the whole park. */
-export const PARK_AREA = 'parque';
-
-/** How one door moves people: its direction and area, and the tenant's rules for them. */
-export interface MovePolicy {
-  direction: 'entrada' | 'saida';
-  area: string;
-  reentrada: 'nao' | 'mesmo_dia';
-  saidaSemEntrada: 'liberar' | 'negar';
-  /** People the area holds at most; null: no limit. */
-  capacity: number | null;
-}
+// and the policy a door hands the check-in service with each movement (checkin.move). PARK_AREA and
+// MovePolicy are the movement rules' own (rules/movement.ts), published here with the settings.
+export { PARK_AREA, type MovePolicy } from './rules/movement.js';
 
 /** The tenant's movement settings: the lanes file's, or these when there is none. */
 export interface MovementSettings {

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../http/errors.js';
+import type { RefusalCode } from './rules/refusal.js';
 
 // What the check-in service answers every door: the domain, not HTTP. A door shapes its own answer
 // (the spec's payload, a turnstile's grant or deny, the console's summary).
@@ -48,15 +48,25 @@ export interface Reversed {
   additional: { nome: string; quantidade: number; used: number } | null;
 }
 
-/** A refusal: a code of the error catalogue and its details; the door words it. */
+/** A refusal: its code and its facts; the door words it. */
 export interface Refused {
   ok: false;
-  code: ErrorCode;
+  code: RefusalCode;
   details?: Record<string, unknown>;
 }
 
-/** A rule's refusal before it is recorded. */
-export type Refusal = Omit<Refused, 'ok'>;
+export type { Refusal, RefusalCode } from './rules/refusal.js';
 
 export type CheckinResult = Granted | Refused;
 export type ReversalResult = Reversed | Refused;
+
+/** The database cannot record a change now (read-only, full, gone): nothing was written. */
+export class StorageUnavailableError extends Error {
+  constructor(
+    /** What the storage said (SQLITE_READONLY, SQLITE_FULL...). */
+    readonly reason: string,
+  ) {
+    super(reason);
+    this.name = 'StorageUnavailableError';
+  }
+}

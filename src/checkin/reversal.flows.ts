@@ -1,20 +1,10 @@
 import type { PersonState } from './checkin.repo.js';
-import { sameDayRefusal } from './checkin.rules.js';
-import { record, refuse, type Flow } from './flow.js';
-import type { Refusal, Reversed, ReversalResult } from './result.js';
+import { record, refuse, refuseWith, type Flow } from './flow.js';
+import type { Reversed, ReversalResult } from './result.js';
+import { additionalReversal, manyReversal, mayBeAdditional, mayBeGroup, personReversal } from './rules/index.js';
 
-// Reversal flows (4.2, 7.2). A reversal clears the active check-in and records who reversed it;
-// the person may then check in again (docs/api.md).
-
-const alreadyReversed = (p: PersonState, code: string): Refusal => ({
-  code: 'JA_ESTORNADO',
-  details: {
-    qr_code: code,
-    estornado_em: p.estornado_em,
-    estorno_operador: p.estorno_operador,
-    estorno_terminal: p.estorno_dispositivo,
-  },
-});
+// Reversal flows (4.2, 7.2): read the facts, ask the rules (rules/reversal.ts), write. A reversal
+// clears the active check-in and records who reversed it; the person may then check in again (docs/api.md).
 
 function reversed(
   f: Flow,
@@ -29,6 +19,32 @@ function reversed(
     additional: null,
     ...fields,
   };
+}
+
+/** A scanned code: a person's QR, a group QR, an additional's QR; else not found, or another tenant's. */
+export function reverseCode(f: Flow, code: string): ReversalResult {
+  const tenant = f.actor.tenantId;
+  const person = f.repo.personByQr(tenant, code);
+  if (person) return reversePerson(f, code, person);
+  const order = mayBeGroup(code) ? f.repo.orderByNumero(tenant, code) : undefined;
+  if (order) return reverseMany(f, 'combo', code, order);
+  const additional = mayBeAdditional(code) ? f.repo.additionalByQr(tenant, code) : undefined;
+  if (additional) return reverseAdditional(f, code, additional);
+  return refuse(
+    f,
+    { action: 'estorno', mode: 'qr', code, qrCode: code },
+    f.repo.existsElsewhere(tenant, code) ? 'TENANT_MISMATCH' : 'TICKET_NOT_FOUND',
+    { qr_code: code },
+  );
+}
+
+export function reverseOrder(f: Flow, numero: string): ReversalResult {
+  const order = f.repo.orderByNumero(f.actor.tenantId, numero);
+  if (!order)
+    return refuse(f, { action: 'estorno', mode: 'pedido', code: numero, numeroPedido: numero }, 'ORDER_NOT_FOUND', {
+      numero_pedido: numero,
+    });
+  return reverseMany(f, 'pedido', numero, order);
 }
 
 function reverseOne(f: Flow, p: PersonState, mode: 'qr' | 'combo' | 'pedido', code: string): boolean {
@@ -56,14 +72,8 @@ export function reversePerson(f: Flow, code: string, p: PersonState): ReversalRe
     numeroPedido: p.numero_pedido,
     personId: p.id,
   };
-  if (p.checkin_em === null) {
-    const why = p.estornado_em
-      ? alreadyReversed(p, code)
-      : { code: 'SEM_CHECKIN' as const, details: { qr_code: code } };
-    return refuse(f, ev, why.code, why.details);
-  }
-  const notToday = sameDayRefusal(f.clock.localDate(p.checkin_em), f.today, code, p.checkin_em);
-  if (notToday) return refuse(f, ev, notToday.code, notToday.details);
+  const why = personReversal(f.cal, p, code);
+  if (why) return refuseWith(f, ev, why);
   if (!reverseOne(f, p, 'qr', code)) return refuse(f, ev, 'SEM_CHECKIN', { qr_code: code });
   return reversed(f, {
     target: 'person',
@@ -73,10 +83,7 @@ export function reversePerson(f: Flow, code: string, p: PersonState): ReversalRe
   });
 }
 
-/**
- * Group QR and order mode: reverses every participant with a same-day check-in. SEM_CHECKIN when
- * nobody has an active check-in, JA_ESTORNADO only when every person was already reversed.
- */
+/** Group QR and order mode: reverses every participant with a check-in of today. */
 export function reverseMany(
   f: Flow,
   mode: 'combo' | 'pedido',
@@ -85,29 +92,8 @@ export function reverseMany(
 ): ReversalResult {
   const ev = { action: 'estorno' as const, mode, code, numeroPedido: order.numero_pedido };
   const people = f.repo.peopleOfOrder(order.id);
-  const active = people.filter((p) => p.checkin_em !== null);
-  if (active.length === 0) {
-    const done = people
-      .filter((p) => p.estornado_em !== null)
-      .sort((a, b) => (a.estornado_em! < b.estornado_em! ? 1 : -1));
-    const why =
-      people.length > 0 && done.length === people.length
-        ? alreadyReversed(done[0]!, code)
-        : { code: 'SEM_CHECKIN' as const, details: { qr_code: code } };
-    return refuse(f, ev, why.code, why.details);
-  }
-  const today = active.filter((p) => f.clock.localDate(p.checkin_em!) === f.today);
-  if (today.length === 0) {
-    const p = active[0]!;
-    const why = sameDayRefusal(
-      f.clock.localDate(p.checkin_em!),
-      f.today,
-      code,
-      p.checkin_em!,
-      mode === 'pedido' ? 'numero_pedido' : 'qr_code',
-    )!;
-    return refuse(f, ev, why.code, why.details);
-  }
+  const today = manyReversal(f.cal, people, mode, code);
+  if (!Array.isArray(today)) return refuseWith(f, ev, today);
   const undone = today
     .filter((p) => reverseOne(f, p, mode, code))
     .map((p) => ({ id: p.id, qrCode: p.qr_code, nome: p.nome }));
@@ -133,20 +119,10 @@ export function reverseAdditional(f: Flow, code: string, a: AdditionalState): Re
     additionalId: a.id,
   };
   const units = f.repo.redemptions(a.id);
-  const active = units.filter((r) => r.estornado_em === null);
-  const last = active[active.length - 1];
-  if (!last) {
-    const done = units[units.length - 1];
-    if (!done) return refuse(f, ev, 'SEM_CHECKIN', { qr_code: code });
-    return refuse(f, ev, 'JA_ESTORNADO', {
-      qr_code: code,
-      estornado_em: done.estornado_em,
-      estorno_operador: done.estorno_operador,
-      estorno_terminal: done.estorno_dispositivo,
-    });
-  }
-  const notToday = sameDayRefusal(f.clock.localDate(last.checkin_em), f.today, code, last.checkin_em);
-  if (notToday) return refuse(f, ev, notToday.code, notToday.details);
+  const decided = additionalReversal(f.cal, units, code);
+  if (!('unit' in decided)) return refuseWith(f, ev, decided);
+  const last = decided.unit;
+  const active = units.filter((u) => u.estornado_em === null).length;
   f.repo.reverseUnit(last.id, f.now, f.actor.terminal, f.actor.operador);
   record(f, { ...ev, result: 'ok', details: { checkin_em: last.checkin_em } });
   return reversed(f, {
@@ -154,6 +130,6 @@ export function reverseAdditional(f: Flow, code: string, a: AdditionalState): Re
     code,
     numeroPedido: a.numero_pedido,
     people: [],
-    additional: { nome: a.nome, quantidade: a.quantidade, used: active.length - 1 },
+    additional: { nome: a.nome, quantidade: a.quantidade, used: active - 1 },
   });
 }

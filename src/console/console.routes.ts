@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RouteRegistrar } from '../app.js';
+import { asHttp } from '../checkin/checkin.errors.js';
 import type { CheckinCaller, CheckinService } from '../checkin/checkin.service.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
@@ -35,22 +36,34 @@ const callerOf = (s: ConsoleSession): CheckinCaller => ({
   source: 'console',
 });
 const actorOf = (s: ConsoleSession) => ({ terminal: s.estacao, operador: s.nome });
+/** A console request in the check-in service's words: the station as terminal, the operator's name. */
+const inputOf = (s: ConsoleSession, body: { qr_code?: string; numero_pedido?: string; motivo?: string }) => ({
+  code: body.qr_code,
+  orderNumber: body.numero_pedido,
+  reason: body.motivo,
+  terminal: s.estacao,
+  operator: s.nome,
+});
 
 /** Sign-in, the scan view and the help desk (docs/console.md). */
 export const consoleRoutes =
   (deps: ConsoleDeps): RouteRegistrar =>
   (app) => {
-    const { db, clock, checkin, guard, view } = deps;
     sessionRoutes(deps)(app);
+    deskRoutes(deps)(app);
+  };
 
+/** The scan view and the help desk. */
+const deskRoutes =
+  ({ db, clock, checkin, guard, view }: ConsoleDeps): RouteRegistrar =>
+  (app) => {
     app.post(
       '/api/console/leitura',
       { onRequest: guard.anyone, schema: { tags, summary: 'Uma leitura da estação de escaneamento', body: scanBody } },
       async (request) => {
         const s = guard.sessionOf(request);
-        const reply = await checkin.checkIn({ qr_code: request.body.codigo, ...actorOf(s) }, callerOf(s), {
-          batch: false,
-        });
+        const input = inputOf(s, { qr_code: request.body.codigo });
+        const reply = await asHttp(checkin.checkIn(input, callerOf(s), { batch: false }));
         if (reply.batch) throw new AppError('VALIDATION_ERROR');
         const data: Leitura = view.leitura(
           { action: 'checkin', tenantId: s.tenantId, source: 'console', ...actorOf(s), result: reply.result },
@@ -100,7 +113,7 @@ export const consoleRoutes =
       },
       async (request) => {
         const s = guard.sessionOf(request);
-        const reply = await checkin.checkIn({ ...request.body, ...actorOf(s) }, callerOf(s), { batch: false });
+        const reply = await asHttp(checkin.checkIn(inputOf(s, request.body), callerOf(s), { batch: false }));
         if (reply.batch) throw new AppError('VALIDATION_ERROR');
         if (!reply.result.ok) throw refused(s, reply.result.code, reply.result.details);
         const leitura = view.leitura(
@@ -120,8 +133,7 @@ export const consoleRoutes =
       },
       async (request) => {
         const s = guard.sessionOf(request);
-        const { motivo, ...target } = request.body;
-        const reply = await checkin.reverse({ ...target, ...actorOf(s), motivo }, callerOf(s), { batch: false });
+        const reply = await asHttp(checkin.reverse(inputOf(s, request.body), callerOf(s), { batch: false }));
         if (reply.batch) throw new AppError('VALIDATION_ERROR');
         if (!reply.result.ok) throw refused(s, reply.result.code, reply.result.details);
         const numero = reply.result.numeroPedido;

@@ -1,8 +1,8 @@
 import type { CheckinCaller, CheckinService } from '../checkin/checkin.service.js';
 import type { MovePolicy } from '../checkin/movement.settings.js';
-import type { Granted, Movement } from '../checkin/result.js';
+import { StorageUnavailableError, type Granted, type Movement } from '../checkin/result.js';
+import { CheckinInputError } from '../checkin/rules/input.js';
 import type { Clock } from '../clock.js';
-import { AppError } from '../http/errors.js';
 import { codeHash } from '../lib/code-hash.js';
 import type { Log } from '../lib/log.js';
 import type { LaneConfig, ScannerConfig } from './lane-config.js';
@@ -43,6 +43,13 @@ const REASONS: Partial<Record<string, DenyReason>> = {
 } satisfies Record<LaneOwnReason, DenyReason> & Record<string, DenyReason>;
 
 export const denyReasonFor = (refusal: string): DenyReason => REASONS[refusal] ?? 'other';
+
+/** A scan the service could not act on (an empty read, a database that cannot record): its refusal code. */
+function refusalOf(err: unknown): string | null {
+  if (err instanceof StorageUnavailableError) return 'SERVICE_UNAVAILABLE';
+  if (!(err instanceof CheckinInputError)) return null;
+  return err.kind === 'AMBIGUOUS_INPUT' || err.kind === 'MISSING_FIELD' ? err.kind : 'VALIDATION_ERROR';
+}
 
 /** What the relay drivers implement. */
 export interface LaneRelay {
@@ -182,7 +189,7 @@ export function createLane({
 
   async function reverseCheckin(code: string, operador: string): Promise<boolean> {
     try {
-      const reply = await checkin.reverse({ qr_code: code, terminal: name, operador }, caller, ONE_CODE);
+      const reply = await checkin.reverse({ code, terminal: name, operator: operador }, caller, ONE_CODE);
       const result = reply.batch ? reply.items[0]!.result : reply.result;
       // E.g. staff already reversed it by hand, or the day turned: the check-in then stays.
       if (!result.ok)
@@ -227,11 +234,12 @@ export function createLane({
     }
     let result: Granted;
     try {
-      const moved = await checkin.move({ qr_code: code, terminal: name, operador: config.operador }, caller, policy);
+      const moved = await checkin.move({ code, terminal: name, operator: config.operador }, caller, policy);
       if (!moved.ok) return deny(code, moved.code);
       result = moved;
     } catch (err) {
-      if (err instanceof AppError) return deny(code, err.code);
+      const refusal = refusalOf(err);
+      if (refusal) return deny(code, refusal);
       counters.errors++;
       log.error({ err, lane: name, codigo_hash: codeHash(code) }, 'check-in failed');
       return deny(code, 'INTERNAL_ERROR');

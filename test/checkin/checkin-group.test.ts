@@ -160,12 +160,12 @@ describe('batch (comma-separated codes)', () => {
   it('reads a comma as part of one code when the door says it is a single scan', async () => {
     box.importOrders([makeOrder({ prefix: 'S', people: 2 })]);
     const lane = { tenantId: box.tenantId, apiKeyId: null, keyName: null, source: 'lane' };
-    expect(await box.checkin.checkIn({ qr_code: 'S-1,S-2' }, lane, { batch: false })).toMatchObject({
+    expect(await box.checkin.checkIn({ code: 'S-1,S-2' }, lane, { batch: false })).toMatchObject({
       batch: false,
       result: { ok: false, code: 'TICKET_NOT_FOUND', details: { qr_code: 'S-1,S-2' } },
     });
     expect((await checkin(box, { qr_code: 'S-1' })).status).toBe(200); // nothing of it was checked in
-    expect(await box.checkin.reverse({ qr_code: 'S-1,S-2' }, lane, { batch: false })).toMatchObject({
+    expect(await box.checkin.reverse({ code: 'S-1,S-2' }, lane, { batch: false })).toMatchObject({
       result: { ok: false, code: 'TICKET_NOT_FOUND' },
     });
   });

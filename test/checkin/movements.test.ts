@@ -24,7 +24,7 @@ const entry = (over: Partial<MovePolicy> = {}): MovePolicy => ({
 const exit = (over: Partial<MovePolicy> = {}): MovePolicy => entry({ direction: 'saida', ...over });
 const lane = () => ({ tenantId: box.tenantId, apiKeyId: null, keyName: null, source: 'lane' });
 const scan = (code: string, policy: MovePolicy, terminal = 'pista') =>
-  box.checkin.move({ qr_code: code, terminal, operador: 'op' }, lane(), policy);
+  box.checkin.move({ code, terminal, operator: 'op' }, lane(), policy);
 const person = (qr: string) =>
   box.db.sqlite.prepare('select checkin_em from people where qr_code = ?').get(qr) as { checkin_em: string | null };
 const moves = () =>

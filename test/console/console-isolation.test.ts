@@ -60,7 +60,7 @@ beforeAll(async () => {
       .run(box.otherTenantId, now).lastInsertRowid,
   );
   await box.checkin.checkIn(
-    { qr_code: 'XERXES-1', terminal: 'catraca-xerxes', operador: 'Xerxes' },
+    { code: 'XERXES-1', terminal: 'catraca-xerxes', operator: 'Xerxes' },
     { tenantId: box.otherTenantId, apiKeyId: null, keyName: 'x', source: 'api' },
   );
   const signIn = await box.app.inject({

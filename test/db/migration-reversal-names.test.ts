@@ -81,7 +81,7 @@ it('migration 0011 keeps the redeemed and reversed units of additionals: a secon
 
   const service = createCheckinService({ db, clock });
   const caller = { tenantId, apiKeyId: null, keyName: null, source: 'api' };
-  const again = await service.reverse({ qr_code: 'ADQR0000000001', terminal: 'c4' }, caller);
+  const again = await service.reverse({ code: 'ADQR0000000001', terminal: 'c4' }, caller);
   expect(again.batch ? null : again.result).toEqual({
     ok: false,
     code: 'JA_ESTORNADO',
@@ -93,7 +93,7 @@ it('migration 0011 keeps the redeemed and reversed units of additionals: a secon
     },
   });
   // Both units of the second one were redeemed before the upgrade: it is used up.
-  const used = await service.checkIn({ qr_code: 'ADQR0000000002' }, caller);
+  const used = await service.checkIn({ code: 'ADQR0000000002' }, caller);
   expect(used.batch ? null : used.result).toMatchObject({
     ok: false,
     code: 'TICKET_ALREADY_USED',

@@ -33,7 +33,7 @@ const policy = (direction: MovePolicy['direction']): MovePolicy => ({
 });
 const lane = (qr: string, direction: MovePolicy['direction']) =>
   gate.service.move(
-    { qr_code: qr, terminal: `pista-${direction}`, operador: 'pista' },
+    { code: qr, terminal: `pista-${direction}`, operator: 'pista' },
     { tenantId: gate.tenantId, apiKeyId: null, keyName: null, source: 'lane' },
     policy(direction),
   );

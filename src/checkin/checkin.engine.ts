@@ -1,0 +1,155 @@
+import { storageFailure } from '../db/storage.js';
+import type { CheckinRepo } from './checkin.repo.js';
+import type { CheckinCaller, CheckinDeps, CheckinInput, CheckinOptions, Reply, ScanNotice } from './checkin.types.js';
+import type { Flow } from './flow.js';
+import { StorageUnavailableError, type CheckinResult, type ReversalResult } from './result.js';
+import { PARK_AREA, requestTarget } from './rules/index.js';
+
+// How the check-in service runs a request: each code's flow inside the write queue's transaction,
+// a batch in slices of savepoints, the result told to the listeners once committed.
+
+/**
+ * Codes of a batch committed together: about 1–2 ms of work with the order payloads, so other
+ * check-ins get their turn between slices (and a batch is never one transaction, as before).
+ */
+const BATCH_SLICE = 10;
+
+export interface Engine extends CheckinDeps {
+  repo: CheckinRepo;
+  /** The write queue; a database that cannot be written throws StorageUnavailableError, not a 500. */
+  write<T>(work: () => T, background?: boolean): Promise<T>;
+  inSavepoint<T>(work: () => T): T;
+}
+
+export function createEngine(deps: CheckinDeps, repo: CheckinRepo): Engine {
+  const { db, storage } = deps;
+  const write = <T>(work: () => T, background = false): Promise<T> =>
+    db.writes.run(work, { background }).then(
+      (value) => {
+        storage?.recovered();
+        return value;
+      },
+      (err: unknown) => {
+        const code = storageFailure(err);
+        if (!code) throw err;
+        storage?.record(err);
+        throw new StorageUnavailableError(code);
+      },
+    );
+  const inSavepoint = db.sqlite.transaction((work: () => unknown) => work()) as <T>(work: () => T) => T;
+  return { ...deps, repo, write, inSavepoint };
+}
+
+export function flowFor(e: Engine, input: CheckinInput, caller: CheckinCaller, area = PARK_AREA): Flow {
+  const now = e.clock.now();
+  return {
+    db: e.db,
+    repo: e.repo,
+    now: now.toISOString(),
+    cal: { today: e.clock.localDate(now), dayOf: e.clock.localDate },
+    relogio: e.clockCheck?.eventMark(now) ?? null,
+    area,
+    actor: Object.assign({}, caller, {
+      terminal: input.terminal?.trim() || null,
+      operador: input.operator?.trim() || null,
+      motivo: input.reason?.trim() || null,
+    }),
+  };
+}
+
+export function notify(
+  e: Engine,
+  action: ScanNotice['action'],
+  input: CheckinInput,
+  caller: CheckinCaller,
+  results: (CheckinResult | ReversalResult)[],
+  started: number,
+): void {
+  if (!e.onResult) return;
+  const terminal = input.terminal?.trim() || null;
+  const operador = input.operator?.trim() || null;
+  const ms = Math.round((performance.now() - started) * 10) / 10;
+  for (const result of results) {
+    try {
+      e.onResult({ action, tenantId: caller.tenantId, source: caller.source, terminal, operador, result, ms });
+    } catch (err) {
+      e.log?.error({ err }, 'scan listener failed');
+    }
+  }
+}
+
+type Flows<R> = { code: (f: Flow, code: string) => R; order: (f: Flow, numero: string) => R };
+
+export async function execute<R extends CheckinResult | ReversalResult, V>(
+  e: Engine,
+  action: 'checkin' | 'estorno',
+  input: CheckinInput,
+  caller: CheckinCaller,
+  flows: Flows<R>,
+  options: CheckinOptions<R, V>,
+): Promise<Reply<R, V>> {
+  const started = performance.now();
+  const target = requestTarget(input, options.batch ?? true);
+  const viewOf = (result: R) =>
+    result.ok && options.view ? options.view(result as Extract<R, { ok: true }>) : undefined;
+  if (target.kind === 'order' || target.codes.length === 1) {
+    const reply = await e.write((): Reply<R, V> => {
+      const f = flowFor(e, input, caller);
+      const result = target.kind === 'order' ? flows.order(f, target.numero) : flows.code(f, target.codes[0]!);
+      return { batch: false, result, view: viewOf(result) };
+    });
+    if (!reply.batch) notify(e, action, input, caller, [reply.result], started);
+    return reply;
+  }
+  const items = await runBatch(e, input, caller, target.codes, flows.code, viewOf);
+  // A bulk batch (an ERP, a back office) is not streamed code by code: wording each result for the
+  // consoles would hold the event loop as long as the batch itself.
+  if (items.length <= BATCH_SLICE)
+    notify(
+      e,
+      action,
+      input,
+      caller,
+      items.map((i) => i.result),
+      started,
+    );
+  return { batch: true, items };
+}
+
+/**
+ * Batch: sequential, each code in its own savepoint, so one failure does not undo the others;
+ * a slice of codes per commit, so a scan at a turnstile never waits behind a whole batch.
+ */
+async function runBatch<R extends CheckinResult | ReversalResult, V>(
+  e: Engine,
+  input: CheckinInput,
+  caller: CheckinCaller,
+  codes: string[],
+  flow: Flows<R>['code'],
+  viewOf: (result: R) => V | undefined,
+): Promise<{ code: string; result: R; view: V | undefined }[]> {
+  const items: { code: string; result: R; view: V | undefined }[] = [];
+  for (let from = 0; from < codes.length; from += BATCH_SLICE) {
+    const slice = codes.slice(from, from + BATCH_SLICE);
+    // A batch of more than one slice is bulk work (an ERP, a back office): single scans go first.
+    items.push(
+      ...(await e.write(() => {
+        const f = flowFor(e, input, caller);
+        return slice.map((code) => {
+          try {
+            return e.inSavepoint(() => {
+              const result = flow(f, code);
+              return { code, result, view: viewOf(result) };
+            });
+          } catch (err) {
+            // Nothing more can be written: the whole request fails with it (StorageUnavailableError).
+            if (storageFailure(err)) throw err;
+            e.log?.error({ err }, 'batch item failed');
+            return { code, result: { ok: false, code: 'INTERNAL_ERROR' } as R, view: undefined };
+          }
+        });
+      }, codes.length > BATCH_SLICE)),
+    );
+  }
+  return items;
+}
