@@ -56,6 +56,16 @@ export function holdDatabase(databaseFile: string, waitMs = 10_000): DatabaseHol
   );
 }
 
+/** What `open` returns; the hold released when it throws. */
+export function openOrRelease<T>(hold: DatabaseHold, open: () => T): T {
+  try {
+    return open();
+  } catch (error) {
+    hold.release();
+    throw error;
+  }
+}
+
 /** `gate restore`'s hold: refused at once while any box holds the database (a stale lock cannot exist). */
 export function takeDatabaseExclusively(databaseFile: string): DatabaseHold {
   const lock = openLock(databaseFile, 0);
