@@ -4,6 +4,7 @@ import { assembleBox, type LaneServices } from './box.js';
 import { createClock } from './clock.js';
 import { describeClock } from './clock-check.js';
 import { ConfigError, type Config } from './config.js';
+import { holdDatabase, openOrRelease } from './db/holder.js';
 import { migrateToLatest, migrationState, openDatabase, type Db } from './db/open.js';
 import { isEmptyBox, printDemoBanner, seedDemoWithOperator } from './demo/demo.js';
 import { demoWarning } from './demo/retire.js';
@@ -79,8 +80,13 @@ export function createBox(config: Config, { logger, out, env }: BoxRunDeps): Box
     https = config.tls && loadTls(config.tls);
     // Type=notify (systemd/gate.service): READY once listening, a watchdog while healthy, STOPPING.
     const systemd = linkToSystemd({ env, log: logger });
-    const db = openDatabase(config.databaseFile);
-    closers.push('banco', () => db.close());
+    // Held while the box runs, released with the database: `gate restore` is refused meanwhile (src/db/holder.ts).
+    const hold = holdDatabase(config.databaseFile);
+    const db = openOrRelease(hold, () => openDatabase(config.databaseFile));
+    closers.push('banco', () => {
+      db.close();
+      hold.release();
+    });
     await systemd.migrating(migrationState(db.sqlite).pending.length);
     await migrateToLatest(db);
     const clock = createClock(config.timeZone);

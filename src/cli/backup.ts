@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { backupDatabase, restoreDatabase } from '../db/backup.js';
+import { backupDatabase } from '../db/backup.js';
 import { openDatabase } from '../db/open.js';
 import { configOf, EXIT, parse, printHelp, say, UsageError, type CliIo } from './common.js';
 
@@ -28,14 +28,4 @@ export async function backupCommand(args: string[], io: CliIo): Promise<number> 
   } finally {
     db.close();
   }
-}
-
-/** `gate restore FILE`, with the box stopped: the backup in place of the database, the current one kept beside it. */
-export async function restoreCommand(args: string[], io: CliIo): Promise<number> {
-  const { positionals, help } = parse(args, {}, { min: 1, max: 1, names: 'ARQUIVO' });
-  if (help) return printHelp(io, 'restore');
-  const config = configOf(io);
-  const { keptAs } = restoreDatabase(path.resolve(positionals[0]!), config.databaseFile, new Date());
-  say(io.stderr, `restaurado em ${config.databaseFile}${keptAs ? `; o banco anterior ficou em ${keptAs}` : ''}`);
-  return EXIT.ok;
 }

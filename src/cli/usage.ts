@@ -4,7 +4,7 @@ export const COMMAND_USAGE = {
   serve: 'gate serve',
   migrate: 'gate migrate',
   backup: 'gate backup [--to DIR] [--keep N]',
-  restore: 'gate restore ARQUIVO',
+  restore: 'gate restore [--force] ARQUIVO',
   archive: 'gate archive [--days N] [--to DIR] [--dry-run]',
   import: 'gate import --tenant SLUG [--dry-run] ARQUIVO.json',
   'tenants list': 'gate tenants list',
@@ -33,8 +33,11 @@ Comandos:
                            move para GATE_DATA_DIR/archive/events-AAAA-MM-DD.sqlite os eventos
                            com mais de N dias (padrão 90 ou GATE_ARCHIVE_DAYS) que a nuvem já
                            respondeu; roda com a caixa em funcionamento; --dry-run só conta
-  restore ARQUIVO          com o serviço parado, põe uma cópia no lugar do banco (o atual
-                           fica ao lado, gate.db.antes-de-restaurar-...)
+  restore [--force] ARQUIVO
+                           com o serviço parado, põe uma cópia (ou um gate.db resgatado, com
+                           seu -wal) no lugar do banco (o atual fica ao lado,
+                           gate.db.antes-de-restaurar-...); mostra o que cada um tem e recusa
+                           uma cópia com menos que o banco atual, salvo com --force
   tenants list             lista os tenants: pedidos, chaves e operadores de cada um
   tenants create SLUG [--name "NOME"]
                            cria o tenant de um parque (letras minúsculas, dígitos e hífens)

@@ -55,12 +55,65 @@ export function backupDatabase(
 }
 
 /**
- * Puts a backup in place of the database (the box must be stopped). The current database, with its
- * WAL, is kept beside it as gate.db.antes-de-restaurar-<stamp>, so a restore can be undone.
+ * A verified, self-contained copy of `source` at `dest`: a backup file, or a database copied off a
+ * dead box's disk with its `-wal` beside it (the newest check-ins may be only in the WAL; opening it
+ * read-write lets SQLite read them, and the copy is one file with everything).
  */
-export function restoreDatabase(backup: string, target: string, now: Date): { keptAs: string | null } {
-  const integrity = integrityOf(backup);
-  if (integrity !== 'ok') throw new Error(`${backup} não passou no integrity_check: ${integrity}`);
+export function consolidatedCopy(source: string, dest: string): void {
+  if (!fs.existsSync(source)) throw new Error(`${source}: arquivo não encontrado`);
+  const wal = `${source}-wal`;
+  const withWal = fs.existsSync(wal) && fs.statSync(wal).size > 0;
+  fs.rmSync(dest, { force: true });
+  const db = new Database(source, { readonly: !withWal, fileMustExist: true });
+  try {
+    db.prepare('VACUUM INTO ?').run(dest);
+  } catch (error) {
+    fs.rmSync(dest, { force: true });
+    throw new Error(`${source} não pôde ser lido como banco: ${(error as Error).message}`, { cause: error });
+  } finally {
+    db.close();
+  }
+  const integrity = integrityOf(dest);
+  if (integrity !== 'ok') {
+    fs.rmSync(dest, { force: true });
+    throw new Error(`${source} não passou no integrity_check: ${integrity}`);
+  }
+}
+
+/** What a database holds, as `gate restore` shows it (tables an old schema lacks count as empty). */
+export interface Contents {
+  orders: number;
+  people: number;
+  events: number;
+  newestEvent: string | null;
+}
+
+export function contentsOf(file: string): Contents {
+  const db = new Database(file, { fileMustExist: true });
+  try {
+    const has = (table: string) =>
+      db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
+    const count = (table: string) =>
+      has(table) ? (db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number) : 0;
+    return {
+      orders: count('orders'),
+      people: count('people'),
+      events: count('events'),
+      newestEvent: has('events')
+        ? ((db.prepare('SELECT max(occurred_at) FROM events').pluck().get() as string | null) ?? null)
+        : null,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Puts a consolidated copy (consolidatedCopy, in the target's folder) in place of the database, with
+ * no box holding it (holder.ts). The current database, with its WAL, is kept beside it as
+ * gate.db.antes-de-restaurar-<stamp>, so a restore can be undone.
+ */
+export function restoreDatabase(copy: string, target: string, now: Date): { keptAs: string | null } {
   let keptAs: string | null = null;
   if (fs.existsSync(target)) {
     keptAs = `${target}.antes-de-restaurar-${stamp(now)}`;
@@ -71,6 +124,6 @@ export function restoreDatabase(backup: string, target: string, now: Date): { ke
     fs.renameSync(target, keptAs);
   }
   for (const suffix of ['-wal', '-shm']) fs.rmSync(`${target}${suffix}`, { force: true });
-  fs.copyFileSync(backup, target);
+  fs.renameSync(copy, target);
   return { keptAs };
 }

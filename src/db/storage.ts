@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
 import type { Log } from '../lib/log.js';
+import { replacementCheck } from './holder.js';
 import type { Sqlite } from './open.js';
 
 // Whether the database takes writes. A full disk, a read-only file or an I/O error makes every
@@ -26,13 +27,19 @@ export function storageFailure(err: unknown): string | null {
 }
 
 export interface StorageHealth {
-  /** The failure's code while writes fail, else null. */
+  /**
+   * The failure's code while writes fail, else null. A database file replaced under the box (holder.ts)
+   * fails for good, with the reason: only a restart opens the new file.
+   */
   failing(): string | null;
   /** Records an error; true when it is a storage failure. */
   record(err: unknown): boolean;
   /** A write went through. */
   recovered(): void;
-  /** While failing, tries one small write (at most once a second); returns failing(). */
+  /**
+   * Checks the file is still the one opened; while failing, tries one small write (at most once a
+   * second); returns failing().
+   */
   probe(): string | null;
 }
 
@@ -47,8 +54,10 @@ export function createStorageHealth({
 }): StorageHealth {
   const now = () => clock.now().getTime();
   let failing: string | null = null;
+  let replaced: string | null = null;
   let probedAt = -Infinity;
   const file = sqlite.memory ? null : sqlite.name;
+  const replacedBy = file ? replacementCheck(file) : () => null;
   const insert = sqlite.prepare('INSERT OR REPLACE INTO storage_probe (id, at) VALUES (1, ?)');
   const page = 'x'.repeat(8192);
   const tryWrite = () => {
@@ -67,7 +76,7 @@ export function createStorageHealth({
   };
 
   const health: StorageHealth = {
-    failing: () => failing,
+    failing: () => replaced ?? failing,
     record(err) {
       const code = storageFailure(err);
       if (!code) return false;
@@ -82,6 +91,9 @@ export function createStorageHealth({
       failing = null;
     },
     probe() {
+      if (replaced === null && (replaced = replacedBy()) !== null)
+        log?.error({ arquivo: file, motivo: replaced }, 'database file replaced under the running box: not ready');
+      if (replaced !== null) return replaced;
       if (failing === null || now() - probedAt < 1000) return failing;
       probedAt = now();
       try {

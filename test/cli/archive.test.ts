@@ -129,8 +129,8 @@ it('--dry-run, --days and GATE_ARCHIVE_DAYS; a bad number is a usage error', asy
 
 it('the nightly systemd unit runs a gate archive command that works, after the backup', async () => {
   const unit = fs.readFileSync('systemd/gate-archive.service', 'utf8');
-  const exec = /^ExecStart=\/usr\/bin\/node \/opt\/gate\/bin\/gate\.js (.+)$/m.exec(unit)![1]!.split(' ');
-  expect(fs.readFileSync('systemd/gate-archive.timer', 'utf8')).toMatch(/^OnCalendar=\*-\*-\* 04:15:00$/m);
+  const exec = /^ExecStart=\/usr\/bin\/node \/opt\/gate\/current\/bin\/gate\.js (.+)$/m.exec(unit)![1]!.split(' ');
+  expect(fs.readFileSync('systemd/gate-archive.timer', 'utf8')).toMatch(/^OnCalendar=\*-\*-\* 04:30:00$/m);
   expect(fs.readFileSync('systemd/INSTALL.md', 'utf8')).toContain('systemctl enable --now gate-archive.timer');
   const dir = tempDir('gate-unit-');
   const res = await gate(dir, exec);

@@ -82,8 +82,8 @@ it('backs up under load with verified copies and retention; a restore brings bac
 
 it('the nightly systemd unit runs a gate backup command that works', async () => {
   const unit = fs.readFileSync('systemd/gate-backup.service', 'utf8');
-  const exec = /^ExecStart=\/usr\/bin\/node \/opt\/gate\/bin\/gate\.js (.+)$/m.exec(unit)![1]!.split(' ');
-  expect(fs.readFileSync('systemd/gate-backup.timer', 'utf8')).toMatch(/^OnCalendar=\*-\*-\* 03:15:00$/m);
+  const exec = /^ExecStart=\/usr\/bin\/node \/opt\/gate\/current\/bin\/gate\.js (.+)$/m.exec(unit)![1]!.split(' ');
+  expect(fs.readFileSync('systemd/gate-backup.timer', 'utf8')).toMatch(/^OnCalendar=\*-\*-\* 04:00:00$/m);
   const dir = tempDir('gate-unit-');
   const res = await gate(dir, exec);
   expect(res.code, res.stderr).toBe(0);

@@ -142,7 +142,7 @@ describe('systemd/gate.service', () => {
     // Node itself is the main process (WATCHDOG_PID is its pid): no shell in between.
     const [node, script, command] = value('ExecStart').split(/\s+/);
     expect(node).toBe('/usr/bin/node');
-    expect(script).toBe('/opt/gate/bin/gate.js');
+    expect(script).toBe('/opt/gate/current/bin/gate.js');
     expect(fs.existsSync(path.join(ROOT, 'bin/gate.js'))).toBe(true);
     expect(command).toBe('serve');
     // The Raspberry Pi's UART (PL011) next to USB-serial adapters, CDC boards and 8250 UARTs.
