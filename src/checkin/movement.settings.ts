@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// The tenant's movement settings, shared by the movement routes and the lanes file (src/gate/lane-config.ts),
+// The tenant's movement settings, shared by the movement routes and the lanes file (src/gate/lanes/lane-config.ts),
 // and the policy a door hands the check-in service with each movement (checkin.move).
 
 /** The area of every door that names none: the whole park. */

@@ -5,7 +5,7 @@ import {
   stripAimPrefix,
   type ScannerLineOptions,
   type ScanRejectReason,
-} from '../../src/gate/scanner-lines.js';
+} from '../../src/gate/lanes/scanner-lines.js';
 import { manualTimers } from '../support/manual-timers.js';
 import { createClock } from '../../src/clock.js';
 

@@ -1,12 +1,12 @@
-import type { CheckinCaller, CheckinService } from '../checkin/checkin.service.js';
-import type { MovePolicy } from '../checkin/movement.settings.js';
-import type { Granted, Movement } from '../checkin/result.js';
-import type { Clock } from '../clock.js';
-import { AppError } from '../http/errors.js';
-import { codeHash } from '../lib/code-hash.js';
-import type { Log } from '../lib/log.js';
+import type { CheckinCaller, CheckinService } from '../../checkin/checkin.service.js';
+import type { MovePolicy } from '../../checkin/movement.settings.js';
+import type { Granted, Movement } from '../../checkin/result.js';
+import type { Clock } from '../../clock.js';
+import { AppError } from '../../http/errors.js';
+import { codeHash } from '../../lib/code-hash.js';
+import type { Log } from '../../lib/log.js';
 import type { LaneConfig, ScannerConfig } from './lane-config.js';
-import { realTimers, type TimerFns } from '../lib/timers.js';
+import { realTimers, type TimerFns } from '../../lib/timers.js';
 import {
   createDebouncer,
   createScannerLineSplitter,

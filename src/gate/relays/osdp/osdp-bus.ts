@@ -1,4 +1,4 @@
-import type { ByteLink } from './byte-link.js';
+import type { ByteLink } from '../../serial/byte-link.js';
 import {
   OsdpReply,
   createOsdpStreamReader,
@@ -16,10 +16,10 @@ import {
   type OsdpRelayConfig,
 } from './osdp-relay.js';
 import type { PdKeys } from './osdp-session.js';
-import { systemClock, type Clock } from '../clock.js';
-import type { Log } from '../lib/log.js';
-import type { RelayDriver } from './relay.js';
-import { realTimers, type TimerFns } from '../lib/timers.js';
+import { systemClock, type Clock } from '../../../clock.js';
+import type { Log } from '../../../lib/log.js';
+import type { RelayDriver } from '../relay.js';
+import { realTimers, type TimerFns } from '../../../lib/timers.js';
 
 // The box as OSDP control panel (CP) on one half-duplex bus: one command in flight at a time, PDs
 // served round robin (what each PD needs next is osdp-pd.ts's business). No reply within

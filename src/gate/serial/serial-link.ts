@@ -1,9 +1,9 @@
 import { stat } from 'node:fs/promises';
 import { SerialPort } from 'serialport';
 import type { ByteLink, LinkState } from './byte-link.js';
-import { systemClock, type Clock } from '../clock.js';
-import type { Log } from '../lib/log.js';
-import { realTimers, type TimerFns } from '../lib/timers.js';
+import { systemClock, type Clock } from '../../clock.js';
+import type { Log } from '../../lib/log.js';
+import { realTimers, type TimerFns } from '../../lib/timers.js';
 
 // A serial port that keeps itself open: every loss (open failure, port error or close, failed or
 // stuck write, a driver's reconnect request, the path probe) takes the link 'down', logs once per

@@ -1,8 +1,8 @@
-import type { StorageHealth } from '../db/storage.js';
-import type { Db } from '../db/open.js';
-import { all, defineQuery } from '../db/query.js';
-import type { LaneEventKind } from '../db/schema.js';
-import type { Log } from '../lib/log.js';
+import type { StorageHealth } from '../../db/storage.js';
+import type { Db } from '../../db/open.js';
+import { all, defineQuery } from '../../db/query.js';
+import type { LaneEventKind } from '../../db/schema.js';
+import type { Log } from '../../lib/log.js';
 import type { LaneEvent } from './lane.js';
 
 // The lanes' own log (migrations/0003_lane_events.ts). Written through the connection's group-commit

@@ -9,8 +9,8 @@ import { OsdpNakReason, nakReasonText, parsePdCap, parsePdId } from './osdp-mess
 import { OsdpCommandError, type OsdpPd, type OsdpPdHandlers, type OsdpPdState } from './osdp-relay.js';
 import { Scs } from './osdp-secure.js';
 import { createCpSecureSession, type CpSecureSession, type PdKeys } from './osdp-session.js';
-import type { Log } from '../lib/log.js';
-import type { TimerFns } from '../lib/timers.js';
+import type { Log } from '../../../lib/log.js';
+import type { TimerFns } from '../../../lib/timers.js';
 
 // One PD as the CP sees it: what to send it next and what its replies mean. Phases:
 //   id → cap → [chlng → scrypt → (keyset → chlng ...)] → restore → online,   offline on failure.

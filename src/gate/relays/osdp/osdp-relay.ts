@@ -1,5 +1,5 @@
-import type { Log } from '../lib/log.js';
-import type { RelayConfig } from './lane-config.js';
+import type { Log } from '../../../lib/log.js';
+import type { RelayConfig } from '../../lanes/lane-config.js';
 import type { OsdpBus } from './osdp-bus.js';
 import { OsdpCommand, OsdpReply, type OsdpPacket } from './osdp-codec.js';
 import {
@@ -18,9 +18,9 @@ import {
   type PdCapability,
   type PdId,
 } from './osdp-messages.js';
-import type { DenyReason } from './lane.js';
-import { onlineSignal, type RelayDriver, type RelayStatus } from './relay.js';
-import type { ScanRejectReason } from './scanner-lines.js';
+import type { DenyReason } from '../../lanes/lane.js';
+import { onlineSignal, type RelayDriver, type RelayStatus } from '../relay.js';
+import type { ScanRejectReason } from '../../lanes/scanner-lines.js';
 import { SCBK_DEFAULT, parseScbk } from './osdp-secure.js';
 import type { PdKeys } from './osdp-session.js';
 

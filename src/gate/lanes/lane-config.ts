@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
-import { ConfigError } from '../config.js';
-import { describeIssues } from '../lib/zod-issues.js';
-import { areaName, PARK_AREA, type MovePolicy } from '../checkin/movement.settings.js';
+import { ConfigError } from '../../config.js';
+import { describeIssues } from '../../lib/zod-issues.js';
+import { areaName, PARK_AREA, type MovePolicy } from '../../checkin/movement.settings.js';
 import { DEFAULT_MAX_CODE_LENGTH } from './scanner-lines.js';
 
 // The lanes file named by GATE_CONFIG (docs/lanes.md has a full example). Objects are strict so a

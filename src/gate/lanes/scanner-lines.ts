@@ -1,8 +1,8 @@
 // Scanner byte stream → scanned codes, and the per-lane debouncer. Pure: no serial port, timers
 // and clock are injected so tests are deterministic. See docs/lanes.md ("Leitores").
 
-import type { Clock } from '../clock.js';
-import { realTimers, type TimerFns } from '../lib/timers.js';
+import type { Clock } from '../../clock.js';
+import { realTimers, type TimerFns } from '../../lib/timers.js';
 
 export type ScannerSuffix = 'cr' | 'lf' | 'crlf' | 'none';
 

@@ -1,6 +1,6 @@
-import type { Log } from '../lib/log.js';
-import type { LaneRelay } from './lane.js';
-import type { ScanRejectReason } from './scanner-lines.js';
+import type { Log } from '../../lib/log.js';
+import type { LaneRelay } from '../lanes/lane.js';
+import type { ScanRejectReason } from '../lanes/scanner-lines.js';
 
 // What every relay driver (bridge, LCUS, OSDP) offers beyond the per-scan LaneRelay calls.
 

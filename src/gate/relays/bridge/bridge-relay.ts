@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../../../clock.js';
 import {
   createFrameReader,
   DenyPattern,
@@ -9,12 +9,12 @@ import {
   ResetCause,
   type BridgeMessage,
 } from './bridge-codec.js';
-import type { ByteLink, LinkState } from './byte-link.js';
-import type { LaneConfig, RelayConfig } from './lane-config.js';
-import type { Log } from '../lib/log.js';
-import type { DenyReason } from './lane.js';
-import { onlineSignal, type RelayDriver, type RelayStatus } from './relay.js';
-import { realTimers, type TimerFns } from '../lib/timers.js';
+import type { ByteLink, LinkState } from '../../serial/byte-link.js';
+import type { LaneConfig, RelayConfig } from '../../lanes/lane-config.js';
+import type { Log } from '../../../lib/log.js';
+import type { DenyReason } from '../../lanes/lane.js';
+import { onlineSignal, type RelayDriver, type RelayStatus } from '../relay.js';
+import { realTimers, type TimerFns } from '../../../lib/timers.js';
 
 // The host side of firmware-bridge/PROTOCOL.md: stop-and-wait commands with retransmission,
 // BOOT/HELLO/HEARTBEAT session setup after every link 'up', board events ACKed once and acted
