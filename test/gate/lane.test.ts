@@ -10,8 +10,8 @@ import {
   RELAY_FAILED_OPERADOR,
   type Lane,
   type LaneEvent,
-  type LaneRelay,
 } from '../../src/gate/lanes/lane.js';
+import type { LaneRelay } from '../../src/gate/relays/relay.js';
 import type { Log } from '../../src/lib/log.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';

@@ -1,7 +1,7 @@
 import type { ByteLink } from '../../src/gate/serial/byte-link.js';
 import { createOsdpBus, type OsdpBus } from '../../src/gate/relays/osdp/osdp-bus.js';
 import { nextOsdpSequence } from '../../src/gate/relays/osdp/osdp-codec.js';
-import type { OsdpRelayConfig } from '../../src/gate/relays/osdp/osdp-relay.js';
+import type { OsdpRelayConfig } from '../../src/gate/relays/relay-config.js';
 import type { RelayDriver } from '../../src/gate/relays/relay.js';
 import { openOsdpSim, type OsdpSim, type ReaderOptions, type SimCommand, type SimReader } from './osdp-reader-sim.js';
 import { openPortLink } from './port-link.js';

@@ -4,7 +4,8 @@ import type { Clock } from '../../clock.js';
 import type { ByteLink } from '../serial/byte-link.js';
 import type { Log } from '../../lib/log.js';
 import { attachScanner, createLane, type Lane, type LaneStatus } from './lane.js';
-import { movePolicy, type LaneConfig, type LaneConfigFile, type RelayConfig } from './lane-config.js';
+import { movePolicy, type LaneConfig, type LaneConfigFile } from './lane-config.js';
+import type { RelayConfig } from '../relays/relay-config.js';
 import { laneEventRow, type LaneEventLog } from './lane-events.js';
 import type { RelayDriver, RelayStatus } from '../relays/relay.js';
 

@@ -5,31 +5,18 @@ import { z } from 'zod';
 import { ConfigError } from '../../config.js';
 import { describeIssues } from '../../lib/zod-issues.js';
 import { areaName, PARK_AREA, type MovePolicy } from '../../checkin/movement.settings.js';
+import { BAUD_DEFAULT, baud, failModeSchema, ms, relaySchema, scbkText, serialPath } from '../relays/relay-config.js';
 import { DEFAULT_MAX_CODE_LENGTH } from './scanner-lines.js';
 
 // The lanes file named by GATE_CONFIG (docs/lanes.md has a full example). Objects are strict so a
 // misspelt field is an error, not a silently ignored setting at a turnstile.
 
 const STABLE_PATH = /^\/dev\/serial\/by-(id|path)\//;
-const ms = (min: number, max: number) => z.number().int().min(min).max(max);
-
-// Any absolute path (a pty from socat or ser2net is one too); unstable ones get a warning below.
-const serialPath = z
-  .string()
-  .trim()
-  .regex(/^\/\S+$/, 'use um caminho de dispositivo absoluto, de preferência /dev/serial/by-id/...');
-const baud = z.union(
-  [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400].map((b) => z.literal(b)),
-  {
-    error: 'velocidade (baud) não suportada: use 1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200 ou 230400',
-  },
-);
-const pulseMs = ms(50, 10_000).default(500);
 
 export const scannerSchema = z
   .strictObject({
     path: serialPath,
-    baud: baud.default(9600),
+    baud: baud.default(BAUD_DEFAULT.scanner),
     suffix: z.enum(['cr', 'lf', 'crlf', 'none']).default('cr'),
     interByteTimeoutMs: ms(0, 5_000).default(50),
     stripAimId: z.boolean().default(false),
@@ -39,49 +26,6 @@ export const scannerSchema = z
     path: ['interByteTimeoutMs'],
     message: 'com suffix none o tempo entre bytes precisa ser maior que zero',
   });
-
-const bridgeRelay = z.strictObject({
-  driver: z.literal('bridge'),
-  path: serialPath,
-  baud: baud.default(115200),
-  pulseMs,
-  heartbeatTimeoutMs: ms(100, 60_000).default(3_000),
-});
-
-const lcusRelay = z.strictObject({
-  driver: z.literal('lcus'),
-  path: serialPath,
-  baud: baud.default(9600),
-  pulseMs,
-  channel: z.number().int().min(1).max(8).default(1),
-});
-
-const scbkText = z.string().regex(/^\s*[0-9a-fA-F]{32}\s*$/, 'a chave (SCBK) tem 32 dígitos hexadecimais (16 bytes)');
-
-const osdpRelay = z
-  .strictObject({
-    driver: z.literal('osdp'),
-    path: serialPath,
-    baud: baud.default(9600),
-    pulseMs,
-    // 0x7F is the OSDP broadcast address: never a single lane's device.
-    address: z.number().int().min(0).max(126),
-    output: z.number().int().min(0).max(255).default(0),
-    // Secure channel: the PD's key inline, or (better) in a file readable only by the service.
-    scbk: scbkText.optional(),
-    scbkFile: z.string().trim().min(1).optional(),
-    // The PD may still have the default key SCBK-D: the box gives it `scbk` (KEYSET). Commissioning only.
-    installMode: z.boolean().default(false),
-  })
-  .refine((r) => !(r.scbk && r.scbkFile), { path: ['scbkFile'], message: 'use scbk ou scbkFile, não os dois' })
-  .refine((r) => !r.installMode || r.scbk || r.scbkFile, {
-    path: ['installMode'],
-    message: 'o modo de instalação precisa da chave a gravar no leitor (scbk ou scbkFile)',
-  });
-
-export const relaySchema = z.discriminatedUnion('driver', [bridgeRelay, lcusRelay, osdpRelay], {
-  error: 'driver de relé desconhecido: use bridge, lcus ou osdp',
-});
 
 const reentrada = z.enum(['nao', 'mesmo_dia'], { error: 'use nao ou mesmo_dia' });
 const saidaSemEntrada = z.enum(['liberar', 'negar'], { error: 'use liberar ou negar' });
@@ -101,7 +45,7 @@ export const laneSchema = z
     relay: relaySchema,
     passage: z.strictObject({ timeoutMs: ms(1_000, 120_000) }).optional(),
     debounceMs: ms(0, 60_000).default(2_000),
-    failMode: z.enum(['travada', 'livre'], { error: 'use travada ou livre' }).default('travada'),
+    failMode: failModeSchema.default('travada'),
   })
   .refine((l) => l.scanners.length > 0 || l.relay.driver === 'osdp', {
     path: ['scanners'],
@@ -119,7 +63,6 @@ export const laneConfigSchema = z.strictObject({
 export type LaneConfigFile = z.infer<typeof laneConfigSchema>;
 export type LaneConfig = LaneConfigFile['lanes'][number];
 export type ScannerConfig = LaneConfig['scanners'][number];
-export type RelayConfig = LaneConfig['relay'];
 
 /** What a lane's scans mean: its direction and area, its (or the tenant's) policies, the area's capacity. */
 export function movePolicy(

@@ -7,12 +7,8 @@ import { codeHash } from '../../lib/code-hash.js';
 import type { Log } from '../../lib/log.js';
 import type { LaneConfig, ScannerConfig } from './lane-config.js';
 import { realTimers, type TimerFns } from '../../lib/timers.js';
-import {
-  createDebouncer,
-  createScannerLineSplitter,
-  type ScannerLineSplitter,
-  type ScanRejectReason,
-} from './scanner-lines.js';
+import type { DenyReason, LaneRelay, ScanRejectReason } from '../relays/relay.js';
+import { createDebouncer, createScannerLineSplitter, type ScannerLineSplitter } from './scanner-lines.js';
 
 // One lane's flow per scan: code → the shared check-in service → relay. No I/O of its own: the
 // relay driver (bridge, LCUS, OSDP) and the scanners are plugged in by whoever opens the ports.
@@ -23,10 +19,6 @@ export type LaneDirection = LaneConfig['direction'];
 const ONE_CODE = { batch: false } as const;
 
 export type LaneOwnReason = `LEITURA_${Uppercase<ScanRejectReason>}`;
-
-/** Why a turnstile says no, as a person at it needs to know; each relay driver has its signal for each. */
-export type DenyReason =
-  'already_used' | 'expired' | 'not_yet_valid' | 'not_found' | 'cancelled' | 'capacity' | 'other';
 
 // A code the lane cannot use shows as "not found": the person's next step is the same (scan again
 // or go to the counter).
@@ -43,14 +35,6 @@ const REASONS: Partial<Record<string, DenyReason>> = {
 } satisfies Record<LaneOwnReason, DenyReason> & Record<string, DenyReason>;
 
 export const denyReasonFor = (refusal: string): DenyReason => REASONS[refusal] ?? 'other';
-
-/** What the relay drivers implement. */
-export interface LaneRelay {
-  grant(direction: LaneDirection, pulseMs: number): Promise<void> | void;
-  deny(reason: DenyReason): Promise<void> | void;
-  /** Drivers with a passage input call the listener once per person through; returns unsubscribe. */
-  onPassage?(listener: () => void): () => void;
-}
 
 /** operador of the automatic reversal when nobody passed after a grant. */
 export const NOT_PASSED_OPERADOR = 'sistema: não passou';

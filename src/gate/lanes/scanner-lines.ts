@@ -3,11 +3,9 @@
 
 import type { Clock } from '../../clock.js';
 import { realTimers, type TimerFns } from '../../lib/timers.js';
+import type { ScanRejectReason } from '../relays/relay.js';
 
 export type ScannerSuffix = 'cr' | 'lf' | 'crlf' | 'none';
-
-/** Why a scan was thrown away instead of becoming a code. */
-export type ScanRejectReason = 'too_long' | 'non_printable' | 'stale';
 
 export const DEFAULT_MAX_CODE_LENGTH = 256;
 

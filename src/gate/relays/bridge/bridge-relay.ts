@@ -10,17 +10,14 @@ import {
   type BridgeMessage,
 } from './bridge-codec.js';
 import type { ByteLink, LinkState } from '../../serial/byte-link.js';
-import type { LaneConfig, RelayConfig } from '../../lanes/lane-config.js';
 import type { Log } from '../../../lib/log.js';
-import type { DenyReason } from '../../lanes/lane.js';
-import { onlineSignal, type RelayDriver, type RelayStatus } from '../relay.js';
+import type { BridgeRelayConfig } from '../relay-config.js';
+import { onlineSignal, type DenyReason, type FailModeSetting, type RelayDriver, type RelayStatus } from '../relay.js';
 import { realTimers, type TimerFns } from '../../../lib/timers.js';
 
 // The host side of firmware-bridge/PROTOCOL.md: stop-and-wait commands with retransmission,
 // BOOT/HELLO/HEARTBEAT session setup after every link 'up', board events ACKed once and acted
 // on once. The board keeps the turnstile safe by itself; this driver only has to never pulse late.
-
-export type BridgeRelayConfig = Extract<RelayConfig, { driver: 'bridge' }>;
 
 /** bootWaitMs: how long to wait for a BOOT after the port opens before sending HELLO anyway. */
 export type BridgeTimings = { bootWaitMs: number; retransmitMs: number; maxAttempts: number };
@@ -30,7 +27,7 @@ export const BRIDGE_TIMINGS: BridgeTimings = { bootWaitMs: 3_000, retransmitMs: 
 export interface BridgeRelayDeps {
   link: ByteLink;
   config: BridgeRelayConfig;
-  failMode: LaneConfig['failMode'];
+  failMode: FailModeSetting;
   log: Log;
   clock?: Clock;
   timers?: TimerFns;

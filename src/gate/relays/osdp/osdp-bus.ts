@@ -8,13 +8,8 @@ import {
   type OsdpRejectReason,
 } from './osdp-codec.js';
 import { attachPd, osdpCommandName, type Pd, type PdHooks } from './osdp-pd.js';
-import {
-  OsdpCommandError,
-  createOsdpRelay,
-  type OsdpPd,
-  type OsdpPdHandlers,
-  type OsdpRelayConfig,
-} from './osdp-relay.js';
+import { OsdpCommandError, createOsdpRelay, type OsdpPd, type OsdpPdHandlers } from './osdp-relay.js';
+import type { OsdpRelayConfig } from '../relay-config.js';
 import type { PdKeys } from './osdp-session.js';
 import { systemClock, type Clock } from '../../../clock.js';
 import type { Log } from '../../../lib/log.js';

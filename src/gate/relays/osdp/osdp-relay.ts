@@ -1,5 +1,5 @@
 import type { Log } from '../../../lib/log.js';
-import type { RelayConfig } from '../../lanes/lane-config.js';
+import type { OsdpRelayConfig } from '../relay-config.js';
 import type { OsdpBus } from './osdp-bus.js';
 import { OsdpCommand, OsdpReply, type OsdpPacket } from './osdp-codec.js';
 import {
@@ -18,16 +18,12 @@ import {
   type PdCapability,
   type PdId,
 } from './osdp-messages.js';
-import type { DenyReason } from '../../lanes/lane.js';
-import { onlineSignal, type RelayDriver, type RelayStatus } from '../relay.js';
-import type { ScanRejectReason } from '../../lanes/scanner-lines.js';
+import { onlineSignal, type DenyReason, type RelayDriver, type RelayStatus, type ScanRejectReason } from '../relay.js';
 import { SCBK_DEFAULT, parseScbk } from './osdp-secure.js';
 import type { PdKeys } from './osdp-session.js';
 
 // One lane's OSDP peripheral (PD) on a shared bus: grant drives one output, the reader's LED and
 // buzzer show the result, and a reader that sends QR codes as card data is the lane's scanner too.
-
-export type OsdpRelayConfig = Extract<RelayConfig, { driver: 'osdp' }>;
 
 /**
  * RAW card data a reader sends at most: libosdp caps a card read at 64 bytes
