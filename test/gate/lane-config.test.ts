@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LaneConfigError, loadLaneConfig, parseLaneConfig } from '../../src/gate/lanes/lane-config.js';
+import { LaneConfigError, loadLaneConfig, parseLaneConfig } from '../../src/gate/lanes/lanes-file.js';
 import { tempDir } from '../support/box.js';
 
 const BY_ID = '/dev/serial/by-id/usb-Honeywell_3320g';
