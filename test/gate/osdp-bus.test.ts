@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { OsdpCommand, nextOsdpSequence } from '../../src/gate/relays/osdp/osdp-codec.js';
 import { OsdpColor, OutControlCode } from '../../src/gate/relays/osdp/osdp-messages.js';
-import { OsdpCommandError } from '../../src/gate/relays/osdp/osdp-relay.js';
+import { OsdpCommandError } from '../../src/gate/relays/osdp/osdp-types.js';
 import type { OsdpRelayConfig } from '../../src/gate/relays/relay-config.js';
 import { TIMING, exchanges, online, openOsdpHarness, polls, type OsdpHarness } from '../support/osdp-harness.js';
 import type { OsdpSim, ReaderOptions, SimCommand, SimReader } from '../support/osdp-reader-sim.js';

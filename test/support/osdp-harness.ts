@@ -1,5 +1,6 @@
 import type { ByteLink } from '../../src/gate/serial/byte-link.js';
-import { createOsdpBus, type OsdpBus } from '../../src/gate/relays/osdp/osdp-bus.js';
+import { createOsdpBus } from '../../src/gate/relays/osdp/osdp-bus.js';
+import type { OsdpBus } from '../../src/gate/relays/osdp/osdp-types.js';
 import { nextOsdpSequence } from '../../src/gate/relays/osdp/osdp-codec.js';
 import type { OsdpRelayConfig } from '../../src/gate/relays/relay-config.js';
 import type { RelayDriver } from '../../src/gate/relays/relay.js';

@@ -7,13 +7,12 @@ import {
   type OsdpPacket,
   type OsdpRejectReason,
 } from './osdp-codec.js';
-import { attachPd, osdpCommandName, type Pd, type PdHooks } from './osdp-pd.js';
-import { OsdpCommandError, createOsdpRelay, type OsdpPd, type OsdpPdHandlers } from './osdp-relay.js';
-import type { OsdpRelayConfig } from '../relay-config.js';
-import type { PdKeys } from './osdp-session.js';
+import { attachPd, type Pd } from './osdp-pd.js';
+import type { PdHooks } from './osdp-pd-state.js';
+import { createOsdpRelay } from './osdp-relay.js';
+import { OsdpCommandError, osdpCommandName, type OsdpBus } from './osdp-types.js';
 import { systemClock, type Clock } from '../../../clock.js';
 import type { Log } from '../../../lib/log.js';
-import type { RelayDriver } from '../relay.js';
 import { realTimers, type TimerFns } from '../../../lib/timers.js';
 
 // The box as OSDP control panel (CP) on one half-duplex bus: one command in flight at a time, PDs
@@ -27,14 +26,6 @@ import { realTimers, type TimerFns } from '../../../lib/timers.js';
 // means the PD restarted (its NAK carries its own sequence, 0 after a power cut): the PD starts
 // over at sequence 0 and its outputs are restored before it counts as online again. Any other
 // reply with another sequence is a late copy of an earlier reply and is ignored.
-
-export interface OsdpBus {
-  readonly path: string;
-  attach(address: number, handlers?: OsdpPdHandlers, keys?: PdKeys | null): OsdpPd;
-  relay(config: OsdpRelayConfig): RelayDriver;
-  /** Fails everything pending and closes the link. */
-  close(): Promise<void>;
-}
 
 export interface OsdpBusOptions {
   link: ByteLink;
