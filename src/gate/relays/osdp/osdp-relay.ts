@@ -1,6 +1,6 @@
 import type { Log } from '../../../lib/log.js';
 import type { OsdpRelayConfig } from '../relay-config.js';
-import type { OsdpBus } from './osdp-types.js';
+import type { OsdpBus, OsdpPd, OsdpPdState } from './osdp-types.js';
 import { OsdpCommand, OsdpReply, type OsdpPacket } from './osdp-codec.js';
 import {
   BuzzerTone,
@@ -97,149 +97,174 @@ export interface OsdpRelayDeps {
   log: Log;
 }
 
+/** What one OSDP relay holds; the steps below read it. */
+export interface OsdpRelayState {
+  readonly path: string;
+  readonly address: number;
+  readonly output: number;
+  readonly log: Log;
+  readonly scanListeners: Set<(code: string) => void>;
+  readonly rejectListeners: Set<(reason: ScanRejectReason) => void>;
+  /** Remembered even while the PD is unreachable: its restore applies it when it answers again. */
+  freePassage: boolean;
+}
+
 export function createOsdpRelay({ bus, config, log }: OsdpRelayDeps): RelayDriver {
-  const { address, output } = config;
-  const scanListeners = new Set<(code: string) => void>();
-  const rejectListeners = new Set<(reason: ScanRejectReason) => void>();
+  const s: OsdpRelayState = {
+    path: bus.path,
+    address: config.address,
+    output: config.output,
+    log,
+    scanListeners: new Set(),
+    rejectListeners: new Set(),
+    freePassage: false,
+  };
   const online = onlineSignal(log, bus.path);
-  let freePassage = false;
-
-  const out = (control: number, timer = 0) => outData([{ output, control, timer }]);
-  const cosmetic = (what: string) => (err: unknown) =>
-    log.warn({ err, path: bus.path, address }, `OSDP ${what} failed`);
-
-  function emitScan(code: string): void {
-    for (const l of scanListeners) {
-      try {
-        l(code);
-      } catch (err) {
-        log.error({ err, path: bus.path, address }, 'OSDP scan listener failed');
-      }
-    }
-  }
-
-  function onPollReply(p: OsdpPacket): void {
-    if (p.code === OsdpReply.RAW) {
-      const card = parseRaw(p.data);
-      if (card && card.data.length >= OSDP_MAX_CARD_BYTES) {
-        // At the reader's cap the code was most likely cut: refused, never looked up truncated.
-        log.warn(
-          { path: bus.path, address, bytes: card.data.length },
-          'OSDP card read at the reader limit: refused as possibly truncated',
-        );
-        for (const l of rejectListeners) l('too_long');
-        return;
-      }
-      const code = card && rawCardText(card);
-      if (code) return emitScan(code);
-      log.warn(
-        { path: bus.path, address, bits: card?.bitCount, format: card?.format },
-        'OSDP card read is not a text code: ignored',
-      );
-      return;
-    }
-    if (p.code === OsdpReply.FMT) {
-      const text = parseFmt(p.data)?.text;
-      if (text && /^[\x20-\x7e]+$/.test(text)) return emitScan(text);
-      log.warn({ path: bus.path, address }, 'OSDP formatted read is not a text code: ignored');
-      return;
-    }
-    if (p.code === OsdpReply.KEYPAD) {
-      // Lanes take no PINs: keys are not codes, and a typed ticket number is not a scan.
-      log.info({ path: bus.path, address, keys: parseKeypad(p.data)?.keys.length ?? 0 }, 'OSDP keypad input ignored');
-      return;
-    }
-    log.debug?.({ path: bus.path, address, code: p.code }, 'OSDP reply to POLL ignored');
-  }
-
   const pd = bus.attach(
-    address,
-    {
-      onPollReply,
-      // The PD may have lost power or kept an old state while unreachable: say again what it must hold.
-      // Allow-timed-to-finish (3) so a pulse under way is not cut when free passage is off.
-      restore: () => [
-        {
-          code: OsdpCommand.OUT,
-          data: out(freePassage ? OutControlCode.PERMANENT_ON_ABORT_TIMED : OutControlCode.PERMANENT_OFF_AFTER_TIMED),
-        },
-      ],
-      onOnline: online.set,
-    },
+    s.address,
+    { onPollReply: (p) => onPollReply(s, p), restore: () => restoreOutputs(s), onOnline: online.set },
     osdpKeys(config),
   );
-
   return {
-    async grant(_direction, pulseMs) {
-      const timer = Math.max(1, Math.ceil(pulseMs / 100));
-      const opened = pd.send(OsdpCommand.OUT, out(OutControlCode.TEMPORARY_ON, timer));
-      const ledTimer = Math.max(timer, GRANT_LED_MIN);
-      const green: LedTemporary = {
-        control: LedControl.TEMPORARY_SET,
-        onTime: ledTimer,
-        offTime: 0,
-        onColor: OsdpColor.GREEN,
-        offColor: OsdpColor.GREEN,
-        timer: ledTimer,
-      };
-      // Queued behind OUT, so the turnstile opens first; LED and beep failures do not undo a grant.
-      pd.send(OsdpCommand.LED, ledCommand(green)).catch(cosmetic('grant LED'));
-      pd.send(OsdpCommand.BUZ, beep({ onTime: 1, offTime: 0, count: 1 })).catch(cosmetic('grant beep'));
-      await opened;
-    },
+    grant: (_direction, pulseMs) => grant(s, pd, pulseMs),
     async deny(reason) {
       const signal = OSDP_DENY_SIGNALS[reason];
       await Promise.all([pd.send(OsdpCommand.LED, ledCommand(signal.led)), pd.send(OsdpCommand.BUZ, beep(signal.buz))]);
     },
     async setFreePassage(on) {
-      // Remembered even if the PD is unreachable now: onOnline applies it when it answers again.
-      freePassage = on;
+      s.freePassage = on;
       await pd.send(
         OsdpCommand.OUT,
-        out(on ? OutControlCode.PERMANENT_ON_ABORT_TIMED : OutControlCode.PERMANENT_OFF_ABORT_TIMED),
+        outCommand(s, on ? OutControlCode.PERMANENT_ON_ABORT_TIMED : OutControlCode.PERMANENT_OFF_ABORT_TIMED),
       );
     },
     onScan(listener) {
-      scanListeners.add(listener);
-      return () => scanListeners.delete(listener);
+      s.scanListeners.add(listener);
+      return () => s.scanListeners.delete(listener);
     },
     onScanRejected(listener) {
-      rejectListeners.add(listener);
-      return () => rejectListeners.delete(listener);
+      s.rejectListeners.add(listener);
+      return () => s.rejectListeners.delete(listener);
     },
     onOnline: online.add,
-    status(): RelayStatus {
-      const s = pd.state();
-      const id = s.pdId;
-      return {
-        driver: 'osdp',
-        path: bus.path,
-        online: s.online,
-        failSafe: true,
-        freePassage,
-        lastSeenAt: s.lastSeenAt,
-        problem: s.problem,
-        device: {
-          address,
-          output,
-          phase: s.phase,
-          vendor: id ? id.vendor.toString(16).padStart(6, '0') : null,
-          model: id?.model ?? null,
-          version: id?.version ?? null,
-          serial: id?.serial ?? null,
-          firmware: id?.firmware ?? null,
-          capabilities: s.pdCap ? s.pdCap.map((c) => `${c.function}:${c.compliance}:${c.count}`).join(' ') : null,
-          lastNak: s.lastNak,
-          secureChannel: s.secure,
-          keyConfigured: s.keyConfigured,
-          restarts: s.restarts,
-        },
-      };
-    },
+    status: () => osdpRelayStatus(s, pd.state()),
     async close() {
-      scanListeners.clear();
-      rejectListeners.clear();
+      s.scanListeners.clear();
+      s.rejectListeners.clear();
       pd.detach();
+    },
+  };
+}
+
+const outCommand = (s: OsdpRelayState, control: number, timer = 0) => outData([{ output: s.output, control, timer }]);
+
+/**
+ * What the PD's outputs must hold after every handshake: it may have lost power or kept an old
+ * state while unreachable. Allow-timed-to-finish (3) so a pulse under way is not cut when free
+ * passage is off.
+ */
+export function restoreOutputs(s: OsdpRelayState): { code: number; data: Uint8Array }[] {
+  return [
+    {
+      code: OsdpCommand.OUT,
+      data: outCommand(
+        s,
+        s.freePassage ? OutControlCode.PERMANENT_ON_ABORT_TIMED : OutControlCode.PERMANENT_OFF_AFTER_TIMED,
+      ),
+    },
+  ];
+}
+
+export async function grant(s: OsdpRelayState, pd: OsdpPd, pulseMs: number): Promise<void> {
+  const timer = Math.max(1, Math.ceil(pulseMs / 100));
+  const opened = pd.send(OsdpCommand.OUT, outCommand(s, OutControlCode.TEMPORARY_ON, timer));
+  const ledTimer = Math.max(timer, GRANT_LED_MIN);
+  const green: LedTemporary = {
+    control: LedControl.TEMPORARY_SET,
+    onTime: ledTimer,
+    offTime: 0,
+    onColor: OsdpColor.GREEN,
+    offColor: OsdpColor.GREEN,
+    timer: ledTimer,
+  };
+  const cosmetic = (what: string) => (err: unknown) =>
+    s.log.warn({ err, path: s.path, address: s.address }, `OSDP ${what} failed`);
+  // Queued behind OUT, so the turnstile opens first; LED and beep failures do not undo a grant.
+  pd.send(OsdpCommand.LED, ledCommand(green)).catch(cosmetic('grant LED'));
+  pd.send(OsdpCommand.BUZ, beep({ onTime: 1, offTime: 0, count: 1 })).catch(cosmetic('grant beep'));
+  await opened;
+}
+
+function emitScan(s: OsdpRelayState, code: string): void {
+  for (const l of s.scanListeners) {
+    try {
+      l(code);
+    } catch (err) {
+      s.log.error({ err, path: s.path, address: s.address }, 'OSDP scan listener failed');
+    }
+  }
+}
+
+/** A POLL answered with a read: a text code is a scan; anything else is logged and dropped. */
+export function onPollReply(s: OsdpRelayState, p: OsdpPacket): void {
+  const { log, path, address } = s;
+  if (p.code === OsdpReply.RAW) {
+    const card = parseRaw(p.data);
+    if (card && card.data.length >= OSDP_MAX_CARD_BYTES) {
+      // At the reader's cap the code was most likely cut: refused, never looked up truncated.
+      log.warn(
+        { path, address, bytes: card.data.length },
+        'OSDP card read at the reader limit: refused as possibly truncated',
+      );
+      for (const l of s.rejectListeners) l('too_long');
+      return;
+    }
+    const code = card && rawCardText(card);
+    if (code) return emitScan(s, code);
+    log.warn(
+      { path, address, bits: card?.bitCount, format: card?.format },
+      'OSDP card read is not a text code: ignored',
+    );
+    return;
+  }
+  if (p.code === OsdpReply.FMT) {
+    const text = parseFmt(p.data)?.text;
+    if (text && /^[\x20-\x7e]+$/.test(text)) return emitScan(s, text);
+    log.warn({ path, address }, 'OSDP formatted read is not a text code: ignored');
+    return;
+  }
+  if (p.code === OsdpReply.KEYPAD) {
+    // Lanes take no PINs: keys are not codes, and a typed ticket number is not a scan.
+    log.info({ path, address, keys: parseKeypad(p.data)?.keys.length ?? 0 }, 'OSDP keypad input ignored');
+    return;
+  }
+  log.debug?.({ path, address, code: p.code }, 'OSDP reply to POLL ignored');
+}
+
+export function osdpRelayStatus(s: OsdpRelayState, pd: OsdpPdState): RelayStatus {
+  const id = pd.pdId;
+  return {
+    driver: 'osdp',
+    path: s.path,
+    online: pd.online,
+    failSafe: true,
+    freePassage: s.freePassage,
+    lastSeenAt: pd.lastSeenAt,
+    problem: pd.problem,
+    device: {
+      address: s.address,
+      output: s.output,
+      phase: pd.phase,
+      vendor: id ? id.vendor.toString(16).padStart(6, '0') : null,
+      model: id?.model ?? null,
+      version: id?.version ?? null,
+      serial: id?.serial ?? null,
+      firmware: id?.firmware ?? null,
+      capabilities: pd.pdCap ? pd.pdCap.map((c) => `${c.function}:${c.compliance}:${c.count}`).join(' ') : null,
+      lastNak: pd.lastNak,
+      secureChannel: pd.secure,
+      keyConfigured: pd.keyConfigured,
+      restarts: pd.restarts,
     },
   };
 }
