@@ -9,11 +9,8 @@ import {
   type BridgeMessageOf,
   type BridgeTypeName,
 } from '../../src/gate/relays/bridge/bridge-codec.js';
-import {
-  BridgeCommandError,
-  createBridgeRelay,
-  type BridgeTimings,
-} from '../../src/gate/relays/bridge/bridge-relay.js';
+import { createBridgeRelay } from '../../src/gate/relays/bridge/bridge-relay.js';
+import { BridgeCommandError, type BridgeTimings } from '../../src/gate/relays/bridge/bridge-state.js';
 import type { LaneConfig } from '../../src/gate/lanes/lane-config.js';
 import { openSerialLink, type SerialLink } from '../../src/gate/serial/serial-link.js';
 import type { Log } from '../../src/lib/log.js';
