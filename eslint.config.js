@@ -37,7 +37,7 @@ const routesRule = {
   message: "Another feature's routes are its door: import its service, payload or types instead.",
 };
 
-// The gate's rooms (docs/architecture.md, "The gate"): serial ← relays ← lanes ← the door and the
+// The gate's rooms (docs/lanes.md, "Rooms of src/gate"): serial ← relays ← lanes ← the door and the
 // wiring (src/gate/*.ts). A file `depth` folders under src/gate imports none of the rooms above it,
 // not the gate's top level, and no other feature folder: what a driver and a lane share lives in the
 // relay contract (src/gate/relays/relay.ts).

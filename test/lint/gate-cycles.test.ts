@@ -3,8 +3,8 @@ import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-// No import cycle in src/gate, `import type` and `export … from` included (docs/architecture.md,
-// "The gate"): each room imports only the rooms below it, and inside a room the contract files
+// No import cycle in src/gate, `import type` and `export … from` included (docs/lanes.md, "Rooms
+// of src/gate"): each room imports only the rooms below it, and inside a room the contract files
 // (relays/relay.ts, relays/osdp/osdp-types.ts, lanes/lane-types.ts) sit under what uses them.
 const root = path.resolve(import.meta.dirname, '../..');
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
-// The gate's rooms (eslint.config.js, docs/architecture.md "The gate"): serial ← relays ← lanes ←
+// The gate's rooms (eslint.config.js, docs/lanes.md "Rooms of src/gate"): serial ← relays ← lanes ←
 // the door and the wiring. A relay driver never imports the lanes; checked here on the real config.
 const root = path.resolve(import.meta.dirname, '../..');
 const eslint = new ESLint({ cwd: root });
