@@ -53,6 +53,8 @@ const gateRoom = (depth, above, message) => ({
 });
 const DRIVER_RULE =
   'A relay driver never imports the lanes, the gate door or wiring, or another feature: move what it needs down into the relay contract (src/gate/relays/relay.ts, relay-config.ts).';
+const LANES_RULE =
+  'The lanes know a relay only by its contract (src/gate/relays/relay.ts, relay-config.ts) and a port only as a ByteLink: the drivers, the ports and the door are wired by src/gate/devices.ts and register.ts.';
 const SERIAL_RULE =
   'The serial layer knows no relay, lane or feature: it moves bytes (src/gate/serial/byte-link.ts is its contract).';
 
@@ -91,6 +93,23 @@ export default tseslint.config(
   {
     files: ['src/gate/relays/*/*.ts'],
     rules: { 'no-restricted-imports': ['error', gateRoom(2, ['lanes'], DRIVER_RULE)] },
+  },
+  {
+    files: ['src/gate/lanes/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            routesRule,
+            {
+              group: ['../*.js', '../relays/*/**', '../serial/**', '!../serial/byte-link.js'],
+              message: LANES_RULE,
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['src/gate/serial/*.ts'],

@@ -34,6 +34,16 @@ describe('the gate in rooms', () => {
   });
 
   it.each([
+    ['src/gate/lanes/gates.ts', "import { createBridgeRelay } from '../relays/bridge/bridge-relay.js';"],
+    ['src/gate/lanes/gates.ts', "import type { OsdpBus } from '../relays/osdp/osdp-types.js';"],
+    ['src/gate/lanes/gates.ts', "import { openSerialLink } from '../serial/serial-link.js';"],
+    ['src/gate/lanes/lane.ts', "import { gatesRoutes } from '../gates.routes.js';"],
+    ['src/gate/lanes/lane-events.ts', "import { serialDevices } from '../devices.js';"],
+  ])('the lanes: %s refuses %s', async (file, code) => {
+    expect(await restricted(file, code)).toEqual([expect.stringMatching(/lanes know a relay only by its contract/)]);
+  });
+
+  it.each([
     ['src/gate/relays/osdp/osdp-relay.ts', "import type { DenyReason } from '../relay.js';"],
     ['src/gate/relays/osdp/osdp-relay.ts', "import type { OsdpRelayConfig } from '../relay-config.js';"],
     ['src/gate/relays/osdp/osdp-bus.ts', "import type { ByteLink } from '../../serial/byte-link.js';"],
@@ -44,6 +54,8 @@ describe('the gate in rooms', () => {
     ['src/gate/serial/serial-link.ts', "import type { ByteLink } from './byte-link.js';"],
     ['src/gate/lanes/lane.ts', "import type { LaneRelay } from '../relays/relay.js';"],
     ['src/gate/lanes/gates.ts', "import type { ByteLink } from '../serial/byte-link.js';"],
+    ['src/gate/lanes/lane-config.ts', "import { relaySchema } from '../relays/relay-config.js';"],
+    ['src/gate/lanes/gates.ts', "import type { CheckinService } from '../../checkin/checkin.service.js';"],
     ['src/gate/devices.ts', "import { createBridgeRelay } from './relays/bridge/bridge-relay.js';"],
   ])('%s may import %s', async (file, code) => {
     expect(await restricted(file, code)).toEqual([]);
