@@ -31,6 +31,34 @@ const shared = (from, extra = []) => ({
   ],
 });
 
+// A feature uses another feature's service and published types, never its routes file (from a
+// feature's own subfolders too, e.g. src/gate/lanes).
+const routesRule = {
+  group: ['../*/*.routes.js', '../../*/*.routes.js', '../../../*/*.routes.js'],
+  message: "Another feature's routes are its door: import its service, payload or types instead.",
+};
+
+// The gate's rooms (docs/lanes.md, "Rooms of src/gate"): serial ← relays ← lanes ← the door and the
+// wiring (src/gate/*.ts). A file `depth` folders under src/gate imports none of the rooms above it,
+// not the gate's top level, and no other feature folder: what a driver and a lane share lives in the
+// relay contract (src/gate/relays/relay.ts).
+const up = (n) => '../'.repeat(n);
+const gateRoom = (depth, above, message) => ({
+  patterns: [
+    routesRule,
+    {
+      group: [`${up(depth)}*.js`, ...above.map((room) => `${up(depth)}${room}/**`), ...featureImports(up(depth + 1))],
+      message,
+    },
+  ],
+});
+const DRIVER_RULE =
+  'A relay driver never imports the lanes, the gate door or wiring, or another feature: move what it needs down into the relay contract (src/gate/relays/relay.ts, relay-config.ts).';
+const LANES_RULE =
+  'The lanes know a relay only by its contract (src/gate/relays/relay.ts, relay-config.ts) and a port only as a ByteLink: the drivers, the ports and the door are wired by src/gate/devices.ts and register.ts.';
+const SERIAL_RULE =
+  'The serial layer knows no relay, lane or feature: it moves bytes (src/gate/serial/byte-link.ts is its contract).';
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'test-results/**', 'firmware-bridge/**', 'src/console/web/dist/**'] },
   js.configs.recommended,
@@ -56,21 +84,37 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    // A feature uses another feature's service and published types, never its routes file.
     files: ['src/*/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [routesRule] }] },
+  },
+  {
+    files: ['src/gate/relays/*.ts'],
+    rules: { 'no-restricted-imports': ['error', gateRoom(1, ['lanes'], DRIVER_RULE)] },
+  },
+  {
+    files: ['src/gate/relays/*/*.ts'],
+    rules: { 'no-restricted-imports': ['error', gateRoom(2, ['lanes'], DRIVER_RULE)] },
+  },
+  {
+    files: ['src/gate/lanes/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
+            routesRule,
             {
-              group: ['../*/*.routes.js'],
-              message: "Another feature's routes are its door: import its service, payload or types instead.",
+              group: ['../*.js', '../relays/*/**', '../serial/**', '!../serial/byte-link.js'],
+              message: LANES_RULE,
             },
           ],
         },
       ],
     },
+  },
+  {
+    files: ['src/gate/serial/*.ts'],
+    rules: { 'no-restricted-imports': ['error', gateRoom(1, ['lanes', 'relays'], SERIAL_RULE)] },
   },
   {
     files: ['src/lib/**/*.ts'],

@@ -5,7 +5,7 @@ import { createCheckinService, type CheckinService } from '../src/checkin/checki
 import type { Granted } from '../src/checkin/result.js';
 import { createClock } from '../src/clock.js';
 import { migrateToLatest, openDatabase } from '../src/db/open.js';
-import { laneConfigSchema } from '../src/gate/lane-config.js';
+import { laneConfigSchema } from '../src/gate/lanes/lane-config.js';
 import { startLanes } from '../src/gate/register.js';
 import { startBridgeBoard, type BridgeBoard } from '../test/support/bridge-board.js';
 import { openScannerSim, silentLog, type ScannerSim } from '../test/support/lanes.js';

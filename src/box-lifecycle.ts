@@ -8,7 +8,7 @@ import { holdDatabase, openOrRelease } from './db/holder.js';
 import { migrateToLatest, migrationState, openDatabase, type Db } from './db/open.js';
 import { isEmptyBox, printDemoBanner, seedDemoWithOperator } from './demo/demo.js';
 import { demoWarning } from './demo/retire.js';
-import { loadLaneConfig } from './gate/lane-config.js';
+import { loadLaneConfig } from './gate/lanes/lanes-file.js';
 import { startLanes } from './gate/register.js';
 import { loadTls } from './http/tls.js';
 import { createClosers } from './lib/closers.js';

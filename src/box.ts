@@ -12,7 +12,7 @@ import { createClockCheck, type ClockCheck } from './clock-check.js';
 import { comboRoutes } from './combos/combos.routes.js';
 import type { Db } from './db/open.js';
 import { createStorageHealth, type StorageHealth } from './db/storage.js';
-import type { GatesInfo } from './gate/gates.js';
+import type { GatesInfo } from './gate/lanes/gates.js';
 import { gatesRoutes } from './gate/gates.routes.js';
 import type { HttpLimits } from './http/connections.js';
 import { healthRoutes } from './http/health.routes.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { MovePolicy } from './rules/movement.js';
 
-// The tenant's movement settings, shared by the movement routes and the lanes file (src/gate/lane-config.ts),
+// The tenant's movement settings, shared by the movement routes and the lanes file (src/gate/lanes/lane-config.ts),
 // and the policy a door hands the check-in service with each movement (checkin.move). PARK_AREA and
 // MovePolicy are the movement rules' own (rules/movement.ts), published here with the settings.
 export { PARK_AREA, type MovePolicy } from './rules/movement.js';

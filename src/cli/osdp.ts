@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import { createOsdpBus } from '../gate/osdp-bus.js';
-import { SCBK_DEFAULT, parseScbk } from '../gate/osdp-secure.js';
+import { createOsdpBus } from '../gate/relays/osdp/osdp-bus.js';
+import { SCBK_DEFAULT, parseScbk } from '../gate/relays/osdp/osdp-secure.js';
 import type { Log } from '../lib/log.js';
-import { openSerialLink } from '../gate/serial-link.js';
+import { openSerialLink } from '../gate/serial/serial-link.js';
 import { EXIT, parse, printHelp, say, UsageError, type CliIo } from './common.js';
 
 // `gate osdp set-key`: gives one OSDP reader its secure-channel key (SCBK) from a file, with the

@@ -1,3 +1,4 @@
+import { LaneConfigError } from '../gate/lanes/lanes-file.js';
 import { main } from '../main.js';
 import { configOf, EXIT, parse, printHelp, say, type CliIo } from './common.js';
 
@@ -15,7 +16,8 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   } catch (error) {
     // A failed start has closed everything it opened: the process ends by itself.
     say(io.stderr, `gate serve: não foi possível iniciar: ${error instanceof Error ? error.message : String(error)}`);
-    return EXIT.failure;
+    // A bad lanes file is a usage error, like a bad variable (docs/lanes.md).
+    return error instanceof LaneConfigError ? EXIT.usage : EXIT.failure;
   }
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {

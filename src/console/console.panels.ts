@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { addDays } from '../clock.js';
 import type { Db } from '../db/open.js';
-import type { GatesInfo } from '../gate/gates.js';
+import type { GatesInfo } from '../gate/lanes/gates.js';
 import { lanePayload } from '../gate/gates.payload.js';
 import { errorCatalogue, type ErrorCode } from '../http/errors.js';
 import type { SyncInfo } from '../sync/worker.js';

@@ -16,9 +16,7 @@ import type {
 import type {
   EventsTable,
   PresenceTable,
-  LaneEventKind,
   LaneEventsTable,
-  PushResult,
   SyncPushTable,
   SyncStateTable,
   SyncRejectsTable,

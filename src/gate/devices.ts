@@ -1,9 +1,9 @@
-import { createBridgeRelay } from './bridge-relay.js';
-import type { GateDevices } from './gates.js';
-import { createLcusRelay } from './lcus-relay.js';
+import { createBridgeRelay } from './relays/bridge/bridge-relay.js';
+import type { GateDevices } from './lanes/gates.js';
+import { createLcusRelay } from './relays/lcus/lcus-relay.js';
 import type { Log } from '../lib/log.js';
-import { createOsdpBus } from './osdp-bus.js';
-import { openSerialLink } from './serial-link.js';
+import { createOsdpBus } from './relays/osdp/osdp-bus.js';
+import { openSerialLink } from './serial/serial-link.js';
 
 /** The real hardware: serial ports that reconnect by themselves and the three relay drivers. */
 export function serialDevices(log: Log): GateDevices {

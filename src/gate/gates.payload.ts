@@ -1,5 +1,5 @@
-import type { GateLaneStatus } from './gates.js';
-import { laneEventRow } from './lane-events.js';
+import type { GateLaneStatus } from './lanes/gates.js';
+import { laneEventRow } from './lanes/lane-events.js';
 
 // A lane as GET /api/local/gates and the console's lanes panel show it (docs/lanes.md).
 

@@ -8,7 +8,7 @@ import { occupancyPayload } from '../checkin/occupancy.payload.js';
 import { pageLimit } from '../http/validation.js';
 import { gatesDocs, laneEventsDocs } from './gates.docs.js';
 import { lanePayload } from './gates.payload.js';
-import type { GatesInfo } from './gates.js';
+import type { GatesInfo } from './lanes/gates.js';
 
 const KINDS = [
   'liberada',

@@ -2,10 +2,10 @@ import type { CheckinService } from '../checkin/checkin.service.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
 import { serialDevices } from './devices.js';
-import { listSerialPorts } from './serial-link.js';
-import { startGates, type GateDevices, type GatesInfo } from './gates.js';
-import type { LaneConfigFile } from './lane-config.js';
-import { createLaneEventLog } from './lane-events.js';
+import { listSerialPorts } from './serial/serial-port.js';
+import { startGates, type GateDevices, type GatesInfo } from './lanes/gates.js';
+import type { LaneConfigFile } from './lanes/lane-config.js';
+import { createLaneEventLog } from './lanes/lane-events.js';
 import type { StorageHealth } from '../db/storage.js';
 import type { Log } from '../lib/log.js';
 

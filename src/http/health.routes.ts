@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { describeClock, type ClockCheck } from '../clock-check.js';
 import { migrationState, type Db } from '../db/open.js';
 import { CANNOT_RECORD, type StorageHealth } from '../db/storage.js';
-import type { GatesInfo } from '../gate/gates.js';
+import type { GatesInfo } from '../gate/lanes/gates.js';
 import type { SyncInfo } from '../sync/worker.js';
 import { syncSummary } from '../sync/sync.repo.js';
 import { VERSION } from '../version.js';

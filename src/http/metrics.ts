@@ -7,7 +7,7 @@ import type { Clock } from '../clock.js';
 import type { ClockCheck } from '../clock-check.js';
 import type { Db } from '../db/open.js';
 import type { WriteQueue } from '../db/write-queue.js';
-import type { GatesInfo } from '../gate/gates.js';
+import type { GatesInfo } from '../gate/lanes/gates.js';
 import type { SyncInfo } from '../sync/worker.js';
 import { CONFLICT_KINDS, eventsWaiting, syncSummary } from '../sync/sync.repo.js';
 import { metricsDocs } from './box.docs.js';

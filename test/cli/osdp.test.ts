@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OsdpCommand } from '../../src/gate/osdp-codec.js';
+import { OsdpCommand } from '../../src/gate/relays/osdp/osdp-codec.js';
 import { tempDir } from '../support/box.js';
 import { openOsdpSim, type OsdpSim } from '../support/osdp-reader-sim.js';
 import { openPtyPair, type PtyPair } from '../support/pty.js';

@@ -10,7 +10,7 @@ import {
   DenyPattern,
   encodeFrame,
   type BridgeMessage,
-} from '../../src/gate/bridge-codec.js';
+} from '../../src/gate/relays/bridge/bridge-codec.js';
 import { crc16CcittFalse } from '../../src/lib/crc.js';
 import { prng } from '../support/prng.js';
 

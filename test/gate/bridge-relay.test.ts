@@ -8,10 +8,11 @@ import {
   type BridgeMessage,
   type BridgeMessageOf,
   type BridgeTypeName,
-} from '../../src/gate/bridge-codec.js';
-import { BridgeCommandError, createBridgeRelay, type BridgeTimings } from '../../src/gate/bridge-relay.js';
-import type { LaneConfig } from '../../src/gate/lane-config.js';
-import { openSerialLink, type SerialLink } from '../../src/gate/serial-link.js';
+} from '../../src/gate/relays/bridge/bridge-codec.js';
+import { createBridgeRelay } from '../../src/gate/relays/bridge/bridge-relay.js';
+import { BridgeCommandError, type BridgeTimings } from '../../src/gate/relays/bridge/bridge-state.js';
+import type { LaneConfig } from '../../src/gate/lanes/lane-config.js';
+import { openSerialLink, type SerialLink } from '../../src/gate/serial/serial-link.js';
 import type { Log } from '../../src/lib/log.js';
 import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
 

@@ -11,7 +11,7 @@ import {
   encodeFrame,
   type BridgeDecodeResult,
   type BridgeMessage,
-} from '../../src/gate/bridge-codec.js';
+} from '../../src/gate/relays/bridge/bridge-codec.js';
 import { crc16CcittFalse } from '../../src/lib/crc.js';
 import { startBridgeBoard, type BridgeBoard } from '../support/bridge-board.js';
 import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';

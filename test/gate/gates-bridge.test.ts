@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DenyPattern } from '../../src/gate/bridge-codec.js';
+import { DenyPattern } from '../../src/gate/relays/bridge/bridge-codec.js';
 import type { BridgeBoard } from '../support/bridge-board.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { startBridgeLaneRig, type BridgeLaneRig } from '../support/bridge-lane.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { laneConfigSchema } from '../../src/gate/lane-config.js';
+import { laneConfigSchema } from '../../src/gate/lanes/lane-config.js';
 import { startLanes } from '../../src/gate/register.js';
 import { startBridgeBoard, type BridgeBoard } from '../support/bridge-board.js';
 import { createTestBox, type TestBox } from '../support/box.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LaneConfigError, loadLaneConfig, parseLaneConfig } from '../../src/gate/lane-config.js';
+import { LaneConfigError, loadLaneConfig, parseLaneConfig } from '../../src/gate/lanes/lanes-file.js';
 import { tempDir } from '../support/box.js';
 
 const BY_ID = '/dev/serial/by-id/usb-Honeywell_3320g';
@@ -219,6 +219,30 @@ describe('lane config', () => {
       '  lanes[1].scanners[0].path: porta /dev/serial/by-id/s1 já usada em lanes[0].scanners[0].path (pista "a")',
     );
     expect(msg).toContain('  lanes[2].scanners[0].path: porta /dev/serial/by-id/r1 já usada em lanes[0].relay.path');
+  });
+
+  it('names every problem of the file in one go: a value out of range, a repeated name, a port used twice', () => {
+    dir = tempDir('gate-lanes-all-');
+    const file = path.join(dir, 'lanes.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        lanes: [
+          lane({ name: 'a', relay: { driver: 'lcus', path: '/dev/serial/by-id/r1', channel: 9 } }),
+          lane({
+            name: 'a',
+            scanners: [{ path: '/dev/serial/by-id/r1' }],
+            relay: { driver: 'bridge', path: '/dev/serial/by-id/r2' },
+          }),
+        ],
+      }),
+    );
+    const msg = messageOf(() => loadLaneConfig(file));
+    expect(msg).toMatch(/\n {2}lanes\[0\]\.relay\.channel: /);
+    expect(msg).toContain('\n  lanes[1].name: pista "a" repetida (já usada em lanes[0])');
+    expect(msg).toContain(
+      '\n  lanes[1].scanners[0].path: porta /dev/serial/by-id/r1 já usada em lanes[0].relay.path (pista "a")',
+    );
   });
 
   it('lets OSDP relays share an RS-485 bus only at distinct addresses', () => {

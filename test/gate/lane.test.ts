@@ -2,16 +2,15 @@ import { codeHash } from '../../src/lib/code-hash.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CheckinService } from '../../src/checkin/checkin.service.js';
-import { laneConfigSchema, laneSchema, movePolicy, type LaneConfig } from '../../src/gate/lane-config.js';
+import { laneConfigSchema, laneSchema, movePolicy, type LaneConfig } from '../../src/gate/lanes/lane-config.js';
+import { attachScanner, createLane } from '../../src/gate/lanes/lane.js';
 import {
-  attachScanner,
-  createLane,
   NOT_PASSED_OPERADOR,
   RELAY_FAILED_OPERADOR,
   type Lane,
   type LaneEvent,
-  type LaneRelay,
-} from '../../src/gate/lane.js';
+} from '../../src/gate/lanes/lane-types.js';
+import type { LaneRelay } from '../../src/gate/relays/relay.js';
 import type { Log } from '../../src/lib/log.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ByteLink } from '../../src/gate/byte-link.js';
-import { LCUS_WARNING, createLcusRelay, lcusCommand, type LcusRelayConfig } from '../../src/gate/lcus-relay.js';
-import type { RelayDriver } from '../../src/gate/relay.js';
+import type { ByteLink } from '../../src/gate/serial/byte-link.js';
+import { LCUS_WARNING, createLcusRelay, lcusCommand } from '../../src/gate/relays/lcus/lcus-relay.js';
+import type { LcusRelayConfig } from '../../src/gate/relays/relay-config.js';
+import type { RelayDriver } from '../../src/gate/relays/relay.js';
 import { openLcusSim, type LcusSim } from '../support/lcus-sim.js';
 import { openPortLink } from '../support/port-link.js';
 import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';

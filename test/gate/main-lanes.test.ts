@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import { pedidoSchema } from '../../src/orders/order.schemas.js';
 import { ensureTenant } from '../../src/tenants/tenants.repo.js';
 import { tempDir, TZ } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
+import { BIN, ensureBuilt } from '../support/gate-process.js';
 import { openScannerSim } from '../support/lanes.js';
 import { openLcusSim } from '../support/lcus-sim.js';
 import { openPtyPair, waitUntil } from '../support/pty.js';
@@ -115,6 +117,41 @@ describe('GATE_CONFIG', () => {
     await expect(start).rejects.toThrow(/lanes\[0\]\.direction: use entrada ou saida\n {2}lanes\[0\]\.relay\.channel/);
     expect(fs.existsSync(path.join(dir, 'gate.db'))).toBe(false);
   });
+
+  it('`gate serve` with a bad lanes file exits 2, like a bad variable, naming every problem of the file', async () => {
+    ensureBuilt();
+    const dir = tempDir('gate-lanes-serve-');
+    const file = path.join(dir, 'lanes.json');
+    const lane = (name: string, scanner: string, relay: Record<string, unknown>) => ({
+      name,
+      direction: 'entrada',
+      operador: 'o',
+      scanners: [{ path: scanner }],
+      relay,
+    });
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        lanes: [
+          lane('a', '/dev/serial/by-id/s1', { driver: 'lcus', path: '/dev/serial/by-id/r1', channel: 9 }),
+          lane('a', '/dev/serial/by-id/r1', { driver: 'bridge', path: '/dev/serial/by-id/r2' }),
+        ],
+      }),
+    );
+    const child = spawn(process.execPath, [BIN, 'serve'], {
+      env: { PATH: process.env.PATH, ...env(dir, { GATE_CONFIG: file }) },
+    });
+    let stderr = '';
+    child.stderr.on('data', (c) => (stderr += c));
+    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(2);
+    expect(stderr).toContain(`Configuração das pistas inválida (${file}):`);
+    expect(stderr).toMatch(/\n {2}lanes\[0\]\.relay\.channel: /);
+    expect(stderr).toContain('\n  lanes[1].name: pista "a" repetida (já usada em lanes[0])');
+    expect(stderr).toContain(
+      '\n  lanes[1].scanners[0].path: porta /dev/serial/by-id/r1 já usada em lanes[0].relay.path',
+    );
+    expect(fs.existsSync(path.join(dir, 'gate.db'))).toBe(false);
+  }, 180_000);
 
   it('with several tenants the lanes need GATE_TENANT', async () => {
     const { dir } = await dataDir(['parque', 'outro']);

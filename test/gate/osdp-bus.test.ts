@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { OsdpCommand, nextOsdpSequence } from '../../src/gate/osdp-codec.js';
-import { OsdpColor, OutControlCode } from '../../src/gate/osdp-messages.js';
-import { OsdpCommandError, type OsdpRelayConfig } from '../../src/gate/osdp-relay.js';
+import { OsdpCommand, nextOsdpSequence } from '../../src/gate/relays/osdp/osdp-codec.js';
+import { OsdpColor, OutControlCode } from '../../src/gate/relays/osdp/osdp-messages.js';
+import { OsdpCommandError } from '../../src/gate/relays/osdp/osdp-types.js';
+import type { OsdpRelayConfig } from '../../src/gate/relays/relay-config.js';
 import { TIMING, exchanges, online, openOsdpHarness, polls, type OsdpHarness } from '../support/osdp-harness.js';
 import type { OsdpSim, ReaderOptions, SimCommand, SimReader } from '../support/osdp-reader-sim.js';
 import { waitUntil } from '../support/pty.js';

@@ -10,7 +10,7 @@ import {
   osdpCrc16,
   type OsdpPacket,
   type OsdpRejectReason,
-} from '../../src/gate/osdp-codec.js';
+} from '../../src/gate/relays/osdp/osdp-codec.js';
 
 const bytes = (hex: string) => Uint8Array.from(Buffer.from(hex.replace(/ /g, ''), 'hex'));
 const hex = (b: Uint8Array) =>

@@ -17,7 +17,7 @@ import {
   pdIdData,
   rawCardText,
   rawData,
-} from '../../src/gate/osdp-messages.js';
+} from '../../src/gate/relays/osdp/osdp-messages.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 

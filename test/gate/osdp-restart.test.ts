@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { OsdpCommand, OsdpReply } from '../../src/gate/osdp-codec.js';
-import { OutControlCode } from '../../src/gate/osdp-messages.js';
+import { OsdpCommand, OsdpReply } from '../../src/gate/relays/osdp/osdp-codec.js';
+import { OutControlCode } from '../../src/gate/relays/osdp/osdp-messages.js';
 import { exchanges, online, openOsdpHarness, sequenceBreaks, type OsdpHarness } from '../support/osdp-harness.js';
 import { waitUntil } from '../support/pty.js';
 

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ByteLink } from '../../src/gate/byte-link.js';
-import { OsdpCommand, OsdpReply } from '../../src/gate/osdp-codec.js';
-import { OutControlCode } from '../../src/gate/osdp-messages.js';
-import { Scs } from '../../src/gate/osdp-secure.js';
+import type { ByteLink } from '../../src/gate/serial/byte-link.js';
+import { OsdpCommand, OsdpReply } from '../../src/gate/relays/osdp/osdp-codec.js';
+import { OutControlCode } from '../../src/gate/relays/osdp/osdp-messages.js';
+import { Scs } from '../../src/gate/relays/osdp/osdp-secure.js';
 import { exchanges, online, openOsdpHarness, polls, type OsdpHarness } from '../support/osdp-harness.js';
 import { waitUntil } from '../support/pty.js';
 

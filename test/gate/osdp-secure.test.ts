@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeOsdp, encodeOsdp, OsdpCommand, type OsdpPacket } from '../../src/gate/osdp-codec.js';
+import { decodeOsdp, encodeOsdp, OsdpCommand, type OsdpPacket } from '../../src/gate/relays/osdp/osdp-codec.js';
 import {
   SCBK_DEFAULT,
   Scs,
@@ -12,7 +12,7 @@ import {
   parseScbk,
   pdCryptogram,
   type SessionKeys,
-} from '../../src/gate/osdp-secure.js';
+} from '../../src/gate/relays/osdp/osdp-secure.js';
 
 const bytes = (hex: string) => Uint8Array.from(Buffer.from(hex.replace(/\s+/g, ''), 'hex'));
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');

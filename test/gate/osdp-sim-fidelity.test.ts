@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ByteLink } from '../../src/gate/byte-link.js';
+import type { ByteLink } from '../../src/gate/serial/byte-link.js';
 import { openOsdpSim, type OsdpSim } from '../support/osdp-reader-sim.js';
 import { openPortLink } from '../support/port-link.js';
 import { openPtyPair, type PtyPair } from '../support/pty.js';

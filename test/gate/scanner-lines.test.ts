@@ -4,8 +4,8 @@ import {
   createScannerLineSplitter,
   stripAimPrefix,
   type ScannerLineOptions,
-  type ScanRejectReason,
-} from '../../src/gate/scanner-lines.js';
+} from '../../src/gate/lanes/scanner-lines.js';
+import type { ScanRejectReason } from '../../src/gate/relays/relay.js';
 import { manualTimers } from '../support/manual-timers.js';
 import { createClock } from '../../src/clock.js';
 

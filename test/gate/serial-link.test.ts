@@ -4,15 +4,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SerialPort } from 'serialport';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LinkState } from '../../src/gate/byte-link.js';
+import type { LinkState } from '../../src/gate/serial/byte-link.js';
 import type { TimerFns } from '../../src/lib/timers.js';
-import {
-  listSerialPorts,
-  openSerialLink,
-  openSerialPort,
-  type OpenPort,
-  type SerialLinkOptions,
-} from '../../src/gate/serial-link.js';
+import { openSerialLink, type SerialLinkOptions } from '../../src/gate/serial/serial-link.js';
+import { listSerialPorts, openSerialPort, type OpenPort } from '../../src/gate/serial/serial-port.js';
 import type { Log } from '../../src/lib/log.js';
 import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
 import { tempDir } from '../support/temp.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/api-keys.js';
-import { laneConfigSchema } from '../../src/gate/lane-config.js';
+import { laneConfigSchema } from '../../src/gate/lanes/lane-config.js';
 import { startLanes } from '../../src/gate/register.js';
 import { seedClients } from '../clients/client-data.js';
 import { makeAvailability, makeCombo, seedAvailability, seedCombos, uuid } from '../combos/combo-data.js';

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOperator } from '../../src/console/operators.repo.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
-import { createLaneEventLog } from '../../src/gate/lane-events.js';
+import { createLaneEventLog } from '../../src/gate/lanes/lane-events.js';
 import { archiveOldEvents, type ArchiveOptions } from '../../src/retention/retention.js';
 import { createOutboxRepo } from '../../src/sync/outbox.repo.js';
 import { createTestBox, type TestBox } from '../support/box.js';

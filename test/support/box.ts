@@ -5,7 +5,7 @@ import { assembleBox, type LaneServices } from '../../src/box.js';
 import type { CheckinService } from '../../src/checkin/checkin.service.js';
 import type { StorageHealth } from '../../src/db/storage.js';
 import type { Clock } from '../../src/clock.js';
-import type { GatesInfo } from '../../src/gate/gates.js';
+import type { GatesInfo } from '../../src/gate/lanes/gates.js';
 import { createFixedClock } from '../../src/clock.js';
 import { migrateToLatest, openDatabase, type Db } from '../../src/db/open.js';
 import { upsertOrder } from '../../src/orders/orders.repo.js';

@@ -1,4 +1,4 @@
-import { laneConfigSchema } from '../../src/gate/lane-config.js';
+import { laneConfigSchema } from '../../src/gate/lanes/lane-config.js';
 import { startLanes } from '../../src/gate/register.js';
 import { startBridgeBoard, type BridgeBoard } from './bridge-board.js';
 import type { TestBoxOptions } from './box.js';

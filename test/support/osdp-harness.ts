@@ -1,8 +1,9 @@
-import type { ByteLink } from '../../src/gate/byte-link.js';
-import { createOsdpBus, type OsdpBus } from '../../src/gate/osdp-bus.js';
-import { nextOsdpSequence } from '../../src/gate/osdp-codec.js';
-import type { OsdpRelayConfig } from '../../src/gate/osdp-relay.js';
-import type { RelayDriver } from '../../src/gate/relay.js';
+import type { ByteLink } from '../../src/gate/serial/byte-link.js';
+import { createOsdpBus } from '../../src/gate/relays/osdp/osdp-bus.js';
+import type { OsdpBus } from '../../src/gate/relays/osdp/osdp-types.js';
+import { nextOsdpSequence } from '../../src/gate/relays/osdp/osdp-codec.js';
+import type { OsdpRelayConfig } from '../../src/gate/relays/relay-config.js';
+import type { RelayDriver } from '../../src/gate/relays/relay.js';
 import { openOsdpSim, type OsdpSim, type ReaderOptions, type SimCommand, type SimReader } from './osdp-reader-sim.js';
 import { openPortLink } from './port-link.js';
 import { openPtyPair, waitUntil, type PtyPair } from './pty.js';

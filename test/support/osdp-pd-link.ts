@@ -1,5 +1,5 @@
-import { encodeOsdp, OsdpCommand, OsdpReply, type OsdpPacket } from '../../src/gate/osdp-codec.js';
-import { OsdpNakReason } from '../../src/gate/osdp-messages.js';
+import { encodeOsdp, OsdpCommand, OsdpReply, type OsdpPacket } from '../../src/gate/relays/osdp/osdp-codec.js';
+import { OsdpNakReason } from '../../src/gate/relays/osdp/osdp-messages.js';
 import {
   SCBK_DEFAULT,
   Scs,
@@ -13,7 +13,7 @@ import {
   pdCryptogram,
   sameBytes,
   type SessionKeys,
-} from '../../src/gate/osdp-secure.js';
+} from '../../src/gate/relays/osdp/osdp-secure.js';
 
 /**
  * The link layer of one simulated OSDP peripheral: sequence numbers and the secure channel, as

@@ -6,8 +6,8 @@ import {
   decodeOsdp,
   osdpCrc16,
   type OsdpPacket,
-} from '../../src/gate/osdp-codec.js';
-import { Scs } from '../../src/gate/osdp-secure.js';
+} from '../../src/gate/relays/osdp/osdp-codec.js';
+import { Scs } from '../../src/gate/relays/osdp/osdp-secure.js';
 import { createPdLink, type PdSecurity, type Reply } from './osdp-pd-link.js';
 import {
   OsdpNakReason,
@@ -23,7 +23,7 @@ import {
   type OutControl,
   type PdCapability,
   type PdId,
-} from '../../src/gate/osdp-messages.js';
+} from '../../src/gate/relays/osdp/osdp-messages.js';
 
 /**
  * OSDP peripherals (PDs) on the device side of a pty, in TypeScript: several addresses share the

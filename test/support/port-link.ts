@@ -1,10 +1,10 @@
 import { SerialPort } from 'serialport';
-import type { ByteLink, LinkState } from '../../src/gate/byte-link.js';
+import type { ByteLink, LinkState } from '../../src/gate/serial/byte-link.js';
 
 /**
  * The smallest ByteLink over a real port, for driver tests on ptys: opens once, reports 'down'
  * when the port closes by itself (socat killed) and never reopens. The production link with
- * reconnection is src/gate/serial-link.ts.
+ * reconnection is src/gate/serial/serial-link.ts.
  */
 export async function openPortLink(path: string, baudRate = 9600): Promise<ByteLink> {
   const port = new SerialPort({ path, baudRate, autoOpen: false });

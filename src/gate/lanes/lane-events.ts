@@ -1,9 +1,9 @@
-import type { StorageHealth } from '../db/storage.js';
-import type { Db } from '../db/open.js';
-import { all, defineQuery } from '../db/query.js';
-import type { LaneEventKind } from '../db/schema.js';
-import type { Log } from '../lib/log.js';
-import type { LaneEvent } from './lane.js';
+import type { StorageHealth } from '../../db/storage.js';
+import type { Db } from '../../db/open.js';
+import { all, defineQuery } from '../../db/query.js';
+import type { LaneEventKind } from '../../db/schema.js';
+import type { Log } from '../../lib/log.js';
+import type { LaneEvent } from './lane-types.js';
 
 // The lanes' own log (migrations/0003_lane_events.ts). Written through the connection's group-commit
 // queue (db.writes): a scan never waits on it, and a burst of events shares one fsync.

@@ -1,13 +1,11 @@
-import type { ByteLink } from './byte-link.js';
-import type { RelayConfig } from './lane-config.js';
-import type { Log } from '../lib/log.js';
-import { onlineSignal, type RelayDriver, type RelayStatus } from './relay.js';
-import { realTimers, type TimerFns } from '../lib/timers.js';
+import type { ByteLink } from '../../serial/byte-link.js';
+import type { LcusRelayConfig } from '../relay-config.js';
+import type { Log } from '../../../lib/log.js';
+import { onlineSignal, type RelayDriver, type RelayStatus } from '../relay.js';
+import { realTimers, type TimerFns } from '../../../lib/timers.js';
 
 // CH340 "LCUS" USB relay modules: 9600 8N1, one 4-byte command per switch, no reply of any kind.
 // The box cannot tell a working relay from a dead one, so this driver only knows what it asked for.
-
-export type LcusRelayConfig = Extract<RelayConfig, { driver: 'lcus' }>;
 
 export const LCUS_HEAD = 0xa0;
 

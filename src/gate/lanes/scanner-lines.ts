@@ -1,13 +1,11 @@
 // Scanner byte stream → scanned codes, and the per-lane debouncer. Pure: no serial port, timers
 // and clock are injected so tests are deterministic. See docs/lanes.md ("Leitores").
 
-import type { Clock } from '../clock.js';
-import { realTimers, type TimerFns } from '../lib/timers.js';
+import type { Clock } from '../../clock.js';
+import { realTimers, type TimerFns } from '../../lib/timers.js';
+import type { ScanRejectReason } from '../relays/relay.js';
 
 export type ScannerSuffix = 'cr' | 'lf' | 'crlf' | 'none';
-
-/** Why a scan was thrown away instead of becoming a code. */
-export type ScanRejectReason = 'too_long' | 'non_printable' | 'stale';
 
 export const DEFAULT_MAX_CODE_LENGTH = 256;
 

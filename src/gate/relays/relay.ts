@@ -1,8 +1,31 @@
-import type { Log } from '../lib/log.js';
-import type { LaneRelay } from './lane.js';
-import type { ScanRejectReason } from './scanner-lines.js';
+import type { Log } from '../../lib/log.js';
 
-// What every relay driver (bridge, LCUS, OSDP) offers beyond the per-scan LaneRelay calls.
+// The relay contract: what every driver (bridge, LCUS, OSDP) implements and the words it needs.
+// It sits below the lanes: the lanes import it, a driver never imports the lanes (eslint.config.js).
+
+/** Which way a grant lets a person through. */
+export type GrantDirection = 'entrada' | 'saida';
+
+/** What a lane does when its relay is lost: stay locked or let people through. */
+export const FAIL_MODES = ['travada', 'livre'] as const;
+export type FailModeSetting = (typeof FAIL_MODES)[number];
+
+/** Why a turnstile says no, as a person at it needs to know; each relay driver has its signal for each. */
+export type DenyReason =
+  'already_used' | 'expired' | 'not_yet_valid' | 'not_found' | 'cancelled' | 'capacity' | 'other';
+
+/** Why a scan was thrown away instead of becoming a code (a serial scanner's splitter or an OSDP reader). */
+export type ScanRejectReason = 'too_long' | 'non_printable' | 'stale';
+
+/** What a lane calls on its relay per scan. */
+export interface LaneRelay {
+  grant(direction: GrantDirection, pulseMs: number): Promise<void> | void;
+  deny(reason: DenyReason): Promise<void> | void;
+  /** Drivers with a passage input call the listener once per person through; returns unsubscribe. */
+  onPassage?(listener: () => void): () => void;
+}
+
+// What every relay driver offers beyond the per-scan LaneRelay calls.
 
 export interface RelayStatus {
   driver: 'bridge' | 'lcus' | 'osdp';

@@ -2,7 +2,7 @@
 // Codes checked against libosdp (src/osdp_common.h) and its pinned vectors (tests/unit-tests/test-cp-phy.c).
 // A packet may carry a security block (control flag 0x08) and, for SCS_15..18, a 4-byte MAC before
 // the check bytes (libosdp src/osdp_phy.c); what they mean is osdp-secure.ts's business.
-import { crc16Ccitt } from '../lib/crc.js';
+import { crc16Ccitt } from '../../../lib/crc.js';
 
 export const OSDP_MARK = 0xff;
 export const OSDP_SOM = 0x53;

@@ -1,6 +1,6 @@
 // Bridge board wire codec: the TypeScript twin of firmware-bridge/src/protocol.c.
 // Both are pinned by firmware-bridge/vectors.json; see firmware-bridge/PROTOCOL.md.
-import { crc16CcittFalse } from '../lib/crc.js';
+import { crc16CcittFalse } from '../../../lib/crc.js';
 
 export const BRIDGE_VERSION = 1;
 export const HEADER_LEN = 5;

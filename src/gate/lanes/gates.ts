@@ -1,12 +1,14 @@
-import type { CheckinService } from '../checkin/checkin.service.js';
-import type { MovementSettings } from '../checkin/movement.settings.js';
-import type { Clock } from '../clock.js';
-import type { ByteLink } from './byte-link.js';
-import type { Log } from '../lib/log.js';
-import { attachScanner, createLane, type Lane, type LaneStatus } from './lane.js';
-import { movePolicy, type LaneConfig, type LaneConfigFile, type RelayConfig } from './lane-config.js';
+import type { CheckinService } from '../../checkin/checkin.service.js';
+import type { MovementSettings } from '../../checkin/movement.settings.js';
+import type { Clock } from '../../clock.js';
+import type { ByteLink } from '../serial/byte-link.js';
+import type { Log } from '../../lib/log.js';
+import { attachScanner, createLane } from './lane.js';
+import type { Lane, LaneStatus } from './lane-types.js';
+import { movePolicy, type LaneConfig, type LaneConfigFile } from './lane-config.js';
+import type { RelayConfig } from '../relays/relay-config.js';
 import { laneEventRow, type LaneEventLog } from './lane-events.js';
-import type { RelayDriver, RelayStatus } from './relay.js';
+import type { RelayDriver, RelayStatus } from '../relays/relay.js';
 
 // The gate lanes of one box: opens every port of the lanes file, builds each lane on the shared
 // check-in service, and applies the fire alarm to all of them. Ports come and go without stopping it.
