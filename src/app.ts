@@ -64,12 +64,28 @@ export async function buildApp(opts: AppOptions): Promise<App> {
       reply.status(e.status).send(errorEnvelope(e.toBody()));
     },
     bodyLimit: 1024 * 1024,
-    // A TLS handshake is bounded like the headers that follow it (Node's default: 120 s).
-    ...(opts.https ? { https: { ...opts.https, handshakeTimeout: (opts.httpLimits ?? HTTP_LIMITS).headersMs } } : {}),
+    // Node refuses an HTTP/1.1 request without Host with a bare 400 of its own: the box refuses it in the envelope
+    // (the onRequest hook below). A TLS handshake is bounded like the headers that follow it (Node's default: 120 s).
+    http: { requireHostHeader: false },
+    ...(opts.https
+      ? {
+          https: {
+            ...opts.https,
+            requireHostHeader: false,
+            handshakeTimeout: (opts.httpLimits ?? HTTP_LIMITS).headersMs,
+          },
+        }
+      : {}),
     return503OnClosing: true,
     clientErrorHandler: answerClientError,
   } as never).withTypeProvider<ZodTypeProvider>() as unknown as App;
   limitConnections(app.server, opts.httpLimits ?? HTTP_LIMITS, app.log);
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.raw.httpVersion !== '1.1' || request.headers.host !== undefined) return;
+    reply.header('connection', 'close');
+    throw new AppError('BAD_REQUEST', undefined, 'Requisição HTTP/1.1 sem o cabeçalho Host.');
+  });
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

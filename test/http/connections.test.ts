@@ -133,6 +133,7 @@ describe('HTTP connections', () => {
       'BAD_REQUEST',
     ],
     ['a raw space in the URL', 'GET /api/local/ocu pacao HTTP/1.1\r\nHost: b\r\n\r\n', 400, 'BAD_REQUEST'],
+    ['an HTTP/1.1 request without Host', 'GET /health/live HTTP/1.1\r\n\r\n', 400, 'BAD_REQUEST'],
     [
       'headers over 16 KB',
       `GET /health HTTP/1.1\r\nHost: b\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
@@ -145,6 +146,13 @@ describe('HTTP connections', () => {
     expect(res.status).toBe(status);
     expect(res.head).toMatch(/content-type: application\/json/i);
     expect(res.body).toEqual({ success: false, error: { code, message: expect.any(String) } });
+  });
+
+  it('an HTTP/1.0 request without Host is served (Host is HTTP/1.1\'s): the answer, then the connection closes', async () => {
+    const { port } = await start();
+    const res = await raw(port, 'GET /health/live HTTP/1.0\r\n\r\n');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, data: { status: 'ok' } });
   });
 
   it('an upload refused before its body (no key) is not read to its end: 401, then the connection closes', async () => {
