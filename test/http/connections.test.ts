@@ -148,7 +148,7 @@ describe('HTTP connections', () => {
     expect(res.body).toEqual({ success: false, error: { code, message: expect.any(String) } });
   });
 
-  it('an HTTP/1.0 request without Host is served (Host is HTTP/1.1\'s): the answer, then the connection closes', async () => {
+  it("an HTTP/1.0 request without Host is served (Host is HTTP/1.1's): the answer, then the connection closes", async () => {
     const { port } = await start();
     const res = await raw(port, 'GET /health/live HTTP/1.0\r\n\r\n');
     expect(res.status).toBe(200);
