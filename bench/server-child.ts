@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import Fastify from 'fastify';
 import { buildApp } from '../src/app.js';
 import { createAuth } from '../src/auth/auth.js';
-import { assembleBox } from '../src/box.js';
+import { createBox } from '../src/box.js';
 import { asJson } from '../src/checkin/checkin.payload.js';
 import { checkinRoutes } from '../src/checkin/checkin.routes.js';
 import { createByteSlots } from '../src/lib/byte-slots.js';
@@ -86,7 +86,7 @@ async function start(): Promise<Listening> {
         },
         failed: (priority, stage) => o?.failed(priority, stage),
       });
-    const { app } = await assembleBox({ db, clock: createClock('America/Sao_Paulo'), logger: false });
+    const { app } = await createBox({ database: db, clock: createClock('America/Sao_Paulo'), logger: false }).start();
     return { ...(await listen(app, db)), commits, walFile: `${file}-wal` };
   }
   if (mode === 'door') {

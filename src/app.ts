@@ -25,6 +25,22 @@ export type App = FastifyInstance<any, any, any, FastifyBaseLogger, ZodTypeProvi
 /** A feature's routes: registered by buildApp under each path prefix the spec names. */
 export type RouteRegistrar = (app: App) => void;
 
+/** A part's routes by prefix group (see AppOptions): what each part the box starts hands it (src/box.ts). */
+export interface BoxRoutes {
+  v1?: RouteRegistrar[];
+  integration?: RouteRegistrar[];
+  local?: RouteRegistrar[];
+}
+
+/** The routes of several parts, in the order given. */
+export function mergeRoutes(...parts: BoxRoutes[]): Required<BoxRoutes> {
+  return {
+    v1: parts.flatMap((p) => p.v1 ?? []),
+    integration: parts.flatMap((p) => p.integration ?? []),
+    local: parts.flatMap((p) => p.local ?? []),
+  };
+}
+
 export interface AppOptions {
   logger: FastifyBaseLogger | false;
   /**

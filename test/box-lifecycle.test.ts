@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBox } from '../src/box-lifecycle.js';
+import { createBoxFromConfig } from '../src/box-config.js';
 import { createClock } from '../src/clock.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { migrateToLatest, openDatabase } from '../src/db/open.js';
@@ -53,7 +53,7 @@ function boxOf(config: Config) {
   let log = '';
   let out = '';
   const logger = pino({ level: 'debug' }, new Writable({ write: (c, _e, done) => ((log += c.toString()), done()) }));
-  const box = createBox(config, {
+  const box = createBoxFromConfig(config, {
     logger,
     out: new Writable({ write: (c, _e, done) => ((out += c.toString()), done()) }),
     env: {},

@@ -1,11 +1,9 @@
 import type { Clock } from '../clock.js';
 import { addDays } from '../clock.js';
 import type { Db } from '../db/open.js';
-import type { GatesInfo } from '../gate/gates.js';
 import { lanePayload } from '../gate/gates.payload.js';
 import { errorCatalogue, type ErrorCode } from '../http/errors.js';
-import type { SyncInfo } from '../sync/worker.js';
-import { eventsWaiting, syncSummary } from '../sync/sync.repo.js';
+import type { BoxStatus } from '../status/box-status.js';
 import { refusalTitle, type Leitura } from './console.view.js';
 
 // The supervisor's panels (docs/console.md): lanes and alarms, sync, the day's report. Read from the
@@ -38,17 +36,7 @@ interface EventRow {
 const parse = (json: string | null) => (json ? (JSON.parse(json) as Record<string, unknown>) : null);
 const ENTRY_ACTIONS = `('checkin', 'entrada', 'reentrada')`;
 
-export function createConsolePanels({
-  db,
-  clock,
-  gates,
-  sync,
-}: {
-  db: Db;
-  clock: Clock;
-  gates: GatesInfo | undefined;
-  sync: SyncInfo | undefined;
-}) {
+export function createConsolePanels({ db, clock, status }: { db: Db; clock: Clock; status: BoxStatus }) {
   const alarmColumns = `e.id, e.kind AS tipo, e.lane AS pista, e.occurred_at AS em, e.details, o.nome AS reconhecido_por, a.acked_at AS reconhecido_em
        FROM lane_events e LEFT JOIN alarm_acks a ON a.lane_event_id = e.id LEFT JOIN operators o ON o.id = a.operator_id
       WHERE e.tenant_id = ? AND e.kind IN ${`(${ALARM_KINDS.map((k) => `'${k}'`).join(', ')})`}`;
@@ -114,9 +102,8 @@ export function createConsolePanels({
   }
 
   function lanes(tenantId: number) {
-    const info = gates?.tenantId === tenantId ? gates : undefined;
-    if (!info) return { configurado: false, alarme_incendio: null, pistas: [] };
-    const s = info.gates.status();
+    const s = status.lanes(tenantId);
+    if (!s) return { configurado: false, alarme_incendio: null, pistas: [] };
     return {
       configurado: true,
       alarme_incendio: { ativo: s.fireAlarm.active, desde: s.fireAlarm.since, origens: s.fireAlarm.sources },
@@ -152,16 +139,15 @@ export function createConsolePanels({
         alarme: alarm(r),
       })),
     sync(tenantId: number) {
-      const s = syncSummary(db, tenantId);
-      const configured = sync !== undefined && sync.tenantId === tenantId;
+      const s = status.sync(tenantId)!;
       return {
-        configurado: configured,
-        online: configured ? sync!.state.online() : null,
-        ultimo_pull_em: s.state?.last_pull_ok_at ?? null,
-        ultimo_push_em: s.state?.last_push_ok_at ?? null,
-        ultimo_erro: s.state?.last_error ?? null,
-        eventos_pendentes: eventsWaiting(s, configured),
-        conflitos_total: s.byResult.filter((b) => b.resultado !== 'aceito').reduce((n, b) => n + b.n, 0),
+        configurado: s.configured,
+        online: s.online,
+        ultimo_pull_em: s.lastPullAt,
+        ultimo_push_em: s.lastPushAt,
+        ultimo_erro: s.lastError,
+        eventos_pendentes: s.waiting,
+        conflitos_total: s.conflictsTotal,
       };
     },
     report(tenantId: number, date: string) {

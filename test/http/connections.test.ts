@@ -4,12 +4,11 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/api-keys.js';
-import { assembleBox } from '../../src/box.js';
 import { createFixedClock } from '../../src/clock.js';
 import { migrateToLatest, openDatabase, type Db } from '../../src/db/open.js';
 import { HTTP_LIMITS, type HttpLimits } from '../../src/http/connections.js';
 import { ensureTenant } from '../../src/tenants/tenants.repo.js';
-import { tempDir, TZ } from '../support/box.js';
+import { bootBox, tempDir, TZ } from '../support/box.js';
 
 // The box's HTTP server against a hostile LAN, on a real listener: idle, dribbling and stalled
 // connections are closed, one address cannot hold every socket, parser errors come in the envelope,
@@ -38,12 +37,12 @@ async function start() {
   const { key } = createApiKey(db, { tenantId, name: 'catraca', permissions: ['checkin'], nowIso: clock.nowIso() });
   const lines: string[] = [];
   const logger = pino({ level: 'warn' }, { write: (l: string) => void lines.push(l) });
-  const { app } = await assembleBox({ db, clock, logger, httpLimits: LIMITS });
+  const { app, close: closeBox } = await bootBox({ db, clock, logger, httpLimits: LIMITS });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as AddressInfo).port;
   cleanups.push(
     () => db.close(),
-    () => app.close(),
+    () => closeBox(),
   );
   return { port, key, lines };
 }

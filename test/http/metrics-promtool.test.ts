@@ -2,11 +2,9 @@ import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { laneConfigSchema } from '../../src/gate/lane-config.js';
-import { startLanes } from '../../src/gate/register.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 import { checkin } from '../support/http.js';
-import { silentLog } from '../support/lanes.js';
 
 // What Prometheus' own checker says of /metrics (defect 6.6): no gauge named like a counter, every name and
 // help well formed. promtool comes with Debian's `prometheus` package.
@@ -29,25 +27,19 @@ function promtool(text: string): Promise<{ code: number | null; output: string }
 
 it('promtool check metrics passes on the real /metrics of a box with a lane and scans', async () => {
   box = await createTestBox({
-    lanes: ({ db, clock, checkin: service, tenantId }) =>
-      startLanes({
-        config: laneConfigSchema.parse({
-          lanes: [
-            {
-              name: 'entrada-1',
-              direction: 'entrada',
-              operador: 'o',
-              scanners: [{ path: '/tmp/nowhere-promtool-scanner' }],
-              relay: { driver: 'lcus', path: '/tmp/nowhere-promtool-relay' },
-            },
-          ],
-        }),
-        db,
-        clock,
-        checkin: service,
-        tenantId,
-        log: silentLog,
+    lanes: {
+      config: laneConfigSchema.parse({
+        lanes: [
+          {
+            name: 'entrada-1',
+            direction: 'entrada',
+            operador: 'o',
+            scanners: [{ path: '/tmp/nowhere-promtool-scanner' }],
+            relay: { driver: 'lcus', path: '/tmp/nowhere-promtool-relay' },
+          },
+        ],
       }),
+    },
   });
   box.importOrders([makeOrder({ prefix: 'PT', dataUso: '2026-11-21', people: 1 })]);
   expect((await checkin(box, { qr_code: 'PT-1' })).status).toBe(200);
