@@ -145,7 +145,11 @@ export function createBox(parts: BoxParts): Box {
     const url = parts.listen && (await listen(running.app, parts.listen));
     if (url) logStart(log, startLine(parts, url, demo?.tenantSlug), running.clockCheck, db);
     const stopping = url ? stopLine(db, log, parts.systemd) : undefined;
-    if (parts.syncSchedules !== false && running.sync) closers.push('sincronizador', running.syncStart());
+    if (parts.syncSchedules !== false && running.sync) {
+      const { sync } = running;
+      closers.push('sincronizador', () => sync.stop());
+      sync.start();
+    }
     // Straight to the given stream, not the logger: no log line ever carries a key.
     if (demo && url && parts.demoBannerTo) printDemoBanner(parts.demoBannerTo, { url, ...demo });
     await parts.systemd?.ready(
@@ -217,7 +221,6 @@ async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined,
     movement,
     onResult: scans.emit,
   });
-  closers.push('portaria', checkin.close);
   const gate = startGate({
     ...base,
     lanes: parts.lanes,
@@ -228,9 +231,9 @@ async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined,
     log: childOf(log, 'pistas'),
     onGrant: grants.emit,
   });
-  closers.push('pistas', gate.close);
+  if (gate.gates) closers.push('pistas', gate.close);
   const sync = startSync({ ...base, cloud: parts.cloud, log: childOf(log, 'sync'), auth, tenantId, clockCheck });
-  closers.push('nuvem', sync.close);
+  if (sync.worker) closers.push('nuvem', sync.close);
   const status = startStatus({
     ...base,
     auth,
@@ -279,7 +282,6 @@ async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined,
     gates: gate.gates,
     sync: sync.worker,
     cloudClient: sync.client,
-    syncStart: sync.start,
     clockCheck,
     status: status.status,
   };

@@ -183,7 +183,7 @@ describe('a failed start leaves nothing open', () => {
     await expect(box.start()).rejects.toThrow(/EADDRINUSE/);
     await expectNoDbHandles(dir);
     expect(sockets()).toBe(before);
-    expect(closed()).toEqual(['http', 'pistas', 'banco']);
+    expect(closed()).toEqual(['http', 'paginas', 'console', 'pistas', 'banco']);
     expect(out()).toContain('A caixa não iniciou');
   });
 
@@ -202,12 +202,12 @@ describe('a failed start leaves nothing open', () => {
       lines()
         .filter((l) => l.msg === 'closed')
         .map((l) => l.recurso),
-    ).toEqual(['sincronizador', 'http', 'nuvem', 'banco']);
+    ).toEqual(['sincronizador', 'http', 'paginas', 'console', 'nuvem', 'banco']);
   });
 });
 
 describe('close', () => {
-  it('closes in reverse order of opening (sync, HTTP, lanes, cloud client, database), once, with one stop line', async () => {
+  it('closes in reverse order of opening (sync schedules, HTTP, voucher pages, console monitor, cloud client, lanes, database), once, with one stop line', async () => {
     const dir = await dataDir(['parque']);
     const before = sockets();
     const { box, lines, closed } = boxOf(
@@ -226,7 +226,7 @@ describe('close', () => {
 
     await Promise.all([box.close('SIGTERM'), box.close('SIGINT')]);
     await box.close();
-    expect(closed()).toEqual(['sincronizador', 'http', 'pistas', 'nuvem', 'banco']);
+    expect(closed()).toEqual(['sincronizador', 'http', 'paginas', 'console', 'nuvem', 'pistas', 'banco']);
     const stops = lines().filter((l) => l.msg === 'gate appliance stopping');
     expect(stops.map((l) => l.motivo)).toEqual(['SIGTERM']);
     await expectNoDbHandles(dir);

@@ -15,11 +15,11 @@ export interface CheckinPart {
   /** The box's one check-in service: every door calls it. */
   service: CheckinService;
   routes: BoxRoutes;
-  close(): void;
 }
 
 /**
- * The check-in core (src/box.ts starts it): the service and its HTTP door (check-in, reversal, movements).
+ * The check-in core (src/box.ts starts it): the service and its HTTP door (check-in, reversal, movements). Nothing
+ * of its own stays open (its writes go through the connection's write queue, closed with the database): no close.
  * The lanes file's movement settings are the tenant's (policies, areas); other tenants get the defaults.
  */
 export function startCheckin({
@@ -52,7 +52,5 @@ export function startCheckin({
       v1: [checkinRoutes({ auth, checkin: service, slots })],
       local: [movementRoutes({ auth, checkin: service, settingsOf })],
     },
-    // Nothing of its own stays open: its writes go through the connection's write queue, closed with the database.
-    close: () => undefined,
   };
 }

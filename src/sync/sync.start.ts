@@ -18,15 +18,13 @@ export interface SyncPart {
   client: CloudClient | undefined;
   /** /api/local/sync, /conflicts, /eventos (the local state even without a worker). */
   routes: BoxRoutes;
-  /** Starts the worker's schedules (once the box listens); answers how to stop them. */
-  start(): () => Promise<void>;
   /** Stops the worker, then closes the connections to the cloud. */
   close(): Promise<void>;
 }
 
 /**
  * The sync (src/box.ts starts it after the gate): built only when the cloud is configured (GATE_TENANT is then
- * required: config.ts), beside the check-in service, which never waits on it. Its schedules start later (start()).
+ * required: config.ts), beside the check-in service, which never waits on it. Its schedules start once the box listens (worker.start()).
  */
 export function startSync({
   cloud,
@@ -60,10 +58,6 @@ export function startSync({
     worker,
     client,
     routes: { local: [syncRoutes({ db, clock, auth, sync: worker })] },
-    start() {
-      worker?.start();
-      return async () => worker?.stop();
-    },
     async close() {
       await worker?.stop();
       await client?.close();
