@@ -82,7 +82,10 @@ export interface RunningBox {
 }
 
 export interface Box {
-  /** Opens everything in order (and listens); when a step fails, closes what it had opened (newest first) and rethrows. */
+  /**
+   * Opens everything in order (and listens); when a step fails, closes what it had opened (newest first) and
+   * rethrows.
+   */
   start(): Promise<RunningBox>;
   /** The stop line and STOPPING, then everything start() opened, newest first, each once. Idempotent. */
   close(reason?: string): Promise<void>;

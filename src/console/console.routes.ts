@@ -12,7 +12,7 @@ import {
   recordSuccess,
   UNKNOWN_OPERATOR_HASH,
   verifySecret,
-} from './operators.repo.js';
+} from '../operators/operators.repo.js';
 import { searchOrders } from './search.repo.js';
 import { demoRetiredSql } from '../tenants/tenants.repo.js';
 import {

@@ -24,7 +24,8 @@ export interface SyncPart {
 
 /**
  * The sync (src/box.ts starts it after the gate): built only when the cloud is configured (GATE_TENANT is then
- * required: config.ts), beside the check-in service, which never waits on it. Its schedules start once the box listens (worker.start()).
+ * required: config.ts), beside the check-in service, which never waits on it. Its schedules start once the box
+ * listens (worker.start()).
  */
 export function startSync({
   cloud,
