@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
-import { buildApp, mergeRoutes, type App } from './app.js';
+import { buildApp, mergeRoutes, type App, type BoxRoutes } from './app.js';
 import { closeApp, listen, logStart, stopLine } from './box-lines.js';
 import { createAuth } from './auth/auth.js';
 import { startCheckin } from './checkin/checkin.start.js';
@@ -11,7 +11,6 @@ import type { Clock } from './clock.js';
 import { createClockCheck, type ClockCheck } from './clock-check.js';
 import { comboRoutes } from './combos/combos.routes.js';
 import { startConsole } from './console/console.start.js';
-import { ConfigError } from './config.js';
 import { migrateToLatest, migrationState, openDatabase, type Db } from './db/open.js';
 import { createStorageHealth } from './db/storage.js';
 import { isEmptyBox, printDemoBanner, seedDemoWithOperator } from './demo/demo.js';
@@ -29,7 +28,7 @@ import { startSync, type SyncSpec } from './sync/sync.start.js';
 import type { CloudClient } from './sync/cloud-client.js';
 import type { SyncWorker } from './sync/worker.js';
 import { databaseWriteProbe, type SystemdLink } from './systemd-notify.js';
-import { resolveTenant, tenantSlugs } from './tenants/tenants.repo.js';
+import { boxTenant } from './tenants/box-tenant.js';
 import { VERSION } from './version.js';
 
 /** What a box is made of: the production box reads them from the environment (src/box-config.ts), tests choose. */
@@ -89,24 +88,6 @@ export interface Box {
   start(): Promise<RunningBox>;
   /** The stop line and STOPPING, then everything start() opened, newest first, each once. Idempotent. */
   close(reason?: string): Promise<void>;
-}
-
-/**
- * The box's tenant, resolved once for the lanes and the sync worker: GATE_TENANT, which must name a
- * tenant made with `gate tenants create` (a typo stops the start, naming the known ones); without it,
- * the lanes take the box's only tenant (the demo park on a fresh box). With several tenants and no
- * GATE_TENANT the box cannot guess: it refuses to start.
- */
-export function boxTenant(db: Db, slug: string | undefined, lanes: boolean): number | undefined {
-  if (slug !== undefined) return resolveTenant(db, slug, 'GATE_TENANT').id;
-  if (!lanes) return undefined;
-  const slugs = tenantSlugs(db);
-  if (slugs.length === 1) return resolveTenant(db, slugs[0]!).id;
-  throw new ConfigError(
-    slugs.length === 0
-      ? 'GATE_CONFIG: as pistas precisam de um tenant; defina GATE_TENANT ou importe os dados do parque (gate import).'
-      : 'GATE_CONFIG: há mais de um tenant neste banco; defina GATE_TENANT com o tenant das pistas.',
-  );
 }
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -197,16 +178,22 @@ export function createBox(parts: BoxParts): Box {
 }
 
 /**
- * The parts on the open database, in order: check-in core → gate → sync → status → console → HTTP. The next part
- * (a site link, say) is one more line here: started with what it needs, its closer pushed, its routes mounted.
+ * The parts on the open database, in order: check-in core → gate → sync → status → console → vouchers → HTTP. Each
+ * is one line: its entry started with what it needs, then `use` pushes its closer (when it opened something) and
+ * takes its routes. The next part (the site link) is one more such line where it belongs in the order.
  */
 async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined, log: Log, closers: Closers) {
   const { clock, logger } = parts;
-  const base = { db, clock };
-  const auth = createAuth(base);
+  const base = { db, clock, auth: createAuth({ db, clock }) };
+  const routes: BoxRoutes[] = [];
+  const use = <P extends { routes: BoxRoutes; close?: (() => unknown) | undefined }>(name: string, part: P): P => {
+    if (part.close) closers.push(name, part.close);
+    routes.push(part.routes);
+    return part;
+  };
   const storage = createStorageHealth({ sqlite: db.sqlite, log: logger || undefined });
   // Before any scan: the newest recorded event is read once, then everything is in memory.
-  const clockCheck = createClockCheck(base);
+  const clockCheck = createClockCheck({ db, clock });
   // Every door's results and every lane's grants, heard by the parts started after the check-in core.
   const scans = createListeners<[ScanNotice]>();
   const grants = createListeners<[lane: string, seconds: number]>();
@@ -214,80 +201,38 @@ async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined,
   // Room for the large answers being sent (batches, listing pages): see lib/byte-slots.ts.
   const slots = createByteSlots();
   const movement = parts.lanes && tenantId !== undefined ? { tenantId, settings: parts.lanes.config } : undefined;
-  const checkin = startCheckin({
-    ...base,
-    log: logger || undefined,
-    auth,
-    storage,
-    clockCheck,
-    slots,
-    movement,
-    onResult: scans.emit,
-  });
-  const gate = startGate({
-    ...base,
-    lanes: parts.lanes,
-    auth,
-    checkin: checkin.service,
-    tenantId,
-    storage,
-    log: childOf(log, 'pistas'),
-    onGrant: grants.emit,
-  });
-  if (gate.gates) closers.push('pistas', gate.close);
-  const sync = startSync({ ...base, cloud: parts.cloud, log: childOf(log, 'sync'), auth, tenantId, clockCheck });
-  if (sync.worker) closers.push('nuvem', sync.close);
-  const status = startStatus({
-    ...base,
-    auth,
-    storage,
-    clockCheck,
-    gates: gate.gates,
-    sync: sync.worker,
-    scans,
-    grants,
-  });
-  const consolePart = startConsole({
-    ...base,
-    checkin: checkin.service,
-    status: status.status,
-    scans,
-    log,
-    idleMinutes: parts.consoleIdleMinutes,
-    pingMs: parts.consolePingMs,
-  });
-  closers.push('console', consolePart.close);
-  const vouchers = startVouchers({ ...base, auth, slots });
-  closers.push('paginas', vouchers.close);
-  const listing = { ...base, auth };
+  const core = { storage, clockCheck };
+
+  const checkin = use('portaria', startCheckin({ ...base, ...core, log, slots, movement, onResult: scans.emit }));
+  const lanes = { lanes: parts.lanes, checkin: checkin.service, tenantId, storage, onGrant: grants.emit };
+  const gate = use('pistas', startGate({ ...base, ...lanes, log: childOf(log, 'pistas') }));
+  const sync = use(
+    'nuvem',
+    startSync({ ...base, cloud: parts.cloud, log: childOf(log, 'sync'), tenantId, clockCheck }),
+  );
+  const { status } = use(
+    'estado',
+    startStatus({ ...base, ...core, gates: gate.gates, sync: sync.worker, scans, grants }),
+  );
+  const consoleOptions = { idleMinutes: parts.consoleIdleMinutes, pingMs: parts.consolePingMs };
+  const staff = use(
+    'console',
+    startConsole({ ...base, checkin: checkin.service, status, scans, log, ...consoleOptions }),
+  );
+  use('paginas', startVouchers({ ...base, slots }));
+  routes.push({ v1: [clientRoutes(base)], integration: [comboRoutes(base)] });
+
   const app = await buildApp({
     logger: parts.logger,
     ...(parts.httpLimits ? { httpLimits: parts.httpLimits } : {}),
     https: parts.https,
-    routeDocs: consolePart.docs,
-    ...mergeRoutes(
-      checkin.routes,
-      vouchers.routes,
-      { v1: [clientRoutes(listing)], integration: [comboRoutes(listing)] },
-      status.routes,
-      sync.routes,
-      gate.routes,
-      consolePart.routes,
-    ),
+    routeDocs: staff.docs,
+    ...mergeRoutes(...routes),
   });
   closers.push('http', () => closeApp(app));
   await app.ready();
-  return {
-    app,
-    db,
-    tenantId,
-    checkin: checkin.service,
-    gates: gate.gates,
-    sync: sync.worker,
-    cloudClient: sync.client,
-    clockCheck,
-    status: status.status,
-  };
+  const running = { checkin: checkin.service, gates: gate.gates, sync: sync.worker, cloudClient: sync.client };
+  return { ...running, app, db, tenantId, clockCheck, status };
 }
 
 const childOf = (log: Log, modulo: string): Log =>

@@ -36,6 +36,37 @@ interface EventRow {
 const parse = (json: string | null) => (json ? (JSON.parse(json) as Record<string, unknown>) : null);
 const ENTRY_ACTIONS = `('checkin', 'entrada', 'reentrada')`;
 
+const alarm = (r: Omit<Alarme, 'detalhes'> & { details: string | null }): Alarme => ({
+  id: r.id,
+  tipo: r.tipo,
+  pista: r.pista,
+  em: r.em,
+  detalhes: parse(r.details),
+  reconhecido_por: r.reconhecido_por,
+  reconhecido_em: r.reconhecido_em,
+});
+
+/** A row of the event log as the scan view's Leitura (no lookups: the panel lists 20 at a time). */
+function eventLeitura(e: EventRow): Leitura {
+  const ok = e.result === 'ok';
+  const code = (ok ? null : e.result) as ErrorCode | null;
+  return {
+    resultado: ok ? 'liberado' : 'recusado',
+    acao: e.action === 'saida' ? 'movimento' : 'checkin',
+    codigo: e.code,
+    em: e.occurred_at,
+    porta: e.source === 'lane' ? 'pista' : e.source,
+    terminal: e.terminal,
+    operador: e.operador,
+    titulo: ok ? (e.action === 'saida' ? 'SAÍDA' : 'LIBERADO') : refusalTitle(code!),
+    mensagem: ok ? '' : (errorCatalogue[code!]?.message ?? e.result),
+    pessoas: [],
+    numero_pedido: e.numero_pedido,
+    lote: null,
+    erro: ok ? null : { code: code!, message: errorCatalogue[code!]?.message ?? e.result, details: parse(e.details) },
+  };
+}
+
 export function createConsolePanels({ db, clock, status }: { db: Db; clock: Clock; status: BoxStatus }) {
   const alarmColumns = `e.id, e.kind AS tipo, e.lane AS pista, e.occurred_at AS em, e.details, o.nome AS reconhecido_por, a.acked_at AS reconhecido_em
        FROM lane_events e LEFT JOIN alarm_acks a ON a.lane_event_id = e.id LEFT JOIN operators o ON o.id = a.operator_id
@@ -67,39 +98,8 @@ export function createConsolePanels({ db, clock, status }: { db: Db; clock: Cloc
   );
   const hourOf = new Intl.DateTimeFormat('en-GB', { timeZone: clock.timeZone, hour: '2-digit', hourCycle: 'h23' });
 
-  const alarm = (r: Omit<Alarme, 'detalhes'> & { details: string | null }): Alarme => ({
-    id: r.id,
-    tipo: r.tipo,
-    pista: r.pista,
-    em: r.em,
-    detalhes: parse(r.details),
-    reconhecido_por: r.reconhecido_por,
-    reconhecido_em: r.reconhecido_em,
-  });
-
   const dayRange = (date: string) =>
     [clock.startOfLocalDate(date).toISOString(), clock.startOfLocalDate(addDays(date, 1)).toISOString()] as const;
-
-  /** A row of the event log as the scan view's Leitura (no lookups: the panel lists 20 at a time). */
-  function eventLeitura(e: EventRow): Leitura {
-    const ok = e.result === 'ok';
-    const code = (ok ? null : e.result) as ErrorCode | null;
-    return {
-      resultado: ok ? 'liberado' : 'recusado',
-      acao: e.action === 'saida' ? 'movimento' : 'checkin',
-      codigo: e.code,
-      em: e.occurred_at,
-      porta: e.source === 'lane' ? 'pista' : e.source,
-      terminal: e.terminal,
-      operador: e.operador,
-      titulo: ok ? (e.action === 'saida' ? 'SAÍDA' : 'LIBERADO') : refusalTitle(code!),
-      mensagem: ok ? '' : (errorCatalogue[code!]?.message ?? e.result),
-      pessoas: [],
-      numero_pedido: e.numero_pedido,
-      lote: null,
-      erro: ok ? null : { code: code!, message: errorCatalogue[code!]?.message ?? e.result, details: parse(e.details) },
-    };
-  }
 
   function lanes(tenantId: number) {
     const s = status.lanes(tenantId);

@@ -21,8 +21,8 @@ export interface GatePart {
   gates: GatesInfo | undefined;
   /** /api/local/gates (which says "no lanes" when there are none). */
   routes: BoxRoutes;
-  /** Closes every lane's ports. */
-  close(): Promise<void>;
+  /** Closes every lane's ports; undefined when there are none. */
+  close: (() => Promise<void>) | undefined;
 }
 
 /** The gate (src/box.ts starts it after the check-in core): the lanes on the box's one check-in service. */
@@ -64,6 +64,6 @@ export function startGate({
   return {
     gates,
     routes: { local: [gatesRoutes({ auth, gates, checkin })] },
-    close: async () => gates?.gates.close(),
+    close: gates && (() => gates.gates.close()),
   };
 }

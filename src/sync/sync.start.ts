@@ -18,8 +18,8 @@ export interface SyncPart {
   client: CloudClient | undefined;
   /** /api/local/sync, /conflicts, /eventos (the local state even without a worker). */
   routes: BoxRoutes;
-  /** Stops the worker, then closes the connections to the cloud. */
-  close(): Promise<void>;
+  /** Stops the worker, then closes the connections to the cloud; undefined on a stand-alone box. */
+  close: (() => Promise<void>) | undefined;
 }
 
 /**
@@ -59,9 +59,11 @@ export function startSync({
     worker,
     client,
     routes: { local: [syncRoutes({ db, clock, auth, sync: worker })] },
-    async close() {
-      await worker?.stop();
-      await client?.close();
-    },
+    close:
+      worker &&
+      (async () => {
+        await worker.stop();
+        await client?.close();
+      }),
   };
 }
