@@ -12,7 +12,7 @@ import { migrateToLatest, openDatabase, type Db } from '../src/db/open.js';
 import { observe, type CommitLog, type Observed } from './observe.js';
 
 // Forked by checkin.bench.ts: `box <db file>` runs the real box (durable pragmas of openDatabase,
-// assembleBox, no logger); `baseline` runs a bare fastify 5 app with one POST JSON route; `door <db
+// createBox, no logger); `baseline` runs a bare fastify 5 app with one POST JSON route; `door <db
 // file> <answer file>` runs the box's HTTP door alone: the same app, auth, validation and routes, with
 // a check-in service that does no database work and answers every request with one real answer.
 // Talks to the parent over IPC: {type:'ready', port}, then answers {type:'mem'}, {type:'observe'} /
