@@ -27,7 +27,7 @@ const shared = (from, extra = [], features = FEATURES) => ({
     {
       group: [...featureImports(from, features), ...extra],
       message:
-        'Shared code (src/lib, src/db, src/http, src/clock.ts, src/config.ts, migrations) must not import a feature folder: move the shared part down instead.',
+        'Shared code (src/lib, src/db, src/http, src/operators, src/clock.ts, src/config.ts, migrations) must not import a feature folder: move the shared part down instead.',
     },
   ],
 });
@@ -88,6 +88,20 @@ export default tseslint.config(
           '../',
           ['../app.js', '../box*.js', '../main.js', '../cli.js'],
           FEATURES.filter((f) => f !== 'http'),
+        ),
+      ],
+    },
+  },
+  {
+    // The staff's accounts, shared by the console, the CLI and the demo seed: they depend on the database only.
+    files: ['src/operators/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        shared(
+          '../',
+          [],
+          FEATURES.filter((f) => f !== 'operators'),
         ),
       ],
     },

@@ -23,6 +23,7 @@ describe('shared code does not import feature folders', () => {
     ['src/http/example.ts', "import { healthRoutes } from '../status/health.routes.js';"],
     ['src/http/example.ts', "import { createBox } from '../box.js';"],
     ['src/http/example.ts', "import type { App } from '../app.js';"],
+    ['src/operators/example.ts', "import { consoleGuard } from '../console/sessions.js';"],
     ['src/db/example.ts', "import type { GatesInfo } from '../gate/gates.js';"],
     ['src/clock.ts', "import { syncSummary } from './sync/sync.repo.js';"],
     ['migrations/0099_example.ts', "import { ensureTenant } from '../src/tenants/tenants.repo.js';"],
@@ -51,6 +52,8 @@ describe('shared code does not import feature folders', () => {
     ['src/http/example.ts', "import { systemClock } from '../clock.js';"],
     ['src/status/example.ts', "import { AppError } from '../http/errors.js';"],
     ['src/console/example.ts', "import { toCsv } from '../lib/csv.js';"],
+    ['src/operators/example.ts', "import type { Db } from '../db/open.js';"],
+    ['src/console/example.ts', "import { createOperator } from '../operators/operators.repo.js';"],
   ])('%s: %s is allowed', async (file, code) => {
     expect(await restricted(file, `${code}\nexport {};\n`)).toEqual([]);
   });
