@@ -16,7 +16,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** The relative imports of a file, as the .ts files they name. */
-export function importsOf(file: string, text: string): string[] {
+function importsOf(file: string, text: string): string[] {
   return [...text.matchAll(SPECIFIER)]
     .map((m) => path.resolve(path.dirname(file), (m[1] ?? m[2])!))
     .map((target) => target.replace(/\.js$/, ''))
@@ -24,7 +24,7 @@ export function importsOf(file: string, text: string): string[] {
 }
 
 /** Every cycle found by a depth-first walk, each as the files around it. */
-export function findCycles(graph: Map<string, string[]>): string[][] {
+function findCycles(graph: Map<string, string[]>): string[][] {
   const cycles: string[][] = [];
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];
