@@ -179,16 +179,15 @@ export function createBox(parts: BoxParts): Box {
 
 /**
  * The parts on the open database, in order: check-in core → gate → sync → status → console → vouchers → HTTP. Each
- * is one line: its entry started with what it needs, then `use` pushes its closer (when it opened something) and
- * takes its routes. The next part (the site link) is one more such line where it belongs in the order.
+ * is one line: its entry started with what it needs, then `use` pushes its closer when it opened something. The next
+ * part (the site link) is one more such line where it belongs in the order. Routes are mounted in the order /docs
+ * has always listed them, which is not the start order.
  */
 async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined, log: Log, closers: Closers) {
   const { clock, logger } = parts;
   const base = { db, clock, auth: createAuth({ db, clock }) };
-  const routes: BoxRoutes[] = [];
   const use = <P extends { routes: BoxRoutes; close?: (() => unknown) | undefined }>(name: string, part: P): P => {
     if (part.close) closers.push(name, part.close);
-    routes.push(part.routes);
     return part;
   };
   const storage = createStorageHealth({ sqlite: db.sqlite, log: logger || undefined });
@@ -210,29 +209,26 @@ async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined,
     'nuvem',
     startSync({ ...base, cloud: parts.cloud, log: childOf(log, 'sync'), tenantId, clockCheck }),
   );
-  const { status } = use(
-    'estado',
-    startStatus({ ...base, ...core, gates: gate.gates, sync: sync.worker, scans, grants }),
-  );
+  const status = use('estado', startStatus({ ...base, ...core, gates: gate.gates, sync: sync.worker, scans, grants }));
   const consoleOptions = { idleMinutes: parts.consoleIdleMinutes, pingMs: parts.consolePingMs };
   const staff = use(
     'console',
-    startConsole({ ...base, checkin: checkin.service, status, scans, log, ...consoleOptions }),
+    startConsole({ ...base, checkin: checkin.service, status: status.status, scans, log, ...consoleOptions }),
   );
-  use('paginas', startVouchers({ ...base, slots }));
-  routes.push({ v1: [clientRoutes(base)], integration: [comboRoutes(base)] });
+  const vouchers = use('paginas', startVouchers({ ...base, slots }));
+  const listings = { v1: [clientRoutes(base)], integration: [comboRoutes(base)] };
 
   const app = await buildApp({
     logger: parts.logger,
     ...(parts.httpLimits ? { httpLimits: parts.httpLimits } : {}),
     https: parts.https,
     routeDocs: staff.docs,
-    ...mergeRoutes(...routes),
+    ...mergeRoutes(status.routes, sync.routes, gate.routes, checkin.routes, vouchers.routes, listings, staff.routes),
   });
   closers.push('http', () => closeApp(app));
   await app.ready();
   const running = { checkin: checkin.service, gates: gate.gates, sync: sync.worker, cloudClient: sync.client };
-  return { ...running, app, db, tenantId, clockCheck, status };
+  return { ...running, app, db, tenantId, clockCheck, status: status.status };
 }
 
 const childOf = (log: Log, modulo: string): Log =>
