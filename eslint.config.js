@@ -15,18 +15,20 @@ const FEATURES = [
   'gate',
   'http',
   'import',
+  'operators',
   'orders',
   'retention',
+  'status',
   'sync',
   'tenants',
 ];
-const featureImports = (prefix) => FEATURES.map((f) => `${prefix}${f}/**`);
-const shared = (from, extra = []) => ({
+const featureImports = (prefix, features = FEATURES) => features.map((f) => `${prefix}${f}/**`);
+const shared = (from, extra = [], features = FEATURES) => ({
   patterns: [
     {
-      group: [...featureImports(from), ...extra],
+      group: [...featureImports(from, features), ...extra],
       message:
-        'Shared code (src/lib, src/db, src/clock.ts, src/config.ts, migrations) must not import a feature folder: move the shared part down instead.',
+        'Shared code (src/lib, src/db, src/http, src/operators, src/clock.ts, src/config.ts, migrations) must not import a feature folder: move the shared part down instead.',
     },
   ],
 });
@@ -121,6 +123,34 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', shared('../', ['../*.js', '!../lib/**'])] },
   },
   { files: ['src/db/**/*.ts'], rules: { 'no-restricted-imports': ['error', shared('../')] } },
+  {
+    // The HTTP plumbing every door uses (errors, connections, validation, OpenAPI): below the features and the box.
+    files: ['src/http/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        shared(
+          '../',
+          ['../app.js', '../box*.js', '../main.js', '../cli.js'],
+          FEATURES.filter((f) => f !== 'http'),
+        ),
+      ],
+    },
+  },
+  {
+    // The staff's accounts, shared by the console, the CLI and the demo seed: they depend on the database only.
+    files: ['src/operators/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        shared(
+          '../',
+          [],
+          FEATURES.filter((f) => f !== 'operators'),
+        ),
+      ],
+    },
+  },
   { files: ['src/clock.ts', 'src/config.ts'], rules: { 'no-restricted-imports': ['error', shared('./')] } },
   { files: ['migrations/**/*.ts'], rules: { 'no-restricted-imports': ['error', shared('../src/')] } },
   {

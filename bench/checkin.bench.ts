@@ -95,7 +95,7 @@ async function run(children: Child[]): Promise<number> {
   const echoBody = () => JSON.stringify({ qr_code: qrOf(nextEcho++), terminal: 'bench' });
 
   // 2–3. Three children: the baseline (bare fastify 5, one POST JSON route), the real box
-  // (openDatabase: WAL + synchronous=FULL; assembleBox, logger off), and the box's HTTP door alone (the
+  // (openDatabase: WAL + synchronous=FULL; createBox, logger off), and the box's HTTP door alone (the
   // same app answering one recorded real answer without touching the database): what is left of the
   // machine for the check-in itself.
   heading('2. Servers (child processes, 127.0.0.1, port 0)');

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import Fastify from 'fastify';
 import { buildApp } from '../src/app.js';
 import { createAuth } from '../src/auth/auth.js';
-import { assembleBox } from '../src/box.js';
+import { createBox } from '../src/box.js';
 import { asJson } from '../src/checkin/checkin.payload.js';
 import { checkinRoutes } from '../src/checkin/checkin.routes.js';
 import { createByteSlots } from '../src/lib/byte-slots.js';
@@ -12,7 +12,7 @@ import { migrateToLatest, openDatabase, type Db } from '../src/db/open.js';
 import { observe, type CommitLog, type Observed } from './observe.js';
 
 // Forked by checkin.bench.ts: `box <db file>` runs the real box (durable pragmas of openDatabase,
-// assembleBox, no logger); `baseline` runs a bare fastify 5 app with one POST JSON route; `door <db
+// createBox, no logger); `baseline` runs a bare fastify 5 app with one POST JSON route; `door <db
 // file> <answer file>` runs the box's HTTP door alone: the same app, auth, validation and routes, with
 // a check-in service that does no database work and answers every request with one real answer.
 // Talks to the parent over IPC: {type:'ready', port}, then answers {type:'mem'}, {type:'observe'} /
@@ -86,7 +86,7 @@ async function start(): Promise<Listening> {
         },
         failed: (priority, stage) => o?.failed(priority, stage),
       });
-    const { app } = await assembleBox({ db, clock: createClock('America/Sao_Paulo'), logger: false });
+    const { app } = await createBox({ database: db, clock: createClock('America/Sao_Paulo'), logger: false }).start();
     return { ...(await listen(app, db)), commits, walFile: `${file}-wal` };
   }
   if (mode === 'door') {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { assembleBox } from '../src/box.js';
+import { createBox } from '../src/box.js';
 import { checkinJson } from '../src/checkin/checkin.payload.js';
 import type { CheckinCaller } from '../src/checkin/checkin.service.js';
 import { createOrderReaders } from '../src/checkin/order-reader.js';
@@ -30,7 +30,7 @@ try {
   await fillDatabase(file, clock, ORDERS);
   const db = openDatabase(file);
   await migrateToLatest(db);
-  const { app, checkin } = await assembleBox({ db, clock, logger: false });
+  const { app, checkin } = await createBox({ database: db, clock, logger: false }).start();
   const tenantId = db.sqlite.prepare("SELECT id FROM tenants WHERE slug = 'bench'").pluck().get() as number;
   const apiKeyId = db.sqlite.prepare('SELECT id FROM api_keys LIMIT 1').pluck().get() as number;
   const caller: CheckinCaller = { tenantId, apiKeyId, keyName: 'bench', source: 'api' };

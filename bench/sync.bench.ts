@@ -7,7 +7,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
 import { createApiKey } from '../src/auth/api-keys.js';
-import { assembleBox } from '../src/box.js';
+import { createBox } from '../src/box.js';
 import { createClock } from '../src/clock.js';
 import { migrateToLatest, openDatabase } from '../src/db/open.js';
 import { upsertOrder } from '../src/orders/orders.repo.js';
@@ -104,7 +104,7 @@ async function main(): Promise<number> {
       permissions: ['checkin'],
       nowIso: clock.nowIso(),
     }).key;
-    const { app, checkin } = await assembleBox({ db, clock, logger: false });
+    const { app, checkin } = await createBox({ database: db, clock, logger: false }).start();
     const boxUrl = await app.listen({ host: '127.0.0.1', port: 0 });
     const probe = await startProbe(boxUrl, turnstileKey, 'P#-1', 0);
     const state = createSyncState(db, tenantId, clock);

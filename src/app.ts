@@ -25,6 +25,22 @@ export type App = FastifyInstance<any, any, any, FastifyBaseLogger, ZodTypeProvi
 /** A feature's routes: registered by buildApp under each path prefix the spec names. */
 export type RouteRegistrar = (app: App) => void;
 
+/** A part's routes by prefix group (see AppOptions): what each part the box starts hands it (src/box.ts). */
+export interface BoxRoutes {
+  v1?: RouteRegistrar[];
+  integration?: RouteRegistrar[];
+  local?: RouteRegistrar[];
+}
+
+/** The routes of several parts, in the order given. */
+export function mergeRoutes(...parts: BoxRoutes[]): Required<BoxRoutes> {
+  return {
+    v1: parts.flatMap((p) => p.v1 ?? []),
+    integration: parts.flatMap((p) => p.integration ?? []),
+    local: parts.flatMap((p) => p.local ?? []),
+  };
+}
+
 export interface AppOptions {
   logger: FastifyBaseLogger | false;
   /**
@@ -64,12 +80,28 @@ export async function buildApp(opts: AppOptions): Promise<App> {
       reply.status(e.status).send(errorEnvelope(e.toBody()));
     },
     bodyLimit: 1024 * 1024,
-    // A TLS handshake is bounded like the headers that follow it (Node's default: 120 s).
-    ...(opts.https ? { https: { ...opts.https, handshakeTimeout: (opts.httpLimits ?? HTTP_LIMITS).headersMs } } : {}),
+    // Node refuses an HTTP/1.1 request without Host with a bare 400 of its own: the box refuses it in the envelope
+    // (the onRequest hook below). A TLS handshake is bounded like the headers that follow it (Node's default: 120 s).
+    http: { requireHostHeader: false },
+    ...(opts.https
+      ? {
+          https: {
+            ...opts.https,
+            requireHostHeader: false,
+            handshakeTimeout: (opts.httpLimits ?? HTTP_LIMITS).headersMs,
+          },
+        }
+      : {}),
     return503OnClosing: true,
     clientErrorHandler: answerClientError,
   } as never).withTypeProvider<ZodTypeProvider>() as unknown as App;
   limitConnections(app.server, opts.httpLimits ?? HTTP_LIMITS, app.log);
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.raw.httpVersion !== '1.1' || request.headers.host !== undefined) return;
+    reply.header('connection', 'close');
+    throw new AppError('BAD_REQUEST', undefined, 'Requisição HTTP/1.1 sem o cabeçalho Host.');
+  });
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -1,56 +1,56 @@
+import type { Writable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
-import { buildApp, type App } from './app.js';
+import { buildApp, mergeRoutes, type App, type BoxRoutes } from './app.js';
+import { closeApp, listen, logStart, stopLine } from './box-lines.js';
 import { createAuth } from './auth/auth.js';
-import { checkinRoutes } from './checkin/checkin.routes.js';
-import { createCheckinService, type CheckinService, type ScanNotice } from './checkin/checkin.service.js';
+import { startCheckin } from './checkin/checkin.start.js';
+import type { CheckinService, ScanNotice } from './checkin/checkin.service.js';
 import { scanLogger } from './checkin/scan-log.js';
-import { movementRoutes } from './checkin/movement.routes.js';
-import { DEFAULT_MOVEMENT_SETTINGS } from './checkin/movement.settings.js';
 import { clientRoutes } from './clients/clients.routes.js';
 import type { Clock } from './clock.js';
 import { createClockCheck, type ClockCheck } from './clock-check.js';
 import { comboRoutes } from './combos/combos.routes.js';
-import type { Db } from './db/open.js';
-import { createStorageHealth, type StorageHealth } from './db/storage.js';
+import { startConsole } from './console/console.start.js';
+import { migrateToLatest, migrationState, openDatabase, type Db } from './db/open.js';
+import { holdDatabase, openOrRelease } from './db/holder.js';
+import { createStorageHealth } from './db/storage.js';
+import { isEmptyBox, printDemoBanner, seedDemoWithOperator } from './demo/demo.js';
+import { startGate, type GateSpec } from './gate/gate.start.js';
 import type { GatesInfo } from './gate/lanes/gates.js';
-import { gatesRoutes } from './gate/gates.routes.js';
 import type { HttpLimits } from './http/connections.js';
-import { healthRoutes } from './http/health.routes.js';
-import { createMetrics, metricsRoutes } from './http/metrics.js';
 import { createByteSlots } from './lib/byte-slots.js';
-import { createVoucherPages } from './orders/vouchers.page.js';
-import { voucherRoutes } from './orders/vouchers.routes.js';
-import { syncRoutes } from './sync/sync.routes.js';
-import type { SyncInfo } from './sync/worker.js';
-import { createConsolePanels } from './console/console.panels.js';
-import { consoleDocs } from './console/console.docs.js';
-import { consoleRoutes } from './console/console.routes.js';
-import { createConsoleView } from './console/console.view.js';
-import { createFeed } from './console/feed.js';
-import { liveRoutes, scanPublisher, startMonitor } from './console/live.js';
-import { consoleGuard, createConsoleSessions } from './console/sessions.js';
-import { staticRoutes } from './console/static.routes.js';
-import { supervisorRoutes } from './console/supervisor.routes.js';
+import { createClosers, type Closers } from './lib/closers.js';
+import { createListeners } from './lib/listeners.js';
+import type { Log } from './lib/log.js';
+import { startVouchers } from './orders/vouchers.start.js';
+import { startStatus } from './status/status.start.js';
+import type { BoxStatus } from './status/box-status.js';
+import { startSync, type SyncSpec } from './sync/sync.start.js';
+import type { CloudClient } from './sync/cloud-client.js';
+import type { SyncWorker } from './sync/worker.js';
+import { databaseWriteProbe, type SystemdLink } from './systemd-notify.js';
+import { boxTenant } from './tenants/box-tenant.js';
+import { VERSION } from './version.js';
 
-/** What the box gives the lanes it starts. */
-export interface LaneServices {
-  checkin: CheckinService;
-  storage: StorageHealth;
-  /** Each grant's time from the scan to the relay taking it (gate_lane_grant_seconds). */
-  onGrant: (lane: string, seconds: number) => void;
-}
-
-export interface BoxDeps {
-  db: Db;
+/** What a box is made of: the production box reads them from the environment (src/box-config.ts), tests choose. */
+export interface BoxParts {
+  /**
+   * The database file, opened, migrated and closed by the box; or a database already open and migrated, which the
+   * caller closes (tests that share one with other parts).
+   */
+  database: string | Db;
   clock: Clock;
   logger: FastifyBaseLogger | false;
-  /** The sync worker, when the cloud is configured: /api/local/sync shows its state. */
-  sync?: SyncInfo | undefined;
-  /**
-   * Starts the gate lanes on the box's check-in service (GATE_CONFIG): /api/local/gates shows them. The caller closes
-   * them.
-   */
-  lanes?: ((services: LaneServices) => GatesInfo) | undefined;
+  /** GATE_TENANT: the box's tenant, for the lanes and the sync worker. */
+  tenant?: string | undefined;
+  /** The lanes (GATE_CONFIG); none without. */
+  lanes?: GateSpec | undefined;
+  /** The cloud (GATE_CLOUD_*); a stand-alone box without. */
+  cloud?: SyncSpec | undefined;
+  /** Whether the sync worker's schedules start once the box is up (default true; tests drive it by hand). */
+  syncSchedules?: boolean | undefined;
+  /** Where to listen; without, the box is served through app.inject only (tests). */
+  listen?: { host: string; port: number } | undefined;
   /** HTTP timeouts and per-address cap; the defaults of src/http/connections.ts otherwise. */
   httpLimits?: HttpLimits | undefined;
   /** PEM certificate and key: the box serves HTTPS (GATE_TLS_CERT, GATE_TLS_KEY). */
@@ -59,104 +59,202 @@ export interface BoxDeps {
   consoleIdleMinutes?: number | undefined;
   /** How often a console's live stream is pinged and its session re-checked (default 15 s). */
   consolePingMs?: number | undefined;
+  /** Type=notify (systemd/gate.service): migrating, READY with the watchdog, STOPPING. */
+  systemd?: SystemdLink | undefined;
+  /** A fresh box with no park configured starts as the demo park; its banner (keys) goes here, never the logger. */
+  demoBannerTo?: Writable | undefined;
+}
+
+/** The box once started: what the tests reach into. */
+export interface RunningBox {
+  /** Where it listens; undefined when it does not (parts.listen). */
+  url: string | undefined;
+  app: App;
+  db: Db;
+  tenantId: number | undefined;
+  /** The one check-in service, the same every door calls. */
+  checkin: CheckinService;
+  gates: GatesInfo | undefined;
+  sync: SyncWorker | undefined;
+  cloudClient: CloudClient | undefined;
+  clockCheck: ClockCheck;
+  status: BoxStatus;
+}
+
+export interface Box {
+  /**
+   * Opens everything in order (and listens); when a step fails, closes what it had opened (newest first) and
+   * rethrows.
+   */
+  start(): Promise<RunningBox>;
+  /** The stop line and STOPPING, then everything start() opened, newest first, each once. Idempotent. */
+  close(reason?: string): Promise<void>;
 }
 
 /**
- * Services and HTTP app wired together: shared by the box (box-lifecycle.ts) and the tests, so both run the same
- * wiring.
+ * The box's database, held while it runs and released with it: `gate restore` is refused meanwhile
+ * (src/db/holder.ts).
  */
-export async function assembleBox({
-  db,
-  clock,
-  logger,
-  sync,
-  lanes,
-  httpLimits,
-  https,
-  consoleIdleMinutes = 720,
-  consolePingMs,
-}: BoxDeps): Promise<{ app: App; checkin: CheckinService; gates: GatesInfo | undefined; clockCheck: ClockCheck }> {
-  const base = { db, clock };
-  // Before any scan: the newest recorded event is read once, then everything is in memory.
-  const clockCheck = createClockCheck(base);
-  sync?.onCloudDate?.(clockCheck.cloudDate);
-  const auth = createAuth(base);
-  const listing = { ...base, auth };
-  const storage = createStorageHealth({ sqlite: db.sqlite, log: logger || undefined });
-  // The consoles' live stream hears every door's results from the one check-in service.
-  const feed = createFeed();
-  const view = createConsoleView(base);
-  const publish = scanPublisher(feed, view, clock);
-  const logScan = logger ? scanLogger(logger.child({ modulo: 'portaria' })) : undefined;
-  // Read at scrape time, after the lanes below have started.
-  const metrics = createMetrics({ db, clock, gates: () => gates, sync, clockCheck });
-  const onResult = (notice: ScanNotice) => {
-    logScan?.(notice);
-    metrics.observe(notice);
-    publish(notice);
+function openHeld(file: string, closers: Closers): Db {
+  const hold = holdDatabase(file);
+  const db = openOrRelease(hold, () => openDatabase(file));
+  closers.push('banco', () => {
+    db.close();
+    hold.release();
+  });
+  return db;
+}
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const SILENT: Log = { info: () => undefined, warn: () => undefined, error: () => undefined };
+type DemoSeed = Awaited<ReturnType<typeof seedDemoWithOperator>>;
+
+/**
+ * The one owner of the box's start and stop. start() goes: database → migrations → (demo seed) → tenant →
+ * check-in core → gate → sync → status → console → HTTP → listen → start line → sync schedules → READY. Each part
+ * pushes its closer onto one stack (src/lib/closers.ts) right after it opens, so a failed start and the stop close
+ * the same things in reverse order.
+ */
+export function createBox(parts: BoxParts): Box {
+  const { logger } = parts;
+  const log: Log = logger || SILENT;
+  const closers = createClosers({
+    onClosed: (name) => logger && logger.debug({ recurso: name }, 'closed'),
+    onError: (name, error) => log.error({ recurso: name, err: message(error) }, 'closing failed'),
+  });
+  let starting: Promise<RunningBox> | undefined;
+  let closing: Promise<void> | undefined;
+  /** Set once the box is up: the stop line and STOPPING=1 (which also stops the watchdog's probe writes). */
+  let announceStop: ((reason: string) => Promise<void>) | undefined;
+  /** Created for this start; its keys are shown only once, so a failed start shows them anyway. */
+  let demo: DemoSeed | undefined;
+
+  async function open(): Promise<RunningBox> {
+    const { clock } = parts;
+    const db = typeof parts.database === 'string' ? openHeld(parts.database, closers) : parts.database;
+    if (typeof parts.database === 'string') {
+      await parts.systemd?.migrating(migrationState(db.sqlite).pending.length);
+      await migrateToLatest(db);
+    }
+    if (parts.demoBannerTo && parts.tenant === undefined && isEmptyBox(db))
+      demo = await seedDemoWithOperator(db, clock);
+    const tenantId = boxTenant(db, parts.tenant, parts.lanes !== undefined);
+    const running = await startParts(parts, db, tenantId, log, closers);
+    const url = parts.listen && (await listen(running.app, parts.listen));
+    if (url) logStart(log, startLine(parts, url, demo?.tenantSlug), running.clockCheck, db);
+    const stopping = url ? stopLine(db, log, parts.systemd) : undefined;
+    if (parts.syncSchedules !== false && running.sync) {
+      const { sync } = running;
+      closers.push('sincronizador', () => sync.stop());
+      sync.start();
+    }
+    // Straight to the given stream, not the logger: no log line ever carries a key.
+    if (demo && url && parts.demoBannerTo) printDemoBanner(parts.demoBannerTo, { url, ...demo });
+    await parts.systemd?.ready(
+      `atendendo em ${url}`,
+      databaseWriteProbe(db, () => clock.nowIso()),
+    );
+    announceStop = stopping;
+    return { ...running, url };
+  }
+
+  return {
+    start() {
+      if (starting || closing)
+        return Promise.reject(new Error(starting ? 'a caixa já foi iniciada' : 'a caixa já foi encerrada'));
+      starting = open().catch(async (error: unknown) => {
+        await closers.close().catch(() => undefined); // each failure already logged by onError
+        if (demo && parts.demoBannerTo) {
+          const { host = 'localhost', port = 0 } = parts.listen ?? {};
+          parts.demoBannerTo.write(
+            `\nA caixa não iniciou (${message(error)}), mas o parque de demonstração já foi criado:\n`,
+          );
+          printDemoBanner(parts.demoBannerTo, { url: `${parts.https ? 'https' : 'http'}://${host}:${port}`, ...demo });
+        }
+        throw error;
+      });
+      return starting;
+    },
+    close(reason = 'close') {
+      closing ??= (async () => {
+        // A close during the start waits for it: a failed start has already closed everything.
+        await starting?.catch(() => undefined);
+        const stopping = announceStop?.(reason);
+        try {
+          await closers.close();
+        } finally {
+          await stopping;
+        }
+      })();
+      return closing;
+    },
   };
-  const checkin = createCheckinService({
-    db,
-    clock,
-    storage,
-    onResult,
-    clockCheck,
-    ...(logger ? { log: logger } : {}),
-  });
-  const gates = lanes?.({ checkin, storage, onGrant: metrics.observeGrant });
-  const sessions = createConsoleSessions({ db, clock, idleMinutes: consoleIdleMinutes });
-  const guard = consoleGuard(sessions);
-  const panels = createConsolePanels({ ...base, gates, sync });
-  const monitor = startMonitor({
-    feed,
-    panels,
-    tenants: () => [
-      ...new Set([gates?.tenantId, sync?.tenantId, ...sessions.tenants()].filter((t): t is number => t !== undefined)),
-    ],
-    onError: (err) =>
-      logger ? logger.warn({ err }, 'console monitor: a sample failed; skipped until one works') : undefined,
-  });
+}
+
+/**
+ * The parts on the open database, in order: check-in core → gate → sync → status → console → vouchers → HTTP. Each
+ * is one line: its entry started with what it needs, then `use` pushes its closer when it opened something. The next
+ * part (the site link) is one more such line where it belongs in the order. Routes are mounted in the order /docs
+ * has always listed them, which is not the start order.
+ */
+async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined, log: Log, closers: Closers) {
+  const { clock, logger } = parts;
+  const base = { db, clock, auth: createAuth({ db, clock }) };
+  const use = <P extends { routes: BoxRoutes; close?: (() => unknown) | undefined }>(name: string, part: P): P => {
+    if (part.close) closers.push(name, part.close);
+    return part;
+  };
+  const storage = createStorageHealth({ sqlite: db.sqlite, log: logger || undefined });
+  // Before any scan: the newest recorded event is read once, then everything is in memory.
+  const clockCheck = createClockCheck({ db, clock });
+  // Every door's results and every lane's grants, heard by the parts started after the check-in core.
+  const scans = createListeners<[ScanNotice]>();
+  const grants = createListeners<[lane: string, seconds: number]>();
+  if (logger) scans.add(scanLogger(logger.child({ modulo: 'portaria' })));
   // Room for the large answers being sent (batches, listing pages): see lib/byte-slots.ts.
   const slots = createByteSlots();
-  const pages = createVoucherPages(db.sqlite.name, slots);
-  let app: App;
-  try {
-    app = await buildApp({
-      logger,
-      ...(httpLimits ? { httpLimits } : {}),
-      https,
-      routeDocs: consoleDocs,
-      v1: [
-        checkinRoutes({ auth, checkin, slots, db }),
-        voucherRoutes({ db, clock, auth, pages }),
-        clientRoutes(listing),
-      ],
-      integration: [comboRoutes(listing)],
-      local: [
-        healthRoutes({ ...base, storage, gates, sync, clockCheck }),
-        metricsRoutes({ metrics, auth }),
-        syncRoutes({ ...listing, sync }),
-        gatesRoutes({ auth, gates, checkin }),
-        movementRoutes({
-          auth,
-          checkin,
-          settingsOf: (tenantId) => (gates?.tenantId === tenantId ? gates.settings : DEFAULT_MOVEMENT_SETTINGS),
-        }),
-        consoleRoutes({ db, clock, checkin, sessions, guard, view }),
-        supervisorRoutes({ db, clock, guard, panels, feed }),
-        liveRoutes({ feed, guard, sessions, pingMs: consolePingMs }),
-        staticRoutes(),
-      ],
-    });
-  } catch (error) {
-    // No app to close: what was started for it stops here (the caller closes the lanes it started).
-    monitor.stop();
-    await pages.close();
-    throw error;
-  }
-  app.addHook('onClose', () => {
-    monitor.stop();
-    return pages.close();
+  const movement = parts.lanes && tenantId !== undefined ? { tenantId, settings: parts.lanes.config } : undefined;
+  const core = { storage, clockCheck };
+
+  const checkin = use('portaria', startCheckin({ ...base, ...core, log, slots, movement, onResult: scans.emit }));
+  const lanes = { lanes: parts.lanes, checkin: checkin.service, tenantId, storage, onGrant: grants.emit };
+  const gate = use('pistas', startGate({ ...base, ...lanes, log: childOf(log, 'pistas') }));
+  const sync = use(
+    'nuvem',
+    startSync({ ...base, cloud: parts.cloud, log: childOf(log, 'sync'), tenantId, clockCheck }),
+  );
+  const status = use('estado', startStatus({ ...base, ...core, gates: gate.gates, sync: sync.worker, scans, grants }));
+  const consoleOptions = { idleMinutes: parts.consoleIdleMinutes, pingMs: parts.consolePingMs };
+  const staff = use(
+    'console',
+    startConsole({ ...base, checkin: checkin.service, status: status.status, scans, log, ...consoleOptions }),
+  );
+  const vouchers = use('paginas', startVouchers({ ...base, slots }));
+  const listings = { v1: [clientRoutes(base)], integration: [comboRoutes(base)] };
+
+  const app = await buildApp({
+    logger: parts.logger,
+    ...(parts.httpLimits ? { httpLimits: parts.httpLimits } : {}),
+    https: parts.https,
+    routeDocs: staff.docs,
+    ...mergeRoutes(status.routes, sync.routes, gate.routes, checkin.routes, vouchers.routes, listings, staff.routes),
   });
-  return { app, checkin, gates, clockCheck };
+  closers.push('http', () => closeApp(app));
+  await app.ready();
+  const running = { checkin: checkin.service, gates: gate.gates, sync: sync.worker, cloudClient: sync.client };
+  return { ...running, app, db, tenantId, clockCheck, status: status.status };
 }
+
+const childOf = (log: Log, modulo: string): Log =>
+  'child' in log && typeof log.child === 'function' ? (log.child({ modulo }) as Log) : log;
+
+const startLine = (parts: BoxParts, url: string, demoSlug: string | undefined) => ({
+  versao: VERSION,
+  url,
+  tenant: parts.tenant ?? demoSlug ?? null,
+  data: typeof parts.database === 'string' ? parts.database : parts.database.sqlite.name,
+  timeZone: parts.clock.timeZone,
+  nuvem: parts.cloud ? new URL(parts.cloud.url).host : null,
+  pistas: parts.lanes?.config.lanes.length ?? 0,
+  watchdogSegundos: parts.systemd?.watchdogSeconds ?? null,
+});

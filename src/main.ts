@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import pino from 'pino';
-import { createBox } from './box-lifecycle.js';
+import { createBoxFromConfig } from './box-config.js';
 import { loadConfig, type Config } from './config.js';
 
 export interface RunningBox {
@@ -10,7 +10,7 @@ export interface RunningBox {
 }
 
 /**
- * Composition root: config → logger → the box (src/box-lifecycle.ts), started. A start that fails
+ * Composition root: config → logger → the box (src/box-config.ts → src/box.ts), started. A start that fails
  * has closed whatever it had opened before this rejects.
  */
 export async function main(config: Config = loadConfig(), out: Writable = process.stdout): Promise<RunningBox> {
@@ -20,7 +20,8 @@ export async function main(config: Config = loadConfig(), out: Writable = proces
       ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:standard' } } }
       : {}),
   });
-  const box = createBox(config, { logger, out, env: process.env });
-  const { url } = await box.start();
+  const box = createBoxFromConfig(config, { logger, out, env: process.env });
+  // The configured box always listens (config.host, config.port).
+  const url = (await box.start()).url!;
   return { url, close: (reason) => box.close(reason) };
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBox } from '../src/box-lifecycle.js';
+import { createBoxFromConfig } from '../src/box-config.js';
 import { createClock } from '../src/clock.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { migrateToLatest, openDatabase } from '../src/db/open.js';
@@ -53,7 +53,7 @@ function boxOf(config: Config) {
   let log = '';
   let out = '';
   const logger = pino({ level: 'debug' }, new Writable({ write: (c, _e, done) => ((log += c.toString()), done()) }));
-  const box = createBox(config, {
+  const box = createBoxFromConfig(config, {
     logger,
     out: new Writable({ write: (c, _e, done) => ((out += c.toString()), done()) }),
     env: {},
@@ -183,7 +183,7 @@ describe('a failed start leaves nothing open', () => {
     await expect(box.start()).rejects.toThrow(/EADDRINUSE/);
     await expectNoDbHandles(dir);
     expect(sockets()).toBe(before);
-    expect(closed()).toEqual(['http', 'pistas', 'banco']);
+    expect(closed()).toEqual(['http', 'paginas', 'console', 'pistas', 'banco']);
     expect(out()).toContain('A caixa não iniciou');
   });
 
@@ -202,12 +202,12 @@ describe('a failed start leaves nothing open', () => {
       lines()
         .filter((l) => l.msg === 'closed')
         .map((l) => l.recurso),
-    ).toEqual(['sincronizador', 'http', 'nuvem', 'banco']);
+    ).toEqual(['sincronizador', 'http', 'paginas', 'console', 'nuvem', 'banco']);
   });
 });
 
 describe('close', () => {
-  it('closes in reverse order of opening (sync, HTTP, lanes, cloud client, database), once, with one stop line', async () => {
+  it('closes in reverse order of opening (sync schedules, HTTP, voucher pages, console monitor, cloud client, lanes, database), once, with one stop line', async () => {
     const dir = await dataDir(['parque']);
     const before = sockets();
     const { box, lines, closed } = boxOf(
@@ -226,7 +226,7 @@ describe('close', () => {
 
     await Promise.all([box.close('SIGTERM'), box.close('SIGINT')]);
     await box.close();
-    expect(closed()).toEqual(['sincronizador', 'http', 'pistas', 'nuvem', 'banco']);
+    expect(closed()).toEqual(['sincronizador', 'http', 'paginas', 'console', 'nuvem', 'pistas', 'banco']);
     const stops = lines().filter((l) => l.msg === 'gate appliance stopping');
     expect(stops.map((l) => l.motivo)).toEqual(['SIGTERM']);
     await expectNoDbHandles(dir);

@@ -2,13 +2,11 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { assembleBox } from '../src/box.js';
 import { migrateToLatest, openDatabase } from '../src/db/open.js';
 import { ensureTenant } from '../src/tenants/tenants.repo.js';
 import { createClockCheck } from '../src/clock-check.js';
 import { createFixedClock } from '../src/clock.js';
-import type { App } from '../src/app.js';
-import { createTestBox, tempDir, TZ, type TestBox } from './support/box.js';
+import { bootBox, createTestBox, tempDir, TZ, type TestBox } from './support/box.js';
 import { makeOrder } from './support/fixtures.js';
 import { ensureBuilt, serveGate } from './support/gate-process.js';
 import { checkin } from './support/http.js';
@@ -18,7 +16,7 @@ import { checkin } from './support/http.js';
 
 const T = '2026-11-21T13:00:00.000Z';
 let box: TestBox;
-let restarted: App | undefined;
+let restarted: { close(): Promise<unknown> } | undefined;
 afterEach(async () => {
   await restarted?.close();
   restarted = undefined;
@@ -29,8 +27,8 @@ afterEach(async () => {
 async function restartAt(at: string) {
   await box.app.close();
   const clock = createFixedClock(TZ, at);
-  const started = await assembleBox({ db: box.db, clock, logger: false });
-  restarted = started.app;
+  const started = await bootBox({ db: box.db, clock, logger: false });
+  restarted = started;
   const ask = async (method: 'GET' | 'POST', url: string, key: string, payload?: object) => {
     const res = await started.app.inject({
       method,

@@ -1,7 +1,7 @@
 import { createApiKey, PERMISSIONS } from '../auth/api-keys.js';
 import { createClock, type Clock } from '../clock.js';
 import { all, first, run } from '../db/query.js';
-import { dateString, timestamp } from '../orders/order.schemas.js';
+import { dateString, timestamp } from '../lib/wire.js';
 import { DEMO_TENANT_SLUG, realTenantSlugs } from '../tenants/tenants.repo.js';
 import {
   configOf,

@@ -1,4 +1,4 @@
-import { createOperator, disableOperator, listOperators, PAPEIS, type Papel } from '../console/operators.repo.js';
+import { createOperator, disableOperator, listOperators, PAPEIS, type Papel } from '../operators/operators.repo.js';
 import {
   configOf,
   EXIT,

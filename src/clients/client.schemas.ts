@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { dateString, enderecoSchema, utcTimestamp } from '../orders/order.schemas.js';
+import { dateString, utcTimestamp } from '../lib/wire.js';
+import { enderecoSchema } from '../orders/order.schemas.js';
 
 // The client record (2.9 leaves it open; fields decided in docs/api-listings.md), read by
 // `gate import` and the sync worker. Missing or null strings become '' as in the order's cliente.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { OperationDocs } from '../http/openapi.js';
 import { exampleCliente } from '../orders/order.docs.js';
-import { timestamp } from '../orders/order.schemas.js';
+import { timestamp } from '../lib/wire.js';
 import { clienteRecordSchema } from './client.schemas.js';
 
 // GET /api/v1/api-clientes for the OpenAPI at /docs (record and envelope: docs/api-listings.md).

@@ -5,7 +5,7 @@ import { guard } from '../auth/guard.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
 import { pageLimit, pageOffset, queryBoolean, sortOrder } from '../http/validation.js';
-import { dateString } from '../orders/order.schemas.js';
+import { dateString } from '../lib/wire.js';
 import { clientsDocs } from './clients.docs.js';
 import { listClients, markClients, type ClientRow } from './clients.repo.js';
 

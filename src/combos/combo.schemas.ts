@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateString, money } from '../orders/order.schemas.js';
+import { dateString, money } from '../lib/wire.js';
 
 // The cloud's combo shapes (2.8 and the `data` of 4.5), read by `gate import` and the sync worker.
 // Values the box can derive (economia, total_ingressos, itens_resumo, available, min_stock) are

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Answer, OperationDocs } from '../http/openapi.js';
-import { dateString } from '../orders/order.schemas.js';
+import { dateString } from '../lib/wire.js';
 import { availabilitySchema, comboSchema, itemAvailabilitySchema } from './combo.schemas.js';
 
 // The combo routes for the OpenAPI at /docs (envelopes, defaults and limits: docs/api-listings.md).

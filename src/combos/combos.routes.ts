@@ -8,7 +8,7 @@ import type { Db } from '../db/open.js';
 import { AppError } from '../http/errors.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import { pageLimit, pageOffset, queryBoolean } from '../http/validation.js';
-import { dateString } from '../orders/order.schemas.js';
+import { dateString } from '../lib/wire.js';
 import { availabilityDates, comboPayload } from './combo.payload.js';
 import { availabilityDocs, comboDocs, comboListDocs } from './combos.docs.js';
 import { comboItems, findCombo, listCombos, stockRows } from './combos.repo.js';

@@ -1,11 +1,9 @@
 import type { Clock } from '../clock.js';
 import { addDays } from '../clock.js';
 import type { Db } from '../db/open.js';
-import type { GatesInfo } from '../gate/lanes/gates.js';
 import { lanePayload } from '../gate/gates.payload.js';
 import { errorCatalogue, type ErrorCode } from '../http/errors.js';
-import type { SyncInfo } from '../sync/worker.js';
-import { eventsWaiting, syncSummary } from '../sync/sync.repo.js';
+import type { BoxStatus } from '../status/box-status.js';
 import { refusalTitle, type Leitura } from './console.view.js';
 
 // The supervisor's panels (docs/console.md): lanes and alarms, sync, the day's report. Read from the
@@ -38,17 +36,38 @@ interface EventRow {
 const parse = (json: string | null) => (json ? (JSON.parse(json) as Record<string, unknown>) : null);
 const ENTRY_ACTIONS = `('checkin', 'entrada', 'reentrada')`;
 
-export function createConsolePanels({
-  db,
-  clock,
-  gates,
-  sync,
-}: {
-  db: Db;
-  clock: Clock;
-  gates: GatesInfo | undefined;
-  sync: SyncInfo | undefined;
-}) {
+const alarm = (r: Omit<Alarme, 'detalhes'> & { details: string | null }): Alarme => ({
+  id: r.id,
+  tipo: r.tipo,
+  pista: r.pista,
+  em: r.em,
+  detalhes: parse(r.details),
+  reconhecido_por: r.reconhecido_por,
+  reconhecido_em: r.reconhecido_em,
+});
+
+/** A row of the event log as the scan view's Leitura (no lookups: the panel lists 20 at a time). */
+function eventLeitura(e: EventRow): Leitura {
+  const ok = e.result === 'ok';
+  const code = (ok ? null : e.result) as ErrorCode | null;
+  return {
+    resultado: ok ? 'liberado' : 'recusado',
+    acao: e.action === 'saida' ? 'movimento' : 'checkin',
+    codigo: e.code,
+    em: e.occurred_at,
+    porta: e.source === 'lane' ? 'pista' : e.source,
+    terminal: e.terminal,
+    operador: e.operador,
+    titulo: ok ? (e.action === 'saida' ? 'SAÍDA' : 'LIBERADO') : refusalTitle(code!),
+    mensagem: ok ? '' : (errorCatalogue[code!]?.message ?? e.result),
+    pessoas: [],
+    numero_pedido: e.numero_pedido,
+    lote: null,
+    erro: ok ? null : { code: code!, message: errorCatalogue[code!]?.message ?? e.result, details: parse(e.details) },
+  };
+}
+
+export function createConsolePanels({ db, clock, status }: { db: Db; clock: Clock; status: BoxStatus }) {
   const alarmColumns = `e.id, e.kind AS tipo, e.lane AS pista, e.occurred_at AS em, e.details, o.nome AS reconhecido_por, a.acked_at AS reconhecido_em
        FROM lane_events e LEFT JOIN alarm_acks a ON a.lane_event_id = e.id LEFT JOIN operators o ON o.id = a.operator_id
       WHERE e.tenant_id = ? AND e.kind IN ${`(${ALARM_KINDS.map((k) => `'${k}'`).join(', ')})`}`;
@@ -79,44 +98,12 @@ export function createConsolePanels({
   );
   const hourOf = new Intl.DateTimeFormat('en-GB', { timeZone: clock.timeZone, hour: '2-digit', hourCycle: 'h23' });
 
-  const alarm = (r: Omit<Alarme, 'detalhes'> & { details: string | null }): Alarme => ({
-    id: r.id,
-    tipo: r.tipo,
-    pista: r.pista,
-    em: r.em,
-    detalhes: parse(r.details),
-    reconhecido_por: r.reconhecido_por,
-    reconhecido_em: r.reconhecido_em,
-  });
-
   const dayRange = (date: string) =>
     [clock.startOfLocalDate(date).toISOString(), clock.startOfLocalDate(addDays(date, 1)).toISOString()] as const;
 
-  /** A row of the event log as the scan view's Leitura (no lookups: the panel lists 20 at a time). */
-  function eventLeitura(e: EventRow): Leitura {
-    const ok = e.result === 'ok';
-    const code = (ok ? null : e.result) as ErrorCode | null;
-    return {
-      resultado: ok ? 'liberado' : 'recusado',
-      acao: e.action === 'saida' ? 'movimento' : 'checkin',
-      codigo: e.code,
-      em: e.occurred_at,
-      porta: e.source === 'lane' ? 'pista' : e.source,
-      terminal: e.terminal,
-      operador: e.operador,
-      titulo: ok ? (e.action === 'saida' ? 'SAÍDA' : 'LIBERADO') : refusalTitle(code!),
-      mensagem: ok ? '' : (errorCatalogue[code!]?.message ?? e.result),
-      pessoas: [],
-      numero_pedido: e.numero_pedido,
-      lote: null,
-      erro: ok ? null : { code: code!, message: errorCatalogue[code!]?.message ?? e.result, details: parse(e.details) },
-    };
-  }
-
   function lanes(tenantId: number) {
-    const info = gates?.tenantId === tenantId ? gates : undefined;
-    if (!info) return { configurado: false, alarme_incendio: null, pistas: [] };
-    const s = info.gates.status();
+    const s = status.lanes(tenantId);
+    if (!s) return { configurado: false, alarme_incendio: null, pistas: [] };
     return {
       configurado: true,
       alarme_incendio: { ativo: s.fireAlarm.active, desde: s.fireAlarm.since, origens: s.fireAlarm.sources },
@@ -152,16 +139,15 @@ export function createConsolePanels({
         alarme: alarm(r),
       })),
     sync(tenantId: number) {
-      const s = syncSummary(db, tenantId);
-      const configured = sync !== undefined && sync.tenantId === tenantId;
+      const s = status.sync(tenantId)!;
       return {
-        configurado: configured,
-        online: configured ? sync!.state.online() : null,
-        ultimo_pull_em: s.state?.last_pull_ok_at ?? null,
-        ultimo_push_em: s.state?.last_push_ok_at ?? null,
-        ultimo_erro: s.state?.last_error ?? null,
-        eventos_pendentes: eventsWaiting(s, configured),
-        conflitos_total: s.byResult.filter((b) => b.resultado !== 'aceito').reduce((n, b) => n + b.n, 0),
+        configurado: s.configured,
+        online: s.online,
+        ultimo_pull_em: s.lastPullAt,
+        ultimo_push_em: s.lastPushAt,
+        ultimo_erro: s.lastError,
+        eventos_pendentes: s.waiting,
+        conflitos_total: s.conflictsTotal,
       };
     },
     report(tenantId: number, date: string) {

@@ -13,7 +13,7 @@ import {
   UNKNOWN_OPERATOR_HASH,
   verifySecret,
   type OperatorRow,
-} from './operators.repo.js';
+} from '../operators/operators.repo.js';
 import {
   cookieToken,
   setSessionCookie,

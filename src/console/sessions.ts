@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
 import { AppError } from '../http/errors.js';
 import { demoRetiredSql } from '../tenants/tenants.repo.js';
-import type { Papel } from './operators.repo.js';
+import type { Papel } from '../operators/operators.repo.js';
 
 // Console sessions: a random token in an httpOnly, SameSite=Strict cookie; the database keeps only
 // its SHA-256, with the operator, the station and a CSRF token that every state-changing request

@@ -3,13 +3,13 @@ import type { App, RouteRegistrar } from '../app.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
 import { AppError } from '../http/errors.js';
-import { dateString } from '../orders/order.schemas.js';
-import { toCsv } from '../sync/csv.js';
+import { dateString } from '../lib/wire.js';
+import { toCsv } from '../lib/csv.js';
 import { CONFLICT_KINDS, findConflicts } from '../sync/sync.repo.js';
 import { CONFLICT_COLUMNS, conflictPayload } from '../sync/conflicts.payload.js';
 import type { ConsolePanels } from './console.panels.js';
 import type { Feed } from './feed.js';
-import { createOperator, disableOperator, listOperators, PAPEIS } from './operators.repo.js';
+import { createOperator, disableOperator, listOperators, PAPEIS } from '../operators/operators.repo.js';
 import type { ConsoleGuard } from './sessions.js';
 
 export interface SupervisorDeps {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { Sqlite } from './open.js';
+import type { Sqlite } from './sqlite.js';
 
 // Online backups: `VACUUM INTO` copies the database as one read transaction sees it, a consistent
 // snapshot while check-ins go on in the box (WAL readers do not block writers). SQLite's backup API

@@ -5,9 +5,10 @@ import { Kysely, Migrator, SqliteAdapter, SqliteDialect } from 'kysely';
 import { migrations } from '../../migrations/index.js';
 import { stopWalHelpers } from './wal.js';
 import type { DB } from './schema.js';
+import type { Sqlite } from './sqlite.js';
 import { createWriteQueue, type WriteQueue } from './write-queue.js';
 
-export type Sqlite = Database.Database;
+export type { Sqlite } from './sqlite.js';
 
 export interface Db {
   readonly sqlite: Sqlite;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
 import type { Log } from '../lib/log.js';
 import { replacementCheck } from './holder.js';
-import type { Sqlite } from './open.js';
+import type { Sqlite } from './sqlite.js';
 
 // Whether the database takes writes. A full disk, a read-only file or an I/O error makes every
 // check-in fail: the doors then answer 503 SERVICE_UNAVAILABLE (the gate falls back to its manual

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { Sqlite } from './open.js';
+import type { Sqlite } from './sqlite.js';
 
 // The WAL's housekeeping for the connection that takes the check-ins: checkpoints in a background
 // thread, and fsyncs of the WAL on libuv's thread pool (see the write queue's group commit).

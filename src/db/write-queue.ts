@@ -1,4 +1,4 @@
-import type { Sqlite } from './open.js';
+import type { Sqlite } from './sqlite.js';
 import { checkpointInBackground, walFsync } from './wal.js';
 
 export interface WriteQueue {

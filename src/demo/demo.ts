@@ -10,7 +10,7 @@ import { first } from '../db/query.js';
 import { pedidoSchema } from '../orders/order.schemas.js';
 import { upsertOrder } from '../orders/orders.repo.js';
 import { ensureTenant } from '../tenants/tenants.repo.js';
-import { createOperator } from '../console/operators.repo.js';
+import { createOperator } from '../operators/operators.repo.js';
 import { demoAvailability, demoClients, demoCombo, demoNumero, demoOrders } from './demo-data.js';
 
 export const DEMO_TENANT_NOME = 'Parque Demonstração';

@@ -1,6 +1,6 @@
 /**
- * What a start opened, closed in reverse order: the box (src/box-lifecycle.ts) and the tests' box
- * push a closer right after opening each thing, so a step that fails, or the stop, closes exactly
+ * What a start opened, closed in reverse order: the box (createBox, src/box.ts), which the tests start too,
+ * pushes a closer right after opening each thing, so a step that fails, or the stop, closes exactly
  * what is open, newest first, and never leaves the database (or a port, a lane) open behind it.
  */
 export interface Closers {

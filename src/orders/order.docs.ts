@@ -1,13 +1,6 @@
 import { z } from 'zod';
-import {
-  adicionalSchema,
-  clienteSchema,
-  loteSchema,
-  money,
-  pedidoSchema,
-  personDataSchema,
-  timestamp,
-} from './order.schemas.js';
+import { money, timestamp } from '../lib/wire.js';
+import { adicionalSchema, clienteSchema, loteSchema, pedidoSchema, personDataSchema } from './order.schemas.js';
 
 // The orders as the box serves them (order.payload.ts), for the OpenAPI at /docs: built from the
 // cloud's schemas of order.schemas.ts (the one set), with the fields the box always fills made

@@ -1,24 +1,12 @@
 import { z } from 'zod';
+import { dateString, money, utcTimestamp } from '../lib/wire.js';
 import { paymentTotals, toCents } from './money.js';
 
 // The cloud's shapes (spec part 2), read by `gate import` and the sync worker and written by the
 // listings and check-in responses. Fields that are per API key or derived (sincronizado, totals,
 // check-in summaries) are optional on the way in: they are recomputed by the box.
 
-export const dateString = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'use o formato YYYY-MM-DD')
-  .refine(
-    (s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s),
-    'data inexistente',
-  );
-export const timestamp = z
-  .string()
-  .refine((s) => /^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s)), 'timestamp ISO 8601 inválido');
-/** Stored as UTC ISO (`...Z`), whatever offset the cloud sent, so timestamps compare and sort as text. */
-export const utcTimestamp = timestamp.transform((s) => new Date(s).toISOString());
 export const numeroPedido = z.string().regex(/^\d{8}-\d{4}$/, 'use o formato YYYYMMDD-NNNN');
-export const money = z.number().finite().min(0, 'valor monetário não pode ser negativo');
 const digits = z.string().transform((s) => s.replace(/\D/g, ''));
 const text = z
   .string()

@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
 import { sendJsonBytes } from '../http/send-bytes.js';
 import { pageLimit, pageOffset, queryBoolean, sortOrder } from '../http/validation.js';
-import { dateString } from './order.schemas.js';
+import { dateString } from '../lib/wire.js';
 import { vouchersDocs } from './vouchers.docs.js';
 import type { VoucherPages } from './vouchers.page.js';
 import { markVouchers } from './vouchers.repo.js';

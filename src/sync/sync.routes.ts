@@ -7,9 +7,9 @@ import { addDays, type Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
 import { AppError } from '../http/errors.js';
 import { pageLimit, pageOffset, queryBoolean } from '../http/validation.js';
-import { dateString } from '../orders/order.schemas.js';
+import { dateString } from '../lib/wire.js';
 import { CONFLICT_COLUMNS, conflictPayload } from './conflicts.payload.js';
-import { toCsv } from './csv.js';
+import { toCsv } from '../lib/csv.js';
 import { conflictsDocs, eventsDocs, syncStatusDocs } from './sync.docs.js';
 import {
   CONFLICT_KINDS,

@@ -1,10 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { laneConfigSchema } from '../../src/gate/lanes/lane-config.js';
-import { startLanes } from '../../src/gate/register.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 import { checkin } from '../support/http.js';
-import { silentLog } from '../support/lanes.js';
 
 // The movement doors over HTTP: POST /api/local/saida, GET /api/local/ocupacao, and occupancy on /api/local/gates.
 
@@ -66,26 +64,20 @@ describe('movement routes', () => {
 
   it('refusals in the envelope: SEM_ENTRADA under negar (from the lanes file), a missing code, a key without check-in', async () => {
     box = await createTestBox({
-      lanes: ({ db, clock, checkin: service, tenantId }) =>
-        startLanes({
-          config: laneConfigSchema.parse({
-            saidaSemEntrada: 'negar',
-            lanes: [
-              {
-                name: 'x',
-                direction: 'saida',
-                operador: 'o',
-                scanners: [{ path: '/tmp/nowhere-movement' }],
-                relay: { driver: 'lcus', path: '/tmp/nowhere-movement-relay' },
-              },
-            ],
-          }),
-          db,
-          clock,
-          checkin: service,
-          tenantId,
-          log: silentLog,
+      lanes: {
+        config: laneConfigSchema.parse({
+          saidaSemEntrada: 'negar',
+          lanes: [
+            {
+              name: 'x',
+              direction: 'saida',
+              operador: 'o',
+              scanners: [{ path: '/tmp/nowhere-movement' }],
+              relay: { driver: 'lcus', path: '/tmp/nowhere-movement-relay' },
+            },
+          ],
         }),
+      },
     });
     box.importOrders([makeOrder({ prefix: 'NG', people: 1 })]);
     expect(await exitReq({ qr_code: 'NG-1' })).toEqual({
@@ -105,27 +97,21 @@ describe('movement routes', () => {
 
   it('GET /api/local/ocupacao and /api/local/gates: people inside per area, with the capacity of the lanes file', async () => {
     box = await createTestBox({
-      lanes: ({ db, clock, checkin: service, tenantId }) =>
-        startLanes({
-          config: laneConfigSchema.parse({
-            areas: { parque: { capacidade: 100 }, piscina: { capacidade: 2 } },
-            lanes: [
-              {
-                name: 'p1',
-                direction: 'entrada',
-                area: 'piscina',
-                operador: 'o',
-                scanners: [{ path: '/tmp/nowhere-ocupacao' }],
-                relay: { driver: 'lcus', path: '/tmp/nowhere-ocupacao-relay' },
-              },
-            ],
-          }),
-          db,
-          clock,
-          checkin: service,
-          tenantId,
-          log: silentLog,
+      lanes: {
+        config: laneConfigSchema.parse({
+          areas: { parque: { capacidade: 100 }, piscina: { capacidade: 2 } },
+          lanes: [
+            {
+              name: 'p1',
+              direction: 'entrada',
+              area: 'piscina',
+              operador: 'o',
+              scanners: [{ path: '/tmp/nowhere-ocupacao' }],
+              relay: { driver: 'lcus', path: '/tmp/nowhere-ocupacao-relay' },
+            },
+          ],
         }),
+      },
     });
     box.importOrders([makeOrder({ prefix: 'OC', people: 3 })]);
     for (const qr of ['OC-1', 'OC-2']) await checkin(box, { qr_code: qr });

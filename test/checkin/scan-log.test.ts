@@ -1,9 +1,8 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, expect, it } from 'vitest';
-import { assembleBox } from '../../src/box.js';
 import { codeHash } from '../../src/lib/code-hash.js';
-import { createTestBox, type TestBox } from '../support/box.js';
+import { bootBox, createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 
 // One log line per scan from any door (issue 13), with nothing a thief or a privacy audit would mind.
@@ -18,7 +17,11 @@ it('logs one info line per check-in, refusal and reversal, with door, terminal, 
   const lines: Record<string, unknown>[] = [];
   const sink = new Writable({ write: (chunk, _e, done) => (lines.push(JSON.parse(String(chunk))), done()) });
   await box.app.close();
-  const { app } = await assembleBox({ db: box.db, clock: box.clock, logger: pino({ level: 'info' }, sink) });
+  const { app, close: closeBox } = await bootBox({
+    db: box.db,
+    clock: box.clock,
+    logger: pino({ level: 'info' }, sink),
+  });
   const call = (method: 'POST' | 'PATCH', body: object) =>
     app.inject({
       method,
@@ -30,7 +33,7 @@ it('logs one info line per check-in, refusal and reversal, with door, terminal, 
   expect((await call('POST', { qr_code: 'LOGQR-1', terminal: 'catraca-1', operador: 'Op' })).statusCode).toBe(200);
   expect((await call('POST', { qr_code: 'LOGQR-1', terminal: 'catraca-1' })).statusCode).toBe(409);
   expect((await call('PATCH', { qr_code: 'LOGQR-1', terminal: 'balcao' })).statusCode).toBe(200);
-  await app.close();
+  await closeBox();
 
   const scans = lines.filter((l) => l.modulo === 'portaria');
   expect(

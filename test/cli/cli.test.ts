@@ -3,12 +3,11 @@ import net from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKeyVerifier } from '../../src/auth/api-keys.js';
-import { assembleBox } from '../../src/box.js';
 import { createFixedClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { main } from '../../src/main.js';
 import { migrations } from '../../migrations/index.js';
-import { tempDir, TZ } from '../support/box.js';
+import { bootBox, tempDir, TZ } from '../support/box.js';
 import { count, gate, openData } from './run.js';
 
 let dir: string;
@@ -121,7 +120,11 @@ describe('gate demo', () => {
     const db = openData(dir);
     try {
       const today = (db.sqlite.prepare('select min(data_uso) as d from lots').get() as { d: string }).d;
-      const { app } = await assembleBox({ db, clock: createFixedClock(TZ, `${today}T15:00:00.000Z`), logger: false });
+      const { app, close: closeBox } = await bootBox({
+        db,
+        clock: createFixedClock(TZ, `${today}T15:00:00.000Z`),
+        logger: false,
+      });
       const checkin = await app.inject({
         method: 'POST',
         url: '/api/v1/api-qrcode-checkin',
@@ -135,7 +138,7 @@ describe('gate demo', () => {
         headers: { 'x-integration-key': keys.find((k) => k !== checkinKey)! },
       });
       expect(combos.statusCode).toBe(200);
-      await app.close();
+      await closeBox();
     } finally {
       db.close();
     }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { verifySecret } from '../../src/console/operators.repo.js';
+import { verifySecret } from '../../src/operators/operators.repo.js';
 import { tempDir } from '../support/box.js';
 import { gate, openData } from './run.js';
 

@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { assembleBox } from '../../src/box.js';
 import { createFixedClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { demoWarning } from '../../src/demo/retire.js';
 import { main } from '../../src/main.js';
-import { tempDir, TZ } from '../support/box.js';
+import { bootBox, tempDir, TZ } from '../support/box.js';
 import { count, gate, openData, writeImportFile } from './run.js';
 import { orders } from '../import/data.js';
 
@@ -141,7 +140,11 @@ describe('the demo beside a real park', () => {
     const db = openData(dir);
     try {
       const today = db.sqlite.prepare('select min(data_uso) from lots').pluck().get() as string;
-      const { app } = await assembleBox({ db, clock: createFixedClock(TZ, `${today}T15:00:00.000Z`), logger: false });
+      const { app, close: closeBox } = await bootBox({
+        db,
+        clock: createFixedClock(TZ, `${today}T15:00:00.000Z`),
+        logger: false,
+      });
       const res = await app.inject({
         method: 'POST',
         url: '/api/v1/api-qrcode-checkin',
@@ -149,7 +152,7 @@ describe('the demo beside a real park', () => {
         payload: { qr_code: sampleQr },
       });
       expect(res.statusCode).toBe(200);
-      await app.close();
+      await closeBox();
     } finally {
       db.close();
     }
@@ -278,7 +281,11 @@ describe('the demo beside a real park', () => {
 
     const db = openData(dir);
     try {
-      const { app } = await assembleBox({ db, clock: createFixedClock(TZ, '2026-12-05T13:00:00.000Z'), logger: false });
+      const { app, close: closeBox } = await bootBox({
+        db,
+        clock: createFixedClock(TZ, '2026-12-05T13:00:00.000Z'),
+        logger: false,
+      });
       const res = await app.inject({
         method: 'POST',
         url: '/api/v1/api-qrcode-checkin',
@@ -286,7 +293,7 @@ describe('the demo beside a real park', () => {
         payload: { qr_code: 'EX0001A1' },
       });
       expect(res.statusCode).toBe(200);
-      await app.close();
+      await closeBox();
       expect(count(db, 'events')).toBe(1);
       expect(() => db.sqlite.prepare('delete from events').run()).toThrow('events are append-only');
       expect(() => db.sqlite.prepare('update events set terminal = ?').run('x')).toThrow('events are append-only');

@@ -1,6 +1,6 @@
 import type { Response } from 'light-my-request';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createOperator } from '../../src/console/operators.repo.js';
+import { createOperator } from '../../src/operators/operators.repo.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 

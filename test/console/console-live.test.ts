@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createOperator } from '../../src/console/operators.repo.js';
+import { createOperator } from '../../src/operators/operators.repo.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 

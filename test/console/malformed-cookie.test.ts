@@ -3,9 +3,8 @@ import pino from 'pino';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { assembleBox } from '../../src/box.js';
-import { createOperator } from '../../src/console/operators.repo.js';
-import { createTestBox, type TestBox } from '../support/box.js';
+import { createOperator } from '../../src/operators/operators.repo.js';
+import { bootBox, createTestBox, type TestBox } from '../support/box.js';
 
 // Defect 6.1 of issue 22: a `gate_console` cookie with broken percent-encoding made every console
 // route answer 500 and log an error line; anyone on the LAN could do it. It is no session: 401
@@ -13,6 +12,7 @@ import { createTestBox, type TestBox } from '../support/box.js';
 
 let box: TestBox;
 let app: App;
+let closeBox: (() => Promise<void>) | undefined;
 const lines: { level: number; msg?: string }[] = [];
 
 beforeAll(async () => {
@@ -27,11 +27,11 @@ beforeAll(async () => {
   // The box as main.ts runs it, with its log captured: the test box runs without one.
   await box.app.close();
   const sink = new Writable({ write: (chunk, _e, done) => (lines.push(JSON.parse(String(chunk))), done()) });
-  ({ app } = await assembleBox({ db: box.db, clock: box.clock, logger: pino({ level: 'debug' }, sink) }));
+  ({ app, close: closeBox } = await bootBox({ db: box.db, clock: box.clock, logger: pino({ level: 'debug' }, sink) }));
   await app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(async () => {
-  await app?.close();
+  await closeBox?.();
   await box?.close();
 });
 

@@ -20,7 +20,7 @@ it('a failing sample is skipped and said once per failing stretch; sampling goes
   const feed = createFeed();
   const seen: string[] = [];
   feed.subscribe((m) => void seen.push(m.kind));
-  const panels = createConsolePanels({ db: box.db, clock: box.clock, gates: undefined, sync: undefined });
+  const panels = createConsolePanels({ db: box.db, clock: box.clock, status: box.status });
   let busy = false;
   const flaky = {
     ...panels,

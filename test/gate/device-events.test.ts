@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { laneConfigSchema } from '../../src/gate/lanes/lane-config.js';
-import { startLanes } from '../../src/gate/register.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
-import { openScannerSim, silentLog, type ScannerSim } from '../support/lanes.js';
+import { openScannerSim, type ScannerSim } from '../support/lanes.js';
 import { openLcusSim, type LcusSim } from '../support/lcus-sim.js';
 import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
 
@@ -77,7 +76,7 @@ beforeAll(async () => {
     ],
   });
   box = await createTestBox({
-    lanes: ({ db, clock, checkin, tenantId }) => startLanes({ config, db, clock, checkin, tenantId, log: silentLog }),
+    lanes: { config },
   });
   box.importOrders([makeOrder({ prefix: 'DEV', people: 3 })]);
   scanner = await openScannerSim(scannerA.device);

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { laneConfigSchema } from '../../src/gate/lanes/lane-config.js';
-import { startLanes } from '../../src/gate/register.js';
 import { startBridgeBoard, type BridgeBoard } from '../support/bridge-board.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
-import { openScannerSim, silentLog, type ScannerSim } from '../support/lanes.js';
+import { openScannerSim, type ScannerSim } from '../support/lanes.js';
 import { openLcusSim, type LcusSim } from '../support/lcus-sim.js';
 import { openOsdpSim, type OsdpSim } from '../support/osdp-reader-sim.js';
 import { openPtyPair, waitUntil, type PtyPair } from '../support/pty.js';
@@ -87,8 +86,7 @@ beforeAll(async () => {
     ],
   });
   box = await createTestBox({
-    lanes: ({ db, clock, checkin, tenantId, onGrant }) =>
-      startLanes({ config, db, clock, checkin, tenantId, log: silentLog, onGrant }),
+    lanes: { config },
   });
   box.importOrders([makeOrder({ prefix: 'MIX', people: 4 })]);
   scanner = await openScannerSim(ptys.scanner.device);

@@ -4,12 +4,11 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/api-keys.js';
-import { assembleBox } from '../../src/box.js';
 import { createFixedClock } from '../../src/clock.js';
 import { migrateToLatest, openDatabase, type Db } from '../../src/db/open.js';
 import { HTTP_LIMITS, type HttpLimits } from '../../src/http/connections.js';
 import { ensureTenant } from '../../src/tenants/tenants.repo.js';
-import { tempDir, TZ } from '../support/box.js';
+import { bootBox, tempDir, TZ } from '../support/box.js';
 
 // The box's HTTP server against a hostile LAN, on a real listener: idle, dribbling and stalled
 // connections are closed, one address cannot hold every socket, parser errors come in the envelope,
@@ -38,12 +37,12 @@ async function start() {
   const { key } = createApiKey(db, { tenantId, name: 'catraca', permissions: ['checkin'], nowIso: clock.nowIso() });
   const lines: string[] = [];
   const logger = pino({ level: 'warn' }, { write: (l: string) => void lines.push(l) });
-  const { app } = await assembleBox({ db, clock, logger, httpLimits: LIMITS });
+  const { app, close: closeBox } = await bootBox({ db, clock, logger, httpLimits: LIMITS });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as AddressInfo).port;
   cleanups.push(
     () => db.close(),
-    () => app.close(),
+    () => closeBox(),
   );
   return { port, key, lines };
 }
@@ -133,6 +132,7 @@ describe('HTTP connections', () => {
       'BAD_REQUEST',
     ],
     ['a raw space in the URL', 'GET /api/local/ocu pacao HTTP/1.1\r\nHost: b\r\n\r\n', 400, 'BAD_REQUEST'],
+    ['an HTTP/1.1 request without Host', 'GET /health/live HTTP/1.1\r\n\r\n', 400, 'BAD_REQUEST'],
     [
       'headers over 16 KB',
       `GET /health HTTP/1.1\r\nHost: b\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
@@ -145,6 +145,13 @@ describe('HTTP connections', () => {
     expect(res.status).toBe(status);
     expect(res.head).toMatch(/content-type: application\/json/i);
     expect(res.body).toEqual({ success: false, error: { code, message: expect.any(String) } });
+  });
+
+  it("an HTTP/1.0 request without Host is served (Host is HTTP/1.1's): the answer, then the connection closes", async () => {
+    const { port } = await start();
+    const res = await raw(port, 'GET /health/live HTTP/1.0\r\n\r\n');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, data: { status: 'ok' } });
   });
 
   it('an upload refused before its body (no key) is not read to its end: 401, then the connection closes', async () => {

@@ -1,11 +1,8 @@
 import { afterEach, expect, it } from 'vitest';
 import { laneConfigSchema } from '../../src/gate/lanes/lane-config.js';
-import { startLanes } from '../../src/gate/register.js';
-import { createSyncState } from '../../src/sync/state.js';
-import { createTestBox, type TestBox } from '../support/box.js';
+import { bootBox, createTestBox, UNREACHABLE_CLOUD, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 import { checkin } from '../support/http.js';
-import { silentLog } from '../support/lanes.js';
 
 // /health/live and /health/ready (issue 13): ready names every failing part and why; /health stays as it was.
 
@@ -47,27 +44,21 @@ it('live answers while the process does; ready checks the database and the migra
 
 it('ready fails while a lane’s relay or scanner is offline, naming the lane and the port', async () => {
   box = await createTestBox({
-    lanes: ({ db, clock, checkin, tenantId }) =>
-      startLanes({
-        config: laneConfigSchema.parse({
-          areas: { parque: { capacidade: 500 } },
-          lanes: [
-            {
-              name: 'entrada-1',
-              direction: 'entrada',
-              area: 'parque',
-              operador: 'o',
-              scanners: [{ path: '/tmp/nowhere-ready-scanner' }],
-              relay: { driver: 'lcus', path: '/tmp/nowhere-ready-relay' },
-            },
-          ],
-        }),
-        db,
-        clock,
-        checkin,
-        tenantId,
-        log: silentLog,
+    lanes: {
+      config: laneConfigSchema.parse({
+        areas: { parque: { capacidade: 500 } },
+        lanes: [
+          {
+            name: 'entrada-1',
+            direction: 'entrada',
+            area: 'parque',
+            operador: 'o',
+            scanners: [{ path: '/tmp/nowhere-ready-scanner' }],
+            relay: { driver: 'lcus', path: '/tmp/nowhere-ready-relay' },
+          },
+        ],
       }),
+    },
   });
   const res = await get('/health/ready');
   expect(res.status).toBe(503);
@@ -80,16 +71,18 @@ it('ready fails while a lane’s relay or scanner is offline, naming the lane an
 
 it('the sync is stuck only when events wait over an hour while the cloud answers; offline is not a failure', async () => {
   box = await createTestBox();
-  // A sync worker as main.ts would pass it: its tenant and state.
-  const state = createSyncState(box.db, box.tenantId, box.clock);
+  // The box with a sync worker (never started): the test sets its state by hand.
   await box.app.close();
-  const { assembleBox } = await import('../../src/box.js');
-  const { app } = await assembleBox({
+  const synced = await bootBox({
     db: box.db,
     clock: box.clock,
     logger: false,
-    sync: { tenantId: box.tenantId, state },
+    tenant: 'parque',
+    cloud: UNREACHABLE_CLOUD,
+    syncSchedules: false,
   });
+  const { app } = synced;
+  const { state } = synced.sync!;
   const ask = async () => {
     const r = await app.inject({ method: 'GET', url: '/health/ready' });
     return { status: r.statusCode, body: r.json() };
@@ -122,7 +115,7 @@ it('the sync is stuck only when events wait over an hour while the cloud answers
   expect(stuck.body.error.details.partes.sincronizacao.motivo).toMatch(
     /^eventos aguardando envio desde .* com a nuvem respondendo$/,
   );
-  await app.close();
+  await synced.close();
 });
 
 it('a clock behind the newest event is reported under relogio without making the box unready; it is never named as the reason for a 503', async () => {
@@ -132,8 +125,7 @@ it('a clock behind the newest event is reported under relogio without making the
     "INSERT INTO events (tenant_id, occurred_at, action, mode, code, qr_code, result, source) VALUES (?, '2026-11-22T08:00:00.000Z', 'checkin', 'qr', 'Q-1', 'Q-1', 'ok', 'api')",
   ).run(box.tenantId);
   await box.app.close();
-  const { assembleBox } = await import('../../src/box.js');
-  const { app } = await assembleBox({ db: box.db, clock: box.clock, logger: false });
+  const { app, close: closeBox } = await bootBox({ db: box.db, clock: box.clock, logger: false });
   const ask = async () => {
     const r = await app.inject({ method: 'GET', url: '/health/ready' });
     return { status: r.statusCode, body: r.json() };
@@ -162,5 +154,5 @@ it('a clock behind the newest event is reported under relogio without making the
     ok: false,
     motivo: 'atrasado_em_relacao_ao_ultimo_evento',
   });
-  await app.close();
+  await closeBox();
 });

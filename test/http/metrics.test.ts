@@ -1,10 +1,8 @@
 import { afterEach, expect, it } from 'vitest';
 import { laneConfigSchema } from '../../src/gate/lanes/lane-config.js';
-import { startLanes } from '../../src/gate/register.js';
-import { createTestBox, type TestBox } from '../support/box.js';
+import { bootBox, createTestBox, UNREACHABLE_CLOUD, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 import { checkin } from '../support/http.js';
-import { silentLog } from '../support/lanes.js';
 
 // GET /metrics (issue 13): Prometheus' text format, open to the box itself, a key with local:read otherwise.
 
@@ -18,27 +16,21 @@ const value = (text: string, series: string) =>
 
 it('counts scans by door and result with their latency, shows each lane device, and needs local:read from the LAN', async () => {
   box = await createTestBox({
-    lanes: ({ db, clock, checkin: service, tenantId }) =>
-      startLanes({
-        config: laneConfigSchema.parse({
-          areas: { parque: { capacidade: 500 } },
-          lanes: [
-            {
-              name: 'entrada-1',
-              direction: 'entrada',
-              area: 'parque',
-              operador: 'o',
-              scanners: [{ path: '/tmp/nowhere-metrics-scanner' }],
-              relay: { driver: 'lcus', path: '/tmp/nowhere-metrics-relay' },
-            },
-          ],
-        }),
-        db,
-        clock,
-        checkin: service,
-        tenantId,
-        log: silentLog,
+    lanes: {
+      config: laneConfigSchema.parse({
+        areas: { parque: { capacidade: 500 } },
+        lanes: [
+          {
+            name: 'entrada-1',
+            direction: 'entrada',
+            area: 'parque',
+            operador: 'o',
+            scanners: [{ path: '/tmp/nowhere-metrics-scanner' }],
+            relay: { driver: 'lcus', path: '/tmp/nowhere-metrics-relay' },
+          },
+        ],
       }),
+    },
   });
   box.importOrders([makeOrder({ prefix: 'MT', dataUso: '2026-11-21', people: 2 })]);
   expect((await checkin(box, { qr_code: 'MT-1' })).status).toBe(200);
@@ -69,7 +61,6 @@ it('counts scans by door and result with their latency, shows each lane device, 
 it('shows the sync: online, ages of the last good pull and push, events waiting, conflicts by kind', async () => {
   box = await createTestBox();
   const { createSyncState } = await import('../../src/sync/state.js');
-  const { assembleBox } = await import('../../src/box.js');
   const state = createSyncState(box.db, box.tenantId, box.clock);
   state.succeeded('pull');
   box.clock.advance(90_000);
@@ -86,14 +77,17 @@ it('shows the sync: online, ages of the last good pull and push, events waiting,
     box.tenantId,
   );
   await box.app.close();
-  const { app } = await assembleBox({
+  // The box with a sync worker (never started): what the state above recorded, read back from the database.
+  const synced = await bootBox({
     db: box.db,
     clock: box.clock,
     logger: false,
-    sync: { tenantId: box.tenantId, state },
+    tenant: 'parque',
+    cloud: UNREACHABLE_CLOUD,
+    syncSchedules: false,
   });
-  const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
-  await app.close();
+  const text = (await synced.app.inject({ method: 'GET', url: '/metrics' })).body;
+  await synced.close();
   expect(value(text, 'gate_sync_online')).toBe(1);
   expect(value(text, 'gate_sync_last_pull_age_seconds')).toBe(90);
   expect(value(text, 'gate_sync_last_push_age_seconds')).toBe(-1);

@@ -1,6 +1,6 @@
 import type { Response } from 'light-my-request';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOperator } from '../../src/console/operators.repo.js';
+import { createOperator } from '../../src/operators/operators.repo.js';
 import { EXAMPLE_ADDITIONAL_QR, EXAMPLE_QRS, examplePedido } from '../../src/orders/order.docs.js';
 import { pedidoSchema, type PedidoInput } from '../../src/orders/order.schemas.js';
 import { makeAvailability, seedAvailability, seedCombos } from '../combos/combo-data.js';

@@ -4,7 +4,7 @@ import * as movementDocs from '../../src/checkin/movement.docs.js';
 import * as clientsDocs from '../../src/clients/clients.docs.js';
 import * as combosDocs from '../../src/combos/combos.docs.js';
 import { consoleDocs } from '../../src/console/console.docs.js';
-import { createOperator } from '../../src/console/operators.repo.js';
+import { createOperator } from '../../src/operators/operators.repo.js';
 import { COOKIE } from '../../src/console/sessions.js';
 import * as gatesDocs from '../../src/gate/gates.docs.js';
 import * as boxDocs from '../../src/http/box.docs.js';

@@ -4,7 +4,7 @@ import { afterEach, expect, it } from 'vitest';
 import { createFixedClock } from '../../src/clock.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { createWriteQueue } from '../../src/db/write-queue.js';
-import { createMetrics } from '../../src/http/metrics.js';
+import { createMetrics } from '../../src/status/metrics.js';
 import { createTestBox, tempDir, TZ, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 import { checkin } from '../support/http.js';
@@ -72,8 +72,6 @@ it('shows the units queued per priority while a commit’s fsync is held, and a 
   const metrics = createMetrics({
     db: { sqlite: db.sqlite, kysely: db.kysely, writes, statement: db.statement, close: () => undefined } satisfies Db,
     clock: createFixedClock(TZ, '2026-11-21T13:00:00.000Z'),
-    gates: () => undefined,
-    sync: undefined,
   });
   const insert = () => void db.sqlite.prepare('insert into t (v) values (1)').run();
   const tick = () => new Promise((r) => setImmediate(r));

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { assembleBox } from '../../src/box.js';
 import { createFixedClock } from '../../src/clock.js';
 import { gate, openData } from '../cli/run.js';
-import { tempDir, TZ } from '../support/box.js';
+import { bootBox, tempDir, TZ } from '../support/box.js';
 
 // docs/examples/importacao.json is what docs/cli.md points a park at: it must import as it is.
 const EXAMPLE = 'docs/examples/importacao.json';
@@ -34,7 +33,11 @@ it('the example import file imports cleanly into a fresh tenant, and the box ser
   const db = openData(dir);
   try {
     // The morning of the example's use date in São Paulo.
-    const { app } = await assembleBox({ db, clock: createFixedClock(TZ, '2026-12-05T13:00:00.000Z'), logger: false });
+    const { app, close: closeBox } = await bootBox({
+      db,
+      clock: createFixedClock(TZ, '2026-12-05T13:00:00.000Z'),
+      logger: false,
+    });
     const checkin = (qr_code: string) =>
       app.inject({
         method: 'POST',
@@ -58,7 +61,7 @@ it('the example import file imports cleanly into a fresh tenant, and the box ser
     });
     expect(stock.statusCode).toBe(200);
     expect(stock.json().data.dates).toHaveLength(2);
-    await app.close();
+    await closeBox();
   } finally {
     db.close();
   }

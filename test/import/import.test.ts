@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { assembleBox } from '../../src/box.js';
 import { createFixedClock } from '../../src/clock.js';
 import { count, gate, openData, writeImportFile } from '../cli/run.js';
-import { tempDir, TZ } from '../support/box.js';
+import { bootBox, tempDir, TZ } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 import { availability, client, combo, orders } from './data.js';
 
@@ -20,7 +19,11 @@ const importFile = (content: unknown, opts: { tenant?: string; tty?: boolean } =
 /** The box serving the data dir's database, with the clock on 2026-11-21 10:00 in São Paulo. */
 async function serveData() {
   const db = openData(dir);
-  const { app } = await assembleBox({ db, clock: createFixedClock(TZ, '2026-11-21T13:00:00.000Z'), logger: false });
+  const { app, close: closeBox } = await bootBox({
+    db,
+    clock: createFixedClock(TZ, '2026-11-21T13:00:00.000Z'),
+    logger: false,
+  });
   await app.ready();
   const key = async (permissions: string) =>
     (await gate(dir, ['keys', 'create', '--tenant', 'parque', '--permissions', permissions])).stdout.trim();
@@ -29,7 +32,7 @@ async function serveData() {
     app,
     key,
     async close() {
-      await app.close();
+      await closeBox();
       db.close();
     },
   };

@@ -14,7 +14,16 @@ async function restricted(file: string, code: string): Promise<string[]> {
 describe('shared code does not import feature folders', () => {
   it.each([
     ['src/lib/example.ts', "import { createCheckinService } from '../checkin/checkin.service.js';"],
-    ['src/lib/example.ts', "import { createBox } from '../box-lifecycle.js';"],
+    ['src/lib/example.ts', "import { createBox } from '../box.js';"],
+    ['src/lib/example.ts', "import { createBoxStatus } from '../status/box-status.js';"],
+    ['src/lib/example.ts', "import { createOperator } from '../operators/operators.repo.js';"],
+    ['src/db/example.ts', "import type { BoxStatus } from '../status/box-status.js';"],
+    ['src/http/example.ts', "import { createCheckinService } from '../checkin/checkin.service.js';"],
+    ['src/http/example.ts', "import type { SyncInfo } from '../sync/worker.js';"],
+    ['src/http/example.ts', "import { healthRoutes } from '../status/health.routes.js';"],
+    ['src/http/example.ts', "import { createBox } from '../box.js';"],
+    ['src/http/example.ts', "import type { App } from '../app.js';"],
+    ['src/operators/example.ts', "import { consoleGuard } from '../console/sessions.js';"],
     ['src/db/example.ts', "import type { GatesInfo } from '../gate/gates.js';"],
     ['src/clock.ts', "import { syncSummary } from './sync/sync.repo.js';"],
     ['migrations/0099_example.ts', "import { ensureTenant } from '../src/tenants/tenants.repo.js';"],
@@ -38,6 +47,13 @@ describe('shared code does not import feature folders', () => {
     ['src/db/example.ts', "import type { Log } from '../lib/log.js';"],
     ['src/db/example.ts', "import { systemClock } from '../clock.js';"],
     ['src/checkin/example.ts', "import { createGates } from '../gate/gates.js';"],
+    ['src/http/example.ts', "import { AppError } from './errors.js';"],
+    ['src/http/example.ts', "import type { Log } from '../lib/log.js';"],
+    ['src/http/example.ts', "import { systemClock } from '../clock.js';"],
+    ['src/status/example.ts', "import { AppError } from '../http/errors.js';"],
+    ['src/console/example.ts', "import { toCsv } from '../lib/csv.js';"],
+    ['src/operators/example.ts', "import type { Db } from '../db/open.js';"],
+    ['src/console/example.ts', "import { createOperator } from '../operators/operators.repo.js';"],
   ])('%s: %s is allowed', async (file, code) => {
     expect(await restricted(file, `${code}\nexport {};\n`)).toEqual([]);
   });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createOperator } from '../../src/console/operators.repo.js';
+import { createOperator } from '../../src/operators/operators.repo.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { createLaneEventLog } from '../../src/gate/lanes/lane-events.js';
 import { archiveOldEvents, type ArchiveOptions } from '../../src/retention/retention.js';

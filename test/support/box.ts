@@ -1,13 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createApiKey } from '../../src/auth/api-keys.js';
-import { assembleBox, type LaneServices } from '../../src/box.js';
-import type { CheckinService } from '../../src/checkin/checkin.service.js';
-import type { StorageHealth } from '../../src/db/storage.js';
-import type { Clock } from '../../src/clock.js';
-import type { GatesInfo } from '../../src/gate/lanes/gates.js';
+import { createBox, type BoxParts } from '../../src/box.js';
 import { createFixedClock } from '../../src/clock.js';
-import { migrateToLatest, openDatabase, type Db } from '../../src/db/open.js';
+import { migrateToLatest, openDatabase } from '../../src/db/open.js';
+import type { GateSpec } from '../../src/gate/gate.start.js';
+import type { SyncSpec } from '../../src/sync/sync.start.js';
 import { upsertOrder } from '../../src/orders/orders.repo.js';
 import { pedidoSchema, type PedidoInput } from '../../src/orders/order.schemas.js';
 import { createClosers } from '../../src/lib/closers.js';
@@ -25,17 +23,34 @@ export { tempDir } from './temp.js';
 export interface TestBoxOptions {
   now?: string;
   timeZone?: string;
-  /** Gate lanes on the box's check-in service (tenant `parque`), as main.ts starts them from GATE_CONFIG. */
   /** How often a console stream is pinged and its session re-checked (the box's default: 15 s). */
   consolePingMs?: number;
-  lanes?: (box: {
-    db: Db;
-    clock: Clock;
-    checkin: CheckinService;
-    tenantId: number;
-    storage: StorageHealth;
-    onGrant: LaneServices['onGrant'];
-  }) => GatesInfo;
+  /** Gate lanes on the box's check-in service (tenant `parque`), as the box starts them from GATE_CONFIG. */
+  lanes?: GateSpec;
+}
+
+/**
+ * The real box (src/box.ts) on a database the caller opened: for tests that share that connection with other
+ * parts (a fake cloud, a CLI command). Closing it leaves the database open.
+ */
+/** A cloud the box never reaches: for a sync worker whose state a test sets by hand (its schedules never start). */
+export const UNREACHABLE_CLOUD: SyncSpec = {
+  url: 'http://127.0.0.1:9',
+  apiKey: 'nenhuma',
+  integrationKey: 'nenhuma',
+  tenant: 'parque',
+  timeoutMs: 1000,
+  pullSeconds: 60,
+  pushSeconds: 60,
+  refreshCron: '0 0 1 1 *',
+  fullRefreshCron: '0 0 1 1 *',
+  daysAhead: 1,
+};
+
+export async function bootBox(parts: Omit<BoxParts, 'database'> & { db: BoxParts['database'] }) {
+  const { db, ...rest } = parts;
+  const box = createBox({ ...rest, database: db });
+  return { ...(await box.start()), close: () => box.close() };
 }
 
 export async function createTestBox(opts: TestBoxOptions = {}) {
@@ -43,14 +58,26 @@ export async function createTestBox(opts: TestBoxOptions = {}) {
   // The box's own closing: what was opened closes in reverse order, the folder last (src/lib/closers.ts).
   const closers = createClosers();
   closers.push('pasta', () => fs.rmSync(dir, { recursive: true, force: true }));
-  const db = openDatabase(path.join(dir, 'gate.db'));
-  closers.push('banco', () => db.close());
-  await migrateToLatest(db);
+  const file = path.join(dir, 'gate.db');
   const clock = createFixedClock(opts.timeZone ?? TZ, opts.now ?? '2026-11-21T13:00:00.000Z');
+  // The tenants exist before the box starts: it resolves its own (`parque`) at start, as GATE_TENANT.
+  const seed = openDatabase(file);
+  await migrateToLatest(seed);
+  const tenantId = ensureTenant(seed, 'parque', clock.nowIso(), 'Parque Teste');
+  const otherTenantId = ensureTenant(seed, 'outro', clock.nowIso(), 'Outro Parque');
+  seed.close();
+  const box = createBox({
+    database: file,
+    clock,
+    logger: false,
+    tenant: 'parque',
+    lanes: opts.lanes,
+    consolePingMs: opts.consolePingMs,
+  });
+  closers.push('caixa', () => box.close());
+  const { app, db, checkin, gates, status } = await box.start();
   const { sqlite } = db;
   const nowIso = clock.nowIso();
-  const tenantId = ensureTenant(db, 'parque', nowIso, 'Parque Teste');
-  const otherTenantId = ensureTenant(db, 'outro', nowIso, 'Outro Parque');
   const key = (permissions: string[], name: string, tenant = tenantId) =>
     createApiKey(db, { tenantId: tenant, name, permissions, nowIso }).key;
   const keys = {
@@ -68,22 +95,6 @@ export async function createTestBox(opts: TestBoxOptions = {}) {
       otherTenantId,
     ),
   };
-  const lanes =
-    opts.lanes &&
-    ((services: LaneServices) => {
-      const started = opts.lanes!({ db, clock, tenantId, ...services });
-      closers.push('pistas', () => started.gates.close());
-      return started;
-    });
-  const { app, checkin, gates } = await assembleBox({
-    db,
-    clock,
-    logger: false,
-    lanes,
-    consolePingMs: opts.consolePingMs,
-  });
-  closers.push('http', () => app.close());
-  await app.ready();
 
   /** Loads orders as `gate import` would (same schema, same upsert). */
   const importOrders = (pedidos: PedidoInput[], tenant = tenantId) =>
@@ -98,6 +109,8 @@ export async function createTestBox(opts: TestBoxOptions = {}) {
     checkin,
     /** The lanes, when `lanes` was given. */
     gates,
+    /** The box's one status (lanes, sync, storage, clock): what health, metrics and the console read. */
+    status,
     tenantId,
     otherTenantId,
     keys,

@@ -1,8 +1,6 @@
 import { laneConfigSchema } from '../../src/gate/lanes/lane-config.js';
-import { startLanes } from '../../src/gate/register.js';
 import { startBridgeBoard, type BridgeBoard } from './bridge-board.js';
 import type { TestBoxOptions } from './box.js';
-import { silentLog } from './lanes.js';
 import { openPtyPair, type PtyPair } from './pty.js';
 
 export interface BridgeLaneRig {
@@ -49,8 +47,7 @@ export async function startBridgeLaneRig(): Promise<BridgeLaneRig> {
       scannerPty,
       bridgePty,
       board,
-      lanes: ({ db, clock, checkin, tenantId, onGrant }) =>
-        startLanes({ config, db, clock, checkin, tenantId, log: silentLog, onGrant }),
+      lanes: { config },
       close,
     };
   } catch (error) {

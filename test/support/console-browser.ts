@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createOperator } from '../../src/console/operators.repo.js';
+import { createOperator } from '../../src/operators/operators.repo.js';
 import { createTestBox, type TestBox, type TestBoxOptions } from './box.js';
 
 // The staff console in a real browser (Debian's Chromium, driven by playwright-core) against a real

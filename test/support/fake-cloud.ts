@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createApiKey } from '../../src/auth/api-keys.js';
-import { assembleBox } from '../../src/box.js';
 import { clienteRecordSchema, type ClienteRecordInput } from '../../src/clients/client.schemas.js';
 import { upsertClient } from '../../src/clients/clients.repo.js';
 import type { Clock } from '../../src/clock.js';
@@ -17,6 +16,7 @@ import { pedidoSchema, type PedidoInput } from '../../src/orders/order.schemas.j
 import { upsertOrder } from '../../src/orders/orders.repo.js';
 import { ensureTenant } from '../../src/tenants/tenants.repo.js';
 import { startFaultProxy } from './fault-proxy.js';
+import { bootBox } from './box.js';
 import { tempDir } from './temp.js';
 
 /** A check-in or reversal the cloud applied, from its own event log. */
@@ -55,7 +55,7 @@ export async function startFakeCloud(opts: { clock: Clock; recordRequests?: bool
     /** A turnstile that talks to the cloud directly. */
     otherGate: key('catraca-nuvem', ['vouchers:checkin']),
   };
-  const { app } = await assembleBox({ db, clock, logger: false });
+  const { app, close: closeBox } = await bootBox({ db, clock, logger: false });
   const origin = await app.listen({ host: '127.0.0.1', port: 0 });
   let dateSkewMs = 0;
   const proxy = await startFaultProxy(origin, {
@@ -150,7 +150,7 @@ export async function startFakeCloud(opts: { clock: Clock; recordRequests?: bool
     },
     async close() {
       await proxy.close();
-      await app.close();
+      await closeBox();
       db.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },

@@ -1,13 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import pino from 'pino';
 import { createApiKey } from '../../src/auth/api-keys.js';
-import { assembleBox } from '../../src/box.js';
+import { createBox } from '../../src/box.js';
 import { createClock, type Clock } from '../../src/clock.js';
 import { migrateToLatest, openDatabase } from '../../src/db/open.js';
 import { createClosers } from '../../src/lib/closers.js';
-import { createCloudClient } from '../../src/sync/cloud-client.js';
-import { createSyncWorker, type SyncConfig } from '../../src/sync/worker.js';
+import type { SyncConfig } from '../../src/sync/worker.js';
 import { ensureTenant } from '../../src/tenants/tenants.repo.js';
 import { tempDir, TZ } from './box.js';
 import type { FakeCloud } from './fake-cloud.js';
@@ -64,32 +62,41 @@ export async function startGate(cloud: FakeCloud, clock: Clock, opts: GateOption
   const closers = createClosers();
   let keepDir = false;
   closers.push('pasta', () => keepDir || fs.rmSync(dir, { recursive: true, force: true }));
-  const db = openDatabase(path.join(dir, 'gate.db'));
-  closers.push('banco', () => db.close());
-  await migrateToLatest(db);
-  const { sqlite } = db;
-  const tenantId = ensureTenant(db, 'parque', clock.nowIso());
+  const file = path.join(dir, 'gate.db');
+  // The tenant and the keys exist before the box starts (it resolves GATE_TENANT at start).
+  const seed = openDatabase(file);
+  await migrateToLatest(seed);
+  const seedTenant = ensureTenant(seed, 'parque', clock.nowIso());
   const key = (name: string, permissions: string[]) =>
-    createApiKey(db, { tenantId, name, permissions, nowIso: clock.nowIso() }).key;
+    createApiKey(seed, { tenantId: seedTenant, name, permissions, nowIso: clock.nowIso() }).key;
   // A restart on the same file passes the keys of the first start (only their hashes are stored).
   const keys = opts.keys ?? {
     checkin: key('catraca-1', ['vouchers:checkin']),
     local: key('escritorio', ['local:read']),
     local2: key('auditoria', ['local:read']),
   };
-  const client = createCloudClient({
-    url: cloud.url,
-    apiKey: cloud.keys.box,
-    integrationKey: cloud.keys.integration,
-    timeoutMs: opts.timeoutMs ?? 10_000,
+  seed.close();
+  // The real box with its sync worker on the fake cloud; the tests run the worker's cycles themselves.
+  const box = createBox({
+    database: file,
+    clock,
+    logger: false,
+    tenant: 'parque',
+    cloud: {
+      url: cloud.url,
+      apiKey: cloud.keys.box,
+      integrationKey: cloud.keys.integration,
+      timeoutMs: opts.timeoutMs ?? 10_000,
+      ...FAST,
+      ...opts.config,
+    },
+    syncSchedules: false,
   });
-  closers.push('nuvem', () => client.close());
-  const log = pino({ level: 'silent' });
-  const worker = createSyncWorker({ db, clock, log, client, tenantId, config: { ...FAST, ...opts.config } });
-  closers.push('sincronizador', () => worker.stop());
-  const { app, checkin } = await assembleBox({ db, clock, logger: false, sync: worker });
-  closers.push('http', () => app.close());
-  await app.ready();
+  closers.push('caixa', () => box.close());
+  const { app, db, tenantId, sync, cloudClient, checkin } = await box.start();
+  const worker = sync!;
+  const client = cloudClient!;
+  const { sqlite } = db;
 
   const post = async (method: 'POST' | 'PATCH', key: string, payload: object) => {
     const res = await app.inject({ method, url: '/api/v1/api-qrcode-checkin', headers: { 'x-api-key': key }, payload });
@@ -105,7 +112,7 @@ export async function startGate(cloud: FakeCloud, clock: Clock, opts: GateOption
     client,
     /** The check-in service the box's doors call (its `move` is what a lane calls on a scan). */
     service: checkin,
-    tenantId,
+    tenantId: tenantId!,
     keys,
     checkin: (key: string, qr: string, terminal = 'catraca-1', operador = 'ana') =>
       post('POST', key, { qr_code: qr, terminal, operador }),

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { MovePolicy } from '../../src/checkin/movement.settings.js';
-import { createOperator } from '../../src/console/operators.repo.js';
+import { createOperator } from '../../src/operators/operators.repo.js';
 import { startFakeCloud, type FakeCloud } from '../support/fake-cloud.js';
 import { makeOrder } from '../support/fixtures.js';
 import { createTickingClock, startGate, type Gate } from '../support/sync-gate.js';

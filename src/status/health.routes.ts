@@ -1,14 +1,12 @@
 import type { RouteRegistrar } from '../app.js';
 import type { Clock } from '../clock.js';
-import { describeClock, type ClockCheck } from '../clock-check.js';
+import { describeClock } from '../clock-check.js';
 import { migrationState, type Db } from '../db/open.js';
-import { CANNOT_RECORD, type StorageHealth } from '../db/storage.js';
-import type { GatesInfo } from '../gate/lanes/gates.js';
-import type { SyncInfo } from '../sync/worker.js';
-import { syncSummary } from '../sync/sync.repo.js';
+import { CANNOT_RECORD } from '../db/storage.js';
+import { healthDocs, liveDocs, readyDocs } from '../http/box.docs.js';
+import { AppError } from '../http/errors.js';
 import { VERSION } from '../version.js';
-import { healthDocs, liveDocs, readyDocs } from './box.docs.js';
-import { AppError } from './errors.js';
+import type { BoxStatus } from './box-status.js';
 
 /** Events waiting this long while the cloud answers: the sync is stuck, not merely offline. */
 export const SYNC_STUCK_MS = 60 * 60_000;
@@ -16,10 +14,7 @@ export const SYNC_STUCK_MS = 60 * 60_000;
 interface HealthDeps {
   db: Db;
   clock: Clock;
-  storage: StorageHealth;
-  gates?: GatesInfo | undefined;
-  sync?: SyncInfo | undefined;
-  clockCheck?: ClockCheck | undefined;
+  status: BoxStatus;
 }
 
 type Part = { ok: boolean; motivo?: string; [detail: string]: unknown };
@@ -36,7 +31,7 @@ const ADVISORY = new Set(['relogio']);
  * stuck; each part with its reason; the clock reported, never failing it). No key needed, no data exposed.
  */
 export const healthRoutes =
-  ({ db, clock, storage, gates, sync, clockCheck }: HealthDeps): RouteRegistrar =>
+  ({ db, clock, status }: HealthDeps): RouteRegistrar =>
   (app) => {
     const { sqlite } = db;
     const tags = ['box'];
@@ -47,7 +42,7 @@ export const healthRoutes =
       } catch {
         return { ok: false, motivo: 'banco de dados indisponível' };
       }
-      const failing = storage.probe();
+      const failing = status.storage();
       return failing ? { ok: false, motivo: `${CANNOT_RECORD} (${failing})` } : { ok: true };
     };
 
@@ -59,35 +54,32 @@ export const healthRoutes =
     };
 
     const lanesPart = (): Part | null => {
-      if (!gates) return null;
-      const down = gates.gates
-        .status()
-        .lanes.flatMap((l) => [
-          ...(l.relay.online ? [] : [`${l.name}: relé ${l.relay.path} offline`]),
-          ...l.scanners.filter((s) => !s.up).map((s) => `${l.name}: leitor ${s.path} desconectado`),
-        ]);
+      const lanes = status.lanes();
+      if (!lanes) return null;
+      const down = lanes.lanes.flatMap((l) => [
+        ...(l.relay.online ? [] : [`${l.name}: relé ${l.relay.path} offline`]),
+        ...l.scanners.filter((s) => !s.up).map((s) => `${l.name}: leitor ${s.path} desconectado`),
+      ]);
       return down.length === 0 ? { ok: true } : { ok: false, motivo: down.join('; ') };
     };
 
     const syncPart = (): Part | null => {
-      if (!sync) return null;
-      const s = syncSummary(db, sync.tenantId);
-      const oldest = s.queue?.oldest ? Date.parse(s.queue.oldest) : null;
+      const s = status.syncTenantId === undefined ? null : status.sync();
+      if (!s) return null;
+      const oldest = s.oldestWaitingAt ? Date.parse(s.oldestWaitingAt) : null;
       // Offline is normal for this box (it works without the cloud); stuck is the cloud answering and events not
       // leaving.
-      if (sync.state.online() === true && oldest !== null && clock.now().getTime() - oldest > SYNC_STUCK_MS)
-        return { ok: false, motivo: `eventos aguardando envio desde ${s.queue!.oldest} com a nuvem respondendo` };
+      if (s.online === true && oldest !== null && clock.now().getTime() - oldest > SYNC_STUCK_MS)
+        return { ok: false, motivo: `eventos aguardando envio desde ${s.oldestWaitingAt} com a nuvem respondendo` };
       return {
         ok: true,
-        ...(sync.state.online() === false
-          ? { motivo: 'nuvem inacessível: a caixa segue registrando e envia depois' }
-          : {}),
+        ...(s.online === false ? { motivo: 'nuvem inacessível: a caixa segue registrando e envia depois' } : {}),
       };
     };
 
     const clockPart = (): Part | null => {
-      if (!clockCheck) return null;
-      const s = clockCheck.state();
+      const s = status.clock();
+      if (!s) return null;
       if (!s.suspeito) return { ok: true };
       const times =
         s.motivo === 'diferenca_da_nuvem'
@@ -106,7 +98,7 @@ export const healthRoutes =
         } catch {
           throw new AppError('SERVICE_UNAVAILABLE', { banco: 'indisponivel' }, 'Banco de dados indisponível.');
         }
-        const failing = storage.probe();
+        const failing = status.storage();
         if (failing)
           throw new AppError('SERVICE_UNAVAILABLE', { banco: 'sem_gravacao', motivo: failing }, CANNOT_RECORD);
         return {

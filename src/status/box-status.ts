@@ -1,0 +1,90 @@
+import type { ClockCheck, ClockState } from '../clock-check.js';
+import type { Db } from '../db/open.js';
+import type { StorageHealth } from '../db/storage.js';
+import type { GatesInfo, GatesStatus } from '../gate/lanes/gates.js';
+import type { SyncInfo } from '../sync/worker.js';
+import { CONFLICT_KINDS, eventsWaiting, syncSummary } from '../sync/sync.repo.js';
+
+// The box's one status (lanes, sync, storage, clock): health (/health/ready), metrics and the
+// console's panels all read it here and only word it their way.
+
+/** The running lanes of the box's tenant. */
+export interface LanesStatus extends GatesStatus {
+  tenantId: number;
+}
+
+/** A tenant's sync as the box sees it, whether or not its worker runs on this box. */
+export interface SyncStatus {
+  /** The box's sync worker is this tenant's (GATE_CLOUD_URL). */
+  configured: boolean;
+  /** Whether the cloud answered the last call; null when not configured or not yet known. */
+  online: boolean | null;
+  lastPullAt: string | null;
+  lastPushAt: string | null;
+  lastError: string | null;
+  /** Events that will be sent and were not accepted yet. */
+  waiting: number;
+  /** When the oldest of them happened. */
+  oldestWaitingAt: string | null;
+  /** Events the cloud did not accept, by kind (every kind, 0 included). */
+  conflicts: Record<(typeof CONFLICT_KINDS)[number], number>;
+  /** Every event the cloud answered with anything but acceptance. */
+  conflictsTotal: number;
+}
+
+export interface BoxStatus {
+  /** The lanes (GATE_CONFIG), when they run for this tenant (the box's tenant when none is named). */
+  lanes(tenantId?: number): LanesStatus | null;
+  /** The box's sync tenant's, or the given tenant's; null when neither is said. */
+  sync(tenantId?: number): SyncStatus | null;
+  /** Whether the database takes writes: the failure's code, or null (a failing store is probed, once a second). */
+  storage(): string | null;
+  /** Whether the wall clock can be trusted; null when not checked. */
+  clock(): ClockState | null;
+  /** Whether the box runs a sync worker (its tenant) and lanes (theirs). */
+  readonly syncTenantId: number | undefined;
+  readonly lanesTenantId: number | undefined;
+}
+
+export function createBoxStatus({
+  db,
+  storage,
+  clockCheck,
+  gates,
+  sync,
+}: {
+  db: Db;
+  storage: StorageHealth;
+  clockCheck?: ClockCheck | undefined;
+  gates?: GatesInfo | undefined;
+  sync?: SyncInfo | undefined;
+}): BoxStatus {
+  return {
+    syncTenantId: sync?.tenantId,
+    lanesTenantId: gates?.tenantId,
+    lanes(tenantId = gates?.tenantId) {
+      if (!gates || tenantId !== gates.tenantId) return null;
+      return { tenantId, ...gates.gates.status() };
+    },
+    sync(tenantId = sync?.tenantId) {
+      if (tenantId === undefined) return null;
+      const s = syncSummary(db, tenantId);
+      const configured = sync !== undefined && sync.tenantId === tenantId;
+      return {
+        configured,
+        online: configured ? sync!.state.online() : null,
+        lastPullAt: s.state?.last_pull_ok_at ?? null,
+        lastPushAt: s.state?.last_push_ok_at ?? null,
+        lastError: s.state?.last_error ?? null,
+        waiting: eventsWaiting(s, configured),
+        oldestWaitingAt: s.queue?.oldest ?? null,
+        conflicts: Object.fromEntries(
+          CONFLICT_KINDS.map((kind) => [kind, s.byResult.find((b) => b.resultado === kind)?.n ?? 0]),
+        ) as SyncStatus['conflicts'],
+        conflictsTotal: s.byResult.filter((b) => b.resultado !== 'aceito').reduce((n, b) => n + b.n, 0),
+      };
+    },
+    storage: () => storage.probe(),
+    clock: () => clockCheck?.state() ?? null,
+  };
+}
