@@ -14,7 +14,7 @@ export interface StartLanesDeps {
   db: Db;
   clock: Clock;
   checkin: CheckinService;
-  /** The box's tenant, resolved once at start (boxTenant, src/box-lifecycle.ts). */
+  /** The box's tenant, resolved once at start (boxTenant, src/tenants/box-tenant.ts). */
   tenantId: number;
   log: Log;
   /** A database that cannot be written is logged once there, not once per lane event. */

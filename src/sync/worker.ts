@@ -51,7 +51,7 @@ export interface SyncWorkerDeps {
   log: Log;
   config: SyncConfig;
   client: CloudClient;
-  /** The tenant GATE_TENANT names, resolved once by the box (boxTenant, src/box-lifecycle.ts). */
+  /** The tenant GATE_TENANT names, resolved once by the box (boxTenant, src/tenants/box-tenant.ts). */
   tenantId: number;
 }
 
