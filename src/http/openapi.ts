@@ -1,7 +1,10 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { errorEnvelopeSchema } from './error-envelope.js';
 import { errorCatalogue, type ErrorCode } from './errors.js';
+
+export { errorEnvelopeSchema };
 
 // The OpenAPI description at /docs, written next to the routes: each route's `schema.docs` says what
 // it does and what it answers. The docs are read only here, into the description; fastify never
@@ -58,20 +61,6 @@ export interface Variant {
 
 /** `METHOD /path` of a route, as the tables of docs for routes without their own use. */
 export const routeKey = (method: string, url: string) => `${method.toUpperCase()} ${url}`;
-
-/** The envelope of every error (spec part 7). */
-export const errorEnvelopeSchema = errorEnvelopeOf(Object.keys(errorCatalogue) as ErrorCode[]);
-
-function errorEnvelopeOf(codes: readonly ErrorCode[]) {
-  return z.object({
-    success: z.literal(false),
-    error: z.object({
-      code: z.enum(codes as [ErrorCode, ...ErrorCode[]]),
-      message: z.string().describe('Texto em português para quem lê; a mensagem do catálogo ou uma mais específica'),
-      details: z.record(z.string(), z.unknown()).optional().describe('Dados do caso, quando o código os tem'),
-    }),
-  });
-}
 
 const QR = 'a1b2c3d4-0000-4000-8000-000000000001';
 const NUMERO = '20261121-0042';
