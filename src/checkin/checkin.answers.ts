@@ -51,7 +51,10 @@ const additionalData = z
   .describe('QR de adicional');
 
 const reversalPerson = z
-  .strictObject({ message: z.string(), pedido: z.strictObject({ numero_pedido: z.string(), pessoa: reversedPersonSchema }) })
+  .strictObject({
+    message: z.string(),
+    pedido: z.strictObject({ numero_pedido: z.string(), pessoa: reversedPersonSchema }),
+  })
   .describe('QR de pessoa');
 const reversalGroup = z.strictObject({ numero_pedido: z.string(), pessoas: z.array(reversedPersonSchema) });
 const reversalCombo = z

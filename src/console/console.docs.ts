@@ -173,7 +173,11 @@ export const consoleDocs: Record<string, OperationDocs> = {
   [routeKey('POST', '/api/console/alarmes/:id/reconhecer')]: {
     security: sessionAndCsrf,
     description: `Reconhece um alarme do tenant, registrando quem e quando. Um id que não é de um alarme do tenant: NOT_FOUND, com a mensagem "Alarme não encontrado.". ${SUPERVISOR}`,
-    ok: { description: 'O alarme reconhecido.', schema: consoleAnswers.alarme, examples: single('Reconhecido', alarme) },
+    ok: {
+      description: 'O alarme reconhecido.',
+      schema: consoleAnswers.alarme,
+      examples: single('Reconhecido', alarme),
+    },
     errors: ['NOT_FOUND', 'PAPEL_INSUFICIENTE'],
     details: { NOT_FOUND: [{ details: { id: 7 } }] },
   },

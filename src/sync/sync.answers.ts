@@ -38,7 +38,9 @@ export const syncStatusAnswerSchema = z.strictObject({
       .describe('Eventos por resultado na nuvem'),
     registros_rejeitados: z.strictObject({
       total: count,
-      recentes: z.array(z.strictObject({ tipo: z.string(), referencia: z.string(), motivo: z.string(), em: z.string() })),
+      recentes: z.array(
+        z.strictObject({ tipo: z.string(), referencia: z.string(), motivo: z.string(), em: z.string() }),
+      ),
     }),
   }),
 });
