@@ -132,7 +132,7 @@ export const reversalAnswerSchema = ok(
   ]),
 );
 
-type DataOf<T extends z.ZodType> = z.input<T>;
+type DataOf<T extends z.ZodType> = z.output<T>;
 export type PersonCheckin = DataOf<typeof personData>;
 export type ComboCheckin = DataOf<typeof comboData>;
 export type OrderCheckin = DataOf<typeof orderData>;

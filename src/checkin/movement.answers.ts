@@ -31,5 +31,5 @@ export const occupancyAnswerSchema = z.strictObject({
     ),
   }),
 });
-export type Occupancy = z.input<typeof occupancyAnswerSchema>['data']['areas'][number];
-export type ExitData = z.input<typeof exitAnswerSchema>['data'];
+export type Occupancy = z.output<typeof occupancyAnswerSchema>['data']['areas'][number];
+export type ExitData = z.output<typeof exitAnswerSchema>['data'];

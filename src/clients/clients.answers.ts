@@ -26,4 +26,4 @@ export const clientsAnswerSchema = z.strictObject({
   }),
 });
 
-export type ServedCliente = z.input<typeof servedClienteSchema>;
+export type ServedCliente = z.output<typeof servedClienteSchema>;

@@ -54,5 +54,5 @@ export const comboListAnswerSchema = z.strictObject({
 });
 export const comboAnswerSchema = z.strictObject({ success: z.literal(true), data: servedComboSchema });
 
-export type ServedCombo = z.input<typeof servedComboSchema>;
-export type AvailabilityDate = z.input<typeof availabilityAnswerSchema>['data']['dates'][number];
+export type ServedCombo = z.output<typeof servedComboSchema>;
+export type AvailabilityDate = z.output<typeof availabilityAnswerSchema>['data']['dates'][number];

@@ -94,5 +94,5 @@ export const laneEventsAnswerSchema = z.strictObject({
   }),
 });
 
-export type Lane = z.input<typeof laneSchema>;
-export type FireAlarm = z.input<typeof fireAlarmSchema>;
+export type Lane = z.output<typeof laneSchema>;
+export type FireAlarm = z.output<typeof fireAlarmSchema>;

@@ -44,14 +44,14 @@ export const listedPedidoSchema = z.strictObject({
   total_lotes: count,
   sincronizado: z.boolean().describe('Todos os vouchers do pedido sincronizados para a chave que chama'),
 });
-export type ListedPedido = z.input<typeof listedPedidoSchema>;
+export type ListedPedido = z.output<typeof listedPedidoSchema>;
 
 /** The order of a single-QR check-in: the listing's, with the short cliente and the lots' check-in fields. */
 export const checkinPedidoSchema = listedPedidoSchema.extend({
   cliente: clienteCurto,
   lotes: z.array(checkinLoteSchema),
 });
-export type CheckinPedido = z.input<typeof checkinPedidoSchema>;
+export type CheckinPedido = z.output<typeof checkinPedidoSchema>;
 
 /** The order of a combo (group QR) check-in: lots with pessoas[], short additionals, `total`. */
 export const comboPedidoSchema = z.strictObject({
@@ -81,7 +81,7 @@ export const comboPedidoSchema = z.strictObject({
     z.strictObject(adicionalSchema.pick({ nome: true, quantidade: true, preco_unitario: true, subtotal: true }).shape),
   ),
 });
-export type ComboPedido = z.input<typeof comboPedidoSchema>;
+export type ComboPedido = z.output<typeof comboPedidoSchema>;
 
 /** The order of an order-mode check-in (4.1). */
 export const orderModePedidoSchema = z.strictObject({
@@ -90,7 +90,7 @@ export const orderModePedidoSchema = z.strictObject({
   cliente: clienteCurto,
   lotes: z.array(checkinLoteSchema),
 });
-export type OrderModePedido = z.input<typeof orderModePedidoSchema>;
+export type OrderModePedido = z.output<typeof orderModePedidoSchema>;
 
 /** A person in a reversal answer (4.2). */
 export const reversedPersonSchema = z.strictObject({
@@ -100,7 +100,7 @@ export const reversedPersonSchema = z.strictObject({
   estorno_dispositivo: z.string().nullable().describe('`terminal` do estorno'),
   estorno_operador: z.string().nullable().describe('`operador` do estorno'),
 });
-export type ReversedPerson = z.input<typeof reversedPersonSchema>;
+export type ReversedPerson = z.output<typeof reversedPersonSchema>;
 
 /** GET /api/v1/api-vouchers (envelope: docs/api.md, "Listings"). */
 export const vouchersAnswerSchema = z.strictObject({

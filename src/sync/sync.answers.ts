@@ -1,13 +1,14 @@
 import { z } from 'zod';
-import type { PushResult } from '../db/schema.js';
 
-export const PUSH_RESULTS: readonly PushResult[] = [
+/** What the cloud said of a pushed event (db/schema.ts's PushResult). */
+export const PUSH_RESULTS = [
   'aceito',
   'ja_utilizado_na_nuvem',
   'fora_do_prazo',
   'cancelado_na_nuvem',
   'outro',
-];
+] as const;
+type PushResult = (typeof PUSH_RESULTS)[number];
 export const CONFLICT_KINDS = PUSH_RESULTS.filter((r) => r !== 'aceito') as Exclude<PushResult, 'aceito'>[];
 
 // The central office's routes (docs/sync.md): the one description of what sync.routes.ts and
@@ -33,9 +34,7 @@ export const syncStatusAnswerSchema = z.strictObject({
       evento_mais_antigo_em: when,
       proxima_tentativa_em: when,
     }),
-    resultados: z
-      .record(z.enum(PUSH_RESULTS as [string, ...string[]]), count)
-      .describe('Eventos por resultado na nuvem'),
+    resultados: z.record(z.enum(PUSH_RESULTS), count).describe('Eventos por resultado na nuvem'),
     registros_rejeitados: z.strictObject({
       total: count,
       recentes: z.array(
@@ -115,4 +114,4 @@ export const eventsAnswerSchema = z.strictObject({
   }),
 });
 
-export type Conflict = z.input<typeof conflictSchema>;
+export type Conflict = z.output<typeof conflictSchema>;
