@@ -56,3 +56,5 @@ export const comboAnswerSchema = z.strictObject({ success: z.literal(true), data
 
 export type ServedCombo = z.output<typeof servedComboSchema>;
 export type AvailabilityDate = z.output<typeof availabilityAnswerSchema>['data']['dates'][number];
+export type ComboListAnswer = z.output<typeof comboListAnswerSchema>;
+export type AvailabilityAnswer = z.output<typeof availabilityAnswerSchema>;
