@@ -21,6 +21,7 @@ Marcação: por padrão a página devolvida, e só ela, é marcada como sincroni
 Filtros: \`email\` por trecho, sem diferenciar maiúsculas; \`cpf\` exato, só dígitos (a pontuação de um CPF formatado é ignorada); \`desde\` a partir do início desse dia no fuso do parque. Página: \`limit\` padrão 100, no máximo 500 (um valor maior é servido como 500); ordem padrão \`created_at\` crescente. \`total\` conta os clientes desta página, e uma página vazia traz \`mensagem\` com o motivo.`,
   permissions: ['clientes:read'],
   ok: {
+    checked: false,
     description: 'Uma página de clientes.',
     schema: clientsAnswerSchema,
     examples: {

@@ -203,6 +203,7 @@ export const consoleDocs: Record<string, OperationDocs> = {
     security: session,
     description: `Os eventos que a nuvem não aceitou, como em GET /api/local/conflicts (filtro por \`tipo\`), em JSON ou, com \`formato=csv\`, em CSV. ${SUPERVISOR}`,
     ok: {
+      checked: false,
       description: 'Os conflitos, em JSON ou CSV.',
       schema: consoleAnswers.conflitos,
       examples: single('Nenhum', { conflitos: [], total: 0 }),

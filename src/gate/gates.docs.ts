@@ -84,6 +84,7 @@ export const laneEventsDocs: OperationDocs = {
     'Os eventos das pistas (liberada, negada, passagem, não passou, carona, início e fim de incêndio, dispositivo offline e online), em ordem de id. Para acompanhar, envie `apos_id` com o último id recebido; filtros por `pista` e `tipo`. Página: `limit` padrão 100, no máximo 1000.',
   permissions: ['local:read'],
   ok: {
+    checked: false,
     description: 'Uma página de eventos de pista.',
     schema: laneEventsAnswerSchema,
     examples: {

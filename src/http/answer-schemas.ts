@@ -6,7 +6,8 @@ import { routeKey, type OperationDocs } from './operation-docs.js';
 // Each answer's one zod schema (the feature's *.answers.ts, named by the route's docs) is also the route's
 // `schema.response` for 200: fastify checks every object a route answers with it before sending, and /docs
 // shows the same object. Routes that send pre-made bytes (check-in answers, the vouchers listing, CSV, the
-// event stream) are not serialised by fastify, so only their recorded answers are checked (test/http).
+// event stream) are not serialised by fastify, and the long listings are not checked at run time (Answer.checked):
+// their answers are checked by test/http/answer-schemas.test.ts.
 
 /**
  * Sets `response[200]` of a route from its docs (its own or buildApp's table) when the route declares none: the
@@ -17,7 +18,7 @@ export function responseFromDocs(routeDocs: Record<string, OperationDocs> | unde
     const schema = (route.schema ?? {}) as FastifySchema & { docs?: OperationDocs };
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const docs = schema.docs ?? routeDocs?.[routeKey(String(methods[0]), route.url)];
-    if (!docs?.ok.schema || schema.response) return;
+    if (!docs?.ok.schema || docs.ok.checked === false || schema.response) return;
     route.schema = { ...schema, response: { 200: docs.ok.schema } };
   };
 }

@@ -62,6 +62,7 @@ export const conflictsDocs: OperationDocs = {
     'Os eventos que a nuvem não aceitou (já usado na nuvem, fora do prazo, cancelado na nuvem, outro), para a central resolver. Filtros por dia local (`desde`, `ate`, inclusive) e por `tipo`. Em CSV com `format=csv` ou `Accept: text/csv` (com `X-Total-Count`), uma linha por conflito com as mesmas colunas do JSON. `ate` antes de `desde` é VALIDATION_ERROR.',
   permissions: PERMISSIONS,
   ok: {
+    checked: false,
     description: 'Os conflitos, em JSON ou CSV.',
     schema: conflictsAnswerSchema,
     examples: {
@@ -84,6 +85,7 @@ export const eventsDocs: OperationDocs = {
     'O log de eventos da caixa (check-ins, estornos, movimentos e recusas, de todas as portas), cada um com a sua situação na nuvem, e com marcação por chave como nas listagens: por padrão a página devolvida é marcada para a chave que chama; `sincronizado=false` traz só o que esta chave ainda não recebeu; `marcar_sincronizado=false` apenas lê. Página: `limit` padrão 100, no máximo 1000.',
   permissions: PERMISSIONS,
   ok: {
+    checked: false,
     description: 'Uma página de eventos.',
     schema: eventsAnswerSchema,
     examples: {
