@@ -98,7 +98,12 @@ beforeAll(async () => {
 });
 afterAll(() => box?.close());
 
-type Call = { schema: z.ZodType; run: () => Promise<{ statusCode: number; body: string }> };
+type Call = {
+  schema: z.ZodType;
+  run: () => Promise<{ statusCode: number; body: string }>;
+  /** The rows of a listing, which must not be empty: the schema of a row is then checked too. */
+  rows?: (body: { data: Record<string, unknown[]> }) => unknown[];
+};
 
 describe('a real answer of every JSON operation of /docs', () => {
   const api = () => ({ 'x-api-key': box.keys.all });
@@ -169,11 +174,25 @@ describe('a real answer of every JSON operation of /docs', () => {
     'GET /health/live': [{ schema: liveAnswerSchema, run: () => get('/health/live', {}) }],
     'GET /health/ready': [{ schema: readyAnswerSchema, run: () => get('/health/ready', {}) }],
     'GET /api/local/sync': [{ schema: syncStatusAnswerSchema, run: () => get('/api/local/sync') }],
-    'GET /api/local/conflicts': [{ schema: conflictsAnswerSchema, run: () => get('/api/local/conflicts') }],
+    'GET /api/local/conflicts': [
+      {
+        schema: conflictsAnswerSchema,
+        run: () => {
+          settleAsConflicts();
+          return get('/api/local/conflicts');
+        },
+        rows: (b) => b.data.conflitos!,
+      },
+    ],
     'GET /api/local/eventos': [
-      { schema: eventsAnswerSchema, run: () => get('/api/local/eventos?marcar_sincronizado=false') },
+      {
+        schema: eventsAnswerSchema,
+        run: () => get('/api/local/eventos?marcar_sincronizado=false'),
+        rows: (b) => b.data.eventos!,
+      },
     ],
     'GET /api/local/gates': [{ schema: gatesAnswerSchema, run: () => get('/api/local/gates') }],
+    // Without lanes the page is empty (test/http/tenant-isolation reads rows with lanes).
     'GET /api/local/gates/eventos': [{ schema: laneEventsAnswerSchema, run: () => get('/api/local/gates/eventos') }],
     'POST /api/local/saida': [
       { schema: exitAnswerSchema, run: () => send('POST', '/api/local/saida', { qr_code: `${EXAMPLE_QRS[1]}-B` }) },
@@ -213,7 +232,11 @@ describe('a real answer of every JSON operation of /docs', () => {
     'GET /api/console/pistas': [{ schema: consoleAnswers.pistas, run: () => get('/api/console/pistas', asConsole()) }],
     'GET /api/console/sync': [{ schema: consoleAnswers.sync, run: () => get('/api/console/sync', asConsole()) }],
     'GET /api/console/conflitos': [
-      { schema: consoleAnswers.conflitos, run: () => get('/api/console/conflitos', asConsole()) },
+      {
+        schema: consoleAnswers.conflitos,
+        run: () => get('/api/console/conflitos', asConsole()),
+        rows: (b) => b.data.conflitos!,
+      },
     ],
     'POST /api/console/operadores': [
       {
@@ -244,6 +267,17 @@ describe('a real answer of every JSON operation of /docs', () => {
       { schema: consoleAnswers.saiu, run: () => send('POST', '/api/console/sair', {}, asConsoleWrite()) },
     ],
   };
+  /** The check-ins so far as conflicts the cloud answered (a box without a cloud queues nothing to push). */
+  const settleAsConflicts = () =>
+    box.db.sqlite
+      .prepare(
+        `INSERT INTO sync_push (event_id, tenant_id, chave, action, status, attempts, first_sent_at, resultado,
+           cloud_code, cloud_message, settled_at)
+         SELECT id, tenant_id, 'teste-' || id, action, 'concluido', 1, occurred_at, 'ja_utilizado_na_nuvem',
+           'TICKET_ALREADY_USED', 'Ingresso já utilizado', occurred_at
+         FROM events WHERE tenant_id = ? AND action IN ('checkin', 'estorno') AND result = 'ok'`,
+      )
+      .run(box.tenantId);
   /** Operations this box cannot reach: an alarm needs lanes (test/console/monitor.test.ts acknowledges one). */
   const unreachable = ['POST /api/console/alarmes/{id}/reconhecer'];
 
@@ -253,10 +287,11 @@ describe('a real answer of every JSON operation of /docs', () => {
 
   it('answers each with a body its schema accepts, field for field', async () => {
     for (const [operation, list] of Object.entries(calls))
-      for (const { schema, run } of list) {
+      for (const { schema, run, rows } of list) {
         const res = await run();
         expect(res.statusCode, `${operation}: ${res.body.slice(0, 300)}`).toBe(200);
         expect(issues(schema, JSON.parse(res.body)), operation).toBeUndefined();
+        if (rows) expect(rows(JSON.parse(res.body)).length, `${operation}: no rows`).toBeGreaterThan(0);
       }
   });
 });
