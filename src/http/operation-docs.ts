@@ -9,9 +9,13 @@ export interface Example {
   value: unknown;
 }
 
-/** The 200 answer: a zod schema of the JSON body (the input side: the wire shape), examples, other media types. */
+/** The 200 answer: the schema of its JSON body, examples, other media types. */
 export interface Answer {
   description: string;
+  /**
+   * The answer's one schema (the feature's *.answers.ts): /docs shows its input side (the wire shape) and
+   * buildApp makes it the route's 200 response schema (answer-schemas.ts).
+   */
   schema?: z.ZodType;
   examples?: Record<string, Example>;
   /** Media types other than JSON (CSV, Prometheus text, an event stream), with an example text. */
