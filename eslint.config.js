@@ -207,4 +207,23 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The console's browser code reads the server's answer schemas for their types only: a value import
+    // would bundle zod and the schemas into app.js (docs/api.md, "One schema per answer").
+    files: ['src/console/web/**/*.ts', 'src/console/web/**/*.tsx'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/*.answers', '**/*.answers.js', 'zod'],
+              allowTypeImports: true,
+              message: 'The browser code takes the answers as types only: `import type`.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

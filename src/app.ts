@@ -9,11 +9,11 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import {
   hasZodFastifySchemaValidationErrors,
-  serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { answerSerializerCompiler, responseFromDocs } from './http/answer-schemas.js';
 import { answerClientError, HTTP_LIMITS, limitConnections, type HttpLimits } from './http/connections.js';
 import { AppError, errorEnvelope } from './http/errors.js';
 import { openapiOptions, type OperationDocs } from './http/openapi.js';
@@ -104,7 +104,9 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   });
 
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(answerSerializerCompiler);
+  // Before swagger's own onRoute: /docs and the serializer read the same schema object.
+  app.addHook('onRoute', responseFromDocs(opts.routeDocs));
 
   // JSON only: any other body (text/plain included) is UNSUPPORTED_MEDIA_TYPE. An empty body is an
   // empty object (so a bare POST gets MISSING_FIELD), bad JSON is INVALID_JSON.

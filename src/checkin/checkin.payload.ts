@@ -2,11 +2,13 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { AppError } from '../http/errors.js';
 import { slotWriter, type ByteSlots, type Bytes } from '../lib/byte-slots.js';
 import { comboPedido, orderModePedido, reversedPerson, type OrderRecord } from '../orders/order.payload.js';
+import type { AdditionalCheckin, ComboCheckin, OrderCheckin, ReversalData } from './checkin.answers.js';
 import { batchMessage } from './checkin.rules.js';
 import type { CheckinResult, Granted, Reversed, ReversalResult } from './result.js';
 
 // The HTTP door's words for the check-in service's results: the spec's `data` (4.1, 4.2), built
 // in the transaction of the change, so a batch shows each code's order as it was right after it.
+// Typed by checkin.answers.ts; the JSON text parts (person, additional) are checked by test/http/answer-schemas.
 
 /** The order of a granted result, read in the transaction of the change, for the caller's API key. */
 export interface OrderReader {
@@ -27,7 +29,7 @@ export function checkinJson(g: Granted, order: OrderReader): DataJson {
       };
     }
     case 'group':
-      return asJson({
+      return asJson<ComboCheckin>({
         message: `Check-in do combo realizado: ${g.people.length} de ${g.totalPessoas} pessoa(s).`,
         combo_qr_code: g.code,
         total_checkins: g.people.length,
@@ -35,7 +37,7 @@ export function checkinJson(g: Granted, order: OrderReader): DataJson {
         pedido: comboPedido(order.record(g.orderId!)),
       });
     case 'order':
-      return asJson({
+      return asJson<OrderCheckin>({
         message: `Check-in do pedido realizado: ${g.people.length} de ${g.totalPessoas} pessoa(s).`,
         numero_pedido: g.code,
         total_checkins: g.people.length,
@@ -44,7 +46,7 @@ export function checkinJson(g: Granted, order: OrderReader): DataJson {
       });
     default: {
       const a = g.additional!;
-      const adicional = {
+      const adicional: AdditionalCheckin['adicional'] = {
         nome: a.nome,
         quantidade: a.quantidade,
         unidades_utilizadas: a.used,
@@ -58,7 +60,7 @@ export function checkinJson(g: Granted, order: OrderReader): DataJson {
   }
 }
 
-export function reversalData(r: Reversed): Record<string, unknown> {
+export function reversalData(r: Reversed): ReversalData {
   const pessoas = r.people.map((p) =>
     reversedPerson({
       qr_code: p.qrCode,
@@ -73,7 +75,7 @@ export function reversalData(r: Reversed): Record<string, unknown> {
     case 'person':
       return {
         message: 'Check-in estornado com sucesso.',
-        pedido: { numero_pedido: r.numeroPedido, pessoa: pessoas[0] },
+        pedido: { numero_pedido: r.numeroPedido, pessoa: pessoas[0]! },
       };
     case 'group':
       return {
@@ -122,7 +124,7 @@ export interface DataJson {
   qrCode: unknown;
 }
 
-export const asJson = (data: Record<string, unknown>): DataJson => ({
+export const asJson = <T extends Record<string, unknown>>(data: T): DataJson => ({
   json: JSON.stringify(data),
   qrCode: data.qr_code,
 });

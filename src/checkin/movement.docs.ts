@@ -1,38 +1,9 @@
-import { z } from 'zod';
 import { CHECKIN_PERMISSIONS } from '../auth/auth.js';
 import { WRITE_REFUSED, type OperationDocs } from '../http/openapi.js';
 import { EXAMPLE_NUMERO, EXAMPLE_QRS } from '../orders/order.docs.js';
+import { exitAnswerSchema, occupancyAnswerSchema } from './movement.answers.js';
 
 // The box's movement doors (docs/api.md, "Movements") for the OpenAPI at /docs.
-
-export const exitAnswerSchema = z.object({
-  success: z.literal(true),
-  data: z.object({
-    message: z.string(),
-    movimento: z.literal('saida'),
-    sem_entrada: z.boolean().describe('true: ninguém deste código estava dentro e a política saidaSemEntrada liberou'),
-    area: z.string(),
-    em: z.string().describe('Hora da saída, ISO 8601'),
-    numero_pedido: z.string().nullable(),
-    pessoas: z
-      .array(z.object({ qr_code: z.string(), nome: z.string() }))
-      .describe('Quem saiu; vazio numa saída sem entrada'),
-  }),
-});
-
-export const occupancyAnswerSchema = z.object({
-  success: z.literal(true),
-  data: z.object({
-    areas: z.array(
-      z.object({
-        area: z.string(),
-        dentro: z.number().int().min(0).describe('Pessoas dentro agora (hoje, fuso do parque)'),
-        capacidade: z.number().int().nullable().describe('null: sem capacidade configurada'),
-        livres: z.number().int().min(0).nullable(),
-      }),
-    ),
-  }),
-});
 
 export const exitDocs: OperationDocs = {
   description: `Registra a saída de uma pessoa (QR de pessoa) ou de um grupo (QR de combo) de uma área, para quem opera com um coletor de mão; nunca faz check-in. As entradas de um coletor são o check-in (POST /api/v1/api-qrcode-checkin). Quem não está dentro segue a política \`saidaSemEntrada\` do tenant (do arquivo de pistas; padrão \`liberar\`, registrada como saída sem entrada); com \`negar\` a resposta é SEM_ENTRADA. \`area\` padrão: \`parque\`.`,

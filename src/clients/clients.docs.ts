@@ -1,31 +1,8 @@
-import { z } from 'zod';
 import type { OperationDocs } from '../http/openapi.js';
 import { exampleCliente } from '../orders/order.docs.js';
-import { timestamp } from '../lib/wire.js';
-import { clienteRecordSchema } from './client.schemas.js';
+import { clientsAnswerSchema } from './clients.answers.js';
 
 // GET /api/v1/api-clientes for the OpenAPI at /docs (record and envelope: docs/api-listings.md).
-
-/** A client as served (clients.routes.ts clientPayload): the import record plus this key's marks. */
-export const servedClienteSchema = clienteRecordSchema.extend({
-  id: z.string().describe('Id do cliente na nuvem, sempre texto'),
-  cpf: z.string().describe('Só dígitos'),
-  telefone: z.string().describe('Só dígitos'),
-  whatsapp: z.string().describe('Só dígitos'),
-  created_at: timestamp,
-  ultimo_login: timestamp.nullable(),
-  sincronizado: z.boolean().describe('Marcado para a chave que chama'),
-  sincronizado_em: timestamp.nullable().describe('Primeira marcação para a chave que chama'),
-});
-
-export const clientsAnswerSchema = z.object({
-  success: z.literal(true),
-  data: z.object({
-    clientes: z.array(servedClienteSchema),
-    total: z.number().int().min(0).describe('Clientes nesta página'),
-    mensagem: z.string().optional().describe('Só numa página vazia: por que ela está vazia'),
-  }),
-});
 
 const example = {
   id: 'c-1042',
@@ -44,6 +21,7 @@ Marcação: por padrão a página devolvida, e só ela, é marcada como sincroni
 Filtros: \`email\` por trecho, sem diferenciar maiúsculas; \`cpf\` exato, só dígitos (a pontuação de um CPF formatado é ignorada); \`desde\` a partir do início desse dia no fuso do parque. Página: \`limit\` padrão 100, no máximo 500 (um valor maior é servido como 500); ordem padrão \`created_at\` crescente. \`total\` conta os clientes desta página, e uma página vazia traz \`mensagem\` com o motivo.`,
   permissions: ['clientes:read'],
   ok: {
+    checked: false,
     description: 'Uma página de clientes.',
     schema: clientsAnswerSchema,
     examples: {

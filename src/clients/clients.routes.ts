@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
 import { pageLimit, pageOffset, queryBoolean, sortOrder } from '../http/validation.js';
 import { dateString } from '../lib/wire.js';
+import type { ServedCliente } from './clients.answers.js';
 import { clientsDocs } from './clients.docs.js';
 import { listClients, markClients, type ClientRow } from './clients.repo.js';
 
@@ -43,10 +44,10 @@ type ListQuery = z.output<typeof listQuery>;
 const parseEndereco = (json: string | null) =>
   json === null
     ? { cep: '', rua: '', numero: '', complemento: '', bairro: '', cidade: '', estado: '' }
-    : (JSON.parse(json) as Record<string, string>);
+    : (JSON.parse(json) as ServedCliente['endereco']);
 
 /** The client record of the listing (2.9), with this key's synchronisation state. */
-export function clientPayload(c: ClientRow) {
+export function clientPayload(c: ClientRow): ServedCliente {
   return {
     id: c.cliente_id,
     nome: c.nome,

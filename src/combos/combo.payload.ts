@@ -1,5 +1,6 @@
 import { addDays } from '../clock.js';
 import { fromCents } from '../orders/money.js';
+import type { AvailabilityDate, ServedCombo } from './combo.answers.js';
 import type { ComboItemRow, ComboRow, ComboStockRow } from './combos.repo.js';
 
 // The combo payloads of 2.8 and 4.5, shaped from stored rows (as orders/order.payload.ts does for orders).
@@ -7,7 +8,7 @@ import type { ComboItemRow, ComboRow, ComboStockRow } from './combos.repo.js';
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** The combo of 2.8 as served: money in reais with 2 decimals, every item field. */
-export function comboPayload(c: ComboRow, items: readonly ComboItemRow[]) {
+export function comboPayload(c: ComboRow, items: readonly ComboItemRow[]): ServedCombo {
   return {
     id: c.combo_id,
     nome: c.nome,
@@ -16,8 +17,8 @@ export function comboPayload(c: ComboRow, items: readonly ComboItemRow[]) {
     preco_combo: fromCents(c.preco_combo),
     preco_original: fromCents(c.preco_original),
     economia: { valor: fromCents(c.economia_valor), percentual: round2(c.economia_percentual) },
-    tipo_desconto: c.tipo_desconto,
-    modo_qrcode: c.modo_qrcode,
+    tipo_desconto: c.tipo_desconto as ServedCombo['tipo_desconto'],
+    modo_qrcode: c.modo_qrcode as ServedCombo['modo_qrcode'],
     requer_data: c.requer_data === 1,
     destaque: c.destaque === 1,
     max_por_pedido: c.max_por_pedido,
@@ -50,7 +51,7 @@ export function availabilityDates(
     if (!row) byDate.set(s.date, (row = new Map()));
     row.set(s.position, s.estoque_disponivel);
   }
-  const dates = [];
+  const dates: AvailabilityDate[] = [];
   for (let date = from; date <= to; date = addDays(date, 1)) {
     const items_availability = items.map((i) => ({
       tipo_ingresso_nome: i.tipo_ingresso_nome,

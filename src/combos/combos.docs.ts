@@ -1,58 +1,7 @@
-import { z } from 'zod';
 import type { Answer, OperationDocs } from '../http/openapi.js';
-import { dateString } from '../lib/wire.js';
-import { availabilitySchema, comboSchema, itemAvailabilitySchema } from './combo.schemas.js';
+import { availabilityAnswerSchema, comboAnswerSchema, comboListAnswerSchema } from './combo.answers.js';
 
 // The combo routes for the OpenAPI at /docs (envelopes, defaults and limits: docs/api-listings.md).
-
-const { ativo: _ativo, ...comboFields } = comboSchema.in.shape;
-const count = z.number().int().min(0);
-
-/** A combo as served (combo.payload.ts): the import shape with what the box derives always present. */
-export const servedComboSchema = z.object({
-  ...comboFields,
-  economia: comboFields.economia.unwrap(),
-  modo_qrcode: z
-    .enum(['por_pessoa', 'unico'])
-    .describe('por_pessoa: um QR por pessoa; unico: um QR de grupo (o número do pedido) mais um por pessoa'),
-  requer_data: z.boolean(),
-  destaque: z.boolean(),
-  max_por_pedido: z.number().int().min(1).nullable().describe('null: sem limite'),
-  total_ingressos: count,
-  itens_resumo: z.string(),
-});
-
-const { dates: _dates, ...availabilityFields } = availabilitySchema.shape;
-export const availabilityAnswerSchema = z.object({
-  success: z.literal(true),
-  data: z.object({
-    ...availabilityFields,
-    combo_nome: z.string(),
-    modo_qrcode: servedComboSchema.shape.modo_qrcode,
-    total_ingressos: count,
-    requer_data: z.boolean(),
-    dates: z.array(
-      z.object({
-        date: dateString,
-        available: z.boolean().describe('min_stock > 0'),
-        min_stock: count.describe('Combos que ainda podem ser vendidos nesta data: o limite do item com menos estoque'),
-        items_availability: z.array(itemAvailabilitySchema),
-      }),
-    ),
-  }),
-  timestamp: z.string().describe('Hora da resposta, ISO 8601'),
-});
-
-const listAnswerSchema = z.object({
-  success: z.literal(true),
-  data: z.object({
-    combos: z.array(servedComboSchema),
-    total: count.describe('Combos que atendem aos filtros, em todas as páginas'),
-    limit: count.describe('O limit usado'),
-    offset: count,
-  }),
-});
-const oneAnswerSchema = z.object({ success: z.literal(true), data: servedComboSchema });
 
 const ITEM = {
   tipo_ingresso_id: '0f6c7d3a-1b2e-4c5d-8e9f-a0b1c2d3e401',
@@ -101,7 +50,7 @@ export const comboListDocs: OperationDocs = {
 ${AUTH}`,
   ok: ok({
     description: 'Uma página de combos.',
-    schema: listAnswerSchema,
+    schema: comboListAnswerSchema,
     examples: {
       pagina: {
         summary: 'Uma página',
@@ -118,7 +67,7 @@ export const comboDocs: OperationDocs = {
 ${AUTH}`,
   ok: ok({
     description: 'O combo.',
-    schema: oneAnswerSchema,
+    schema: comboAnswerSchema,
     examples: { combo: { summary: 'Um combo', value: { success: true, data: exampleCombo } } },
   }),
   errors: [...comboErrors, 'COMBO_NOT_FOUND'],

@@ -9,6 +9,7 @@ import { AppError } from '../http/errors.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import { pageLimit, pageOffset, queryBoolean } from '../http/validation.js';
 import { dateString } from '../lib/wire.js';
+import type { AvailabilityAnswer, ComboListAnswer, ServedCombo } from './combo.answers.js';
 import { availabilityDates, comboPayload } from './combo.payload.js';
 import { availabilityDocs, comboDocs, comboListDocs } from './combos.docs.js';
 import { comboItems, findCombo, listCombos, stockRows } from './combos.repo.js';
@@ -48,7 +49,10 @@ function rangeError(mensagem: string): AppError {
   );
 }
 
-export const comboRoutes = (deps: { db: Db; clock: Clock; auth: Auth }): RouteRegistrar => {
+type ComboDeps = { db: Db; clock: Clock; auth: Auth };
+
+/** The key check and rate limit every combo route runs first, and the reads they share. */
+function comboAccess(deps: ComboDeps) {
   const { db, clock } = deps;
   // One limiter per box, shared by both path prefixes: the budget is per key, not per path.
   const limiter = createRateLimiter({ limit: RATE_LIMIT, windowMs: RATE_WINDOW_MS, clock });
@@ -92,6 +96,12 @@ export const comboRoutes = (deps: { db: Db; clock: Clock; auth: Auth }): RouteRe
     if (!combo) throw new AppError('COMBO_NOT_FOUND');
     return combo;
   };
+  return { guard, callerOf, reading, found };
+}
+
+export const comboRoutes = (deps: ComboDeps): RouteRegistrar => {
+  const { db, clock } = deps;
+  const { guard, callerOf, reading, found } = comboAccess(deps);
   const common = { tags: ['combos'], security: [{ integrationKey: [] }] };
 
   return (app) => {
@@ -117,7 +127,7 @@ export const comboRoutes = (deps: { db: Db; clock: Clock; auth: Auth }): RouteRe
           return {
             success: true,
             data: { combos: rows.map((r) => comboPayload(r, items.get(r.id) ?? [])), total, limit, offset },
-          };
+          } satisfies ComboListAnswer;
         }),
     );
 
@@ -160,13 +170,13 @@ export const comboRoutes = (deps: { db: Db; clock: Clock; auth: Auth }): RouteRe
             data: {
               combo_id: combo.combo_id,
               combo_nome: combo.nome,
-              modo_qrcode: combo.modo_qrcode,
+              modo_qrcode: combo.modo_qrcode as ServedCombo['modo_qrcode'],
               total_ingressos: combo.total_ingressos,
               requer_data: combo.requer_data === 1,
               dates: availabilityDates(items, stockRows(db, combo.id, from, to), from, to),
             },
             timestamp: clock.nowIso(),
-          };
+          } satisfies AvailabilityAnswer;
         }),
     );
   };

@@ -1,26 +1,15 @@
-import { z } from 'zod';
 import { CHECKIN_REFUSALS, REVERSAL_REFUSALS } from '../checkin/checkin.docs.js';
-import { laneSchema, fireAlarmSchema } from '../gate/gates.docs.js';
 import { routeKey, WRITE_REFUSED, type OperationDocs } from '../http/openapi.js';
-import { EXAMPLE_NUMERO, EXAMPLE_QRS, examplePedido, listedPedidoSchema } from '../orders/order.docs.js';
-import { conflictsAnswerSchema } from '../sync/sync.docs.js';
+import { EXAMPLE_NUMERO, EXAMPLE_QRS, examplePedido } from '../orders/order.docs.js';
+import { consoleAnswers } from './console.answers.js';
 
 // The console's API (docs/console.md) for the OpenAPI at /docs, by `METHOD /path`: the console's
 // route files carry no docs of their own, so buildApp gets these (box.ts) and /docs shows them.
 
-const count = z.number().int().min(0);
-const ok = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
 const session = [{ consoleSession: [] }];
 const sessionAndCsrf = [{ consoleSession: [], csrfToken: [] }];
 const SUPERVISOR = 'Só supervisores (PAPEL_INSUFICIENTE para atendentes).';
 
-const sessaoSchema = z.object({
-  operador: z.object({ id: z.number().int(), nome: z.string(), papel: z.enum(['atendente', 'supervisor']) }),
-  tenant: z.object({ slug: z.string(), nome: z.string() }),
-  estacao: z.string(),
-  csrf: z.string().describe('Envie em X-CSRF-Token em todo método que não seja GET'),
-  expira_apos_min: z.number().int().describe('Minutos sem uso até a sessão terminar'),
-});
 const sessao = {
   operador: { id: 3, nome: 'Joana', papel: 'atendente' },
   tenant: { slug: 'parque', nome: 'Parque Aquático' },
@@ -29,23 +18,6 @@ const sessao = {
   expira_apos_min: 720,
 };
 
-const leituraSchema = z.object({
-  resultado: z.enum(['liberado', 'recusado']),
-  acao: z.enum(['checkin', 'estorno', 'movimento']),
-  codigo: z.string(),
-  em: z.string(),
-  porta: z.string().describe('api, pista ou console'),
-  terminal: z.string().nullable(),
-  operador: z.string().nullable(),
-  titulo: z.string().describe('Em letras grandes: LIBERADO, JÁ UTILIZADO, FORA DA DATA...'),
-  mensagem: z.string().describe('A frase para a equipe'),
-  pessoas: z.array(z.object({ nome: z.string(), qr_code: z.string() })),
-  numero_pedido: z.string().nullable(),
-  lote: z.object({ nome_ingresso: z.string(), nome_lote: z.string(), data_uso: z.string() }).nullable(),
-  erro: z
-    .object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).nullable() })
-    .nullable(),
-});
 const leitura = {
   resultado: 'liberado',
   acao: 'checkin',
@@ -62,24 +34,6 @@ const leitura = {
   erro: null,
 };
 
-const pedidoViewSchema = z.object({
-  pedido: listedPedidoSchema,
-  pessoas: z.array(
-    z.object({
-      qr_code: z.string(),
-      nome: z.string(),
-      lote: z.string(),
-      data_uso: z.string(),
-      checkin_em: z.string().nullable(),
-      checkin_terminal: z.string().nullable(),
-      checkin_operador: z.string().nullable(),
-      estornado_em: z.string().nullable(),
-      estorno_terminal: z.string().nullable(),
-      estorno_operador: z.string().nullable(),
-    }),
-  ),
-  combo_qr_code: z.string().nullable().describe('O QR de grupo, para pedidos que vieram de um combo'),
-});
 const person = (i: 0 | 1, checkin: string | null) => ({
   qr_code: EXAMPLE_QRS[i],
   nome: examplePedido.lotes[0]!.dados[i]!.Nome,
@@ -98,15 +52,6 @@ const pedidoView = {
   combo_qr_code: null,
 };
 
-const alarmeSchema = z.object({
-  id: z.number().int(),
-  tipo: z.string(),
-  pista: z.string(),
-  em: z.string(),
-  detalhes: z.record(z.string(), z.unknown()).nullable(),
-  reconhecido_por: z.string().nullable(),
-  reconhecido_em: z.string().nullable(),
-});
 const alarme = {
   id: 7,
   tipo: 'carona',
@@ -116,8 +61,6 @@ const alarme = {
   reconhecido_por: 'Carla',
   reconhecido_em: '2026-11-21T12:41:00.000Z',
 };
-const operatorSchema = z.object({ id: z.number().int(), nome: z.string(), papel: z.enum(['atendente', 'supervisor']) });
-
 const REFUSED_WORDS =
   'Uma recusa vem no envelope de erro com o código do catálogo e, em `message`, a frase que a tela mostra à equipe (por exemplo "Ingresso já utilizado às 09:31 no terminal catraca-1").';
 
@@ -130,7 +73,7 @@ export const consoleDocs: Record<string, OperationDocs> = {
       'Entra no console com o nome do operador e seu PIN ou senha, e cria a sessão: o cookie `gate_console` (HttpOnly, SameSite=Strict) e o `csrf` da resposta, a enviar em X-CSRF-Token. `tenant` (o slug) só é necessário quando a caixa tem mais de um. Senha errada conta tentativas (`details.tentativas_restantes`); depois de 5 a conta fica bloqueada por 5 minutos (CONTA_BLOQUEADA). Um nome desconhecido responde como senha errada.',
     ok: {
       description: 'Sessão criada.',
-      schema: ok(sessaoSchema),
+      schema: consoleAnswers.sessao,
       examples: single('Sessão', sessao),
       headers: {
         'Set-Cookie': 'gate_console=<token>; Path=/; HttpOnly; SameSite=Strict (e Secure quando servido em HTTPS)',
@@ -143,19 +86,19 @@ export const consoleDocs: Record<string, OperationDocs> = {
     security: session,
     description:
       'A sessão do cookie: operador, papel, tenant, estação e o `csrf`. Uma sessão termina após o tempo sem uso indicado em `expira_apos_min`.',
-    ok: { description: 'A sessão.', schema: ok(sessaoSchema), examples: single('Sessão', sessao) },
+    ok: { description: 'A sessão.', schema: consoleAnswers.sessao, examples: single('Sessão', sessao) },
   },
   [routeKey('POST', '/api/console/sair')]: {
     security: sessionAndCsrf,
     description:
       'Encerra a sessão do cookie: o token deixa de valer no servidor e a resposta apaga o cookie do navegador.',
-    ok: { description: 'Sessão encerrada.', schema: ok(z.object({})), examples: single('Saiu', {}) },
+    ok: { description: 'Sessão encerrada.', schema: consoleAnswers.saiu, examples: single('Saiu', {}) },
   },
   [routeKey('POST', '/api/console/leitura')]: {
     security: sessionAndCsrf,
     description:
       'Uma leitura da estação de escaneamento: o check-in do código lido (pessoa, combo ou adicional; nunca um lote). Liberado ou recusado, a resposta é 200 com a leitura pronta para a tela (`resultado`, `titulo`, `mensagem`).',
-    ok: { description: 'A leitura.', schema: ok(leituraSchema), examples: single('Liberado', leitura) },
+    ok: { description: 'A leitura.', schema: consoleAnswers.leitura, examples: single('Liberado', leitura) },
     details: { SERVICE_UNAVAILABLE: WRITE_REFUSED },
   },
   [routeKey('GET', '/api/console/busca')]: {
@@ -164,22 +107,7 @@ export const consoleDocs: Record<string, OperationDocs> = {
       'Busca pedidos do tenant da sessão por número do pedido, QR code, nome (de quem comprou ou de uma pessoa), CPF ou e-mail; até 20 resultados, com o que foi encontrado.',
     ok: {
       description: 'Os pedidos encontrados.',
-      schema: ok(
-        z.object({
-          resultados: z.array(
-            z.object({
-              numero_pedido: z.string(),
-              status: z.string(),
-              cliente_nome: z.string(),
-              cliente_email: z.string(),
-              total_pessoas: count,
-              checkins: count,
-              data_uso: z.string().nullable(),
-              encontrado: z.string(),
-            }),
-          ),
-        }),
-      ),
+      schema: consoleAnswers.busca,
       examples: single('Um pedido', {
         resultados: [
           {
@@ -200,7 +128,7 @@ export const consoleDocs: Record<string, OperationDocs> = {
     security: session,
     description:
       'Um pedido do tenant da sessão no formato da listagem de vouchers, com o estado de check-in e estorno de cada pessoa.',
-    ok: { description: 'O pedido.', schema: ok(pedidoViewSchema), examples: single('Pedido', pedidoView) },
+    ok: { description: 'O pedido.', schema: consoleAnswers.pedido, examples: single('Pedido', pedidoView) },
     errors: ['ORDER_NOT_FOUND'],
   },
   [routeKey('POST', '/api/console/checkin')]: {
@@ -208,7 +136,7 @@ export const consoleDocs: Record<string, OperationDocs> = {
     description: `Check-in pelo balcão: de uma pessoa, de um grupo ou adicional (\`qr_code\`, um código) ou de um pedido inteiro (\`numero_pedido\`), com as regras do check-in da API. Responde a leitura e o pedido atualizado. ${REFUSED_WORDS}`,
     ok: {
       description: 'Check-in feito.',
-      schema: ok(z.object({ leitura: leituraSchema, pedido: pedidoViewSchema.nullable() })),
+      schema: consoleAnswers.checkin,
       examples: single('Liberado', { leitura, pedido: pedidoView }),
     },
     errors: CHECKIN_REFUSALS,
@@ -219,7 +147,7 @@ export const consoleDocs: Record<string, OperationDocs> = {
     description: `Estorno no mesmo dia, com \`motivo\` (3 a 200 caracteres, guardado no evento), de uma pessoa, grupo, adicional ou pedido, com as regras do estorno da API. ${SUPERVISOR} ${REFUSED_WORDS}`,
     ok: {
       description: 'Estorno feito.',
-      schema: ok(z.object({ mensagem: z.string(), pedido: pedidoViewSchema.nullable() })),
+      schema: consoleAnswers.estorno,
       examples: single('Estornado', { mensagem: 'Check-in estornado: 1 pessoa(s).', pedido: pedidoView }),
     },
     errors: [...REVERSAL_REFUSALS, 'PAPEL_INSUFICIENTE'],
@@ -230,16 +158,7 @@ export const consoleDocs: Record<string, OperationDocs> = {
     description: `O painel das pistas: cada pista como em GET /api/local/gates, as entradas de hoje, as 20 últimas leituras de todas as portas e os alarmes (carona, incêndio, dispositivo offline), os abertos primeiro. ${SUPERVISOR}`,
     ok: {
       description: 'O painel.',
-      schema: ok(
-        z.object({
-          configurado: z.boolean(),
-          alarme_incendio: fireAlarmSchema,
-          pistas: z.array(laneSchema),
-          entradas_hoje: count,
-          ultimas_leituras: z.array(leituraSchema),
-          alarmes: z.array(alarmeSchema),
-        }),
-      ),
+      schema: consoleAnswers.pistas,
       examples: single('Sem pistas', {
         configurado: false,
         alarme_incendio: null,
@@ -254,7 +173,11 @@ export const consoleDocs: Record<string, OperationDocs> = {
   [routeKey('POST', '/api/console/alarmes/:id/reconhecer')]: {
     security: sessionAndCsrf,
     description: `Reconhece um alarme do tenant, registrando quem e quando. Um id que não é de um alarme do tenant: NOT_FOUND, com a mensagem "Alarme não encontrado.". ${SUPERVISOR}`,
-    ok: { description: 'O alarme reconhecido.', schema: ok(alarmeSchema), examples: single('Reconhecido', alarme) },
+    ok: {
+      description: 'O alarme reconhecido.',
+      schema: consoleAnswers.alarme,
+      examples: single('Reconhecido', alarme),
+    },
     errors: ['NOT_FOUND', 'PAPEL_INSUFICIENTE'],
     details: { NOT_FOUND: [{ details: { id: 7 } }] },
   },
@@ -263,17 +186,7 @@ export const consoleDocs: Record<string, OperationDocs> = {
     description: `A sincronização com a nuvem em resumo: configurada, online, último pull e push, último erro, eventos pendentes e total de conflitos. ${SUPERVISOR}`,
     ok: {
       description: 'O resumo.',
-      schema: ok(
-        z.object({
-          configurado: z.boolean(),
-          online: z.boolean().nullable(),
-          ultimo_pull_em: z.string().nullable(),
-          ultimo_push_em: z.string().nullable(),
-          ultimo_erro: z.string().nullable(),
-          eventos_pendentes: count,
-          conflitos_total: count,
-        }),
-      ),
+      schema: consoleAnswers.sync,
       examples: single('Online', {
         configurado: true,
         online: true,
@@ -290,8 +203,9 @@ export const consoleDocs: Record<string, OperationDocs> = {
     security: session,
     description: `Os eventos que a nuvem não aceitou, como em GET /api/local/conflicts (filtro por \`tipo\`), em JSON ou, com \`formato=csv\`, em CSV. ${SUPERVISOR}`,
     ok: {
+      checked: false,
       description: 'Os conflitos, em JSON ou CSV.',
-      schema: conflictsAnswerSchema,
+      schema: consoleAnswers.conflitos,
       examples: single('Nenhum', { conflitos: [], total: 0 }),
       other: {
         'text/csv': {
@@ -307,13 +221,7 @@ export const consoleDocs: Record<string, OperationDocs> = {
     description: `Os operadores do tenant, com papel, se estão ativos e se estão bloqueados por senhas erradas. ${SUPERVISOR}`,
     ok: {
       description: 'Os operadores.',
-      schema: ok(
-        z.object({
-          operadores: z.array(
-            operatorSchema.extend({ ativo: z.boolean(), bloqueado_ate: z.string().nullable(), criado_em: z.string() }),
-          ),
-        }),
-      ),
+      schema: consoleAnswers.operadores,
       examples: single('Um operador', {
         operadores: [
           {
@@ -334,12 +242,7 @@ export const consoleDocs: Record<string, OperationDocs> = {
     description: `Cria um operador e responde o seu PIN, mostrado só desta vez. Um nome já usado no tenant é VALIDATION_ERROR em \`body.nome\`. ${SUPERVISOR}`,
     ok: {
       description: 'Operador criado.',
-      schema: ok(
-        z.object({
-          operador: operatorSchema,
-          pin: z.string().nullable().describe('PIN de uso único, mostrado só nesta resposta'),
-        }),
-      ),
+      schema: consoleAnswers.operadorCriado,
       examples: single('Criado', { operador: { id: 9, nome: 'Pedro', papel: 'atendente' }, pin: '482913' }),
     },
     errors: ['PAPEL_INSUFICIENTE'],
@@ -356,7 +259,7 @@ export const consoleDocs: Record<string, OperationDocs> = {
     description: `Desativa um operador do tenant e encerra as suas sessões. Um id que não é de um operador do tenant: NOT_FOUND, com a mensagem "Operador não encontrado.". ${SUPERVISOR}`,
     ok: {
       description: 'Operador desativado.',
-      schema: ok(z.object({ id: z.number().int(), ativo: z.literal(false) })),
+      schema: consoleAnswers.operadorDesativado,
       examples: single('Desativado', { id: 9, ativo: false }),
     },
     errors: ['NOT_FOUND', 'PAPEL_INSUFICIENTE'],
@@ -367,15 +270,7 @@ export const consoleDocs: Record<string, OperationDocs> = {
     description: `O relatório de um dia (\`data\`, padrão hoje no fuso do parque): entradas por hora e terminal e recusas por motivo, em JSON ou, com \`formato=csv\`, em CSV. ${SUPERVISOR}`,
     ok: {
       description: 'O relatório, em JSON ou CSV.',
-      schema: ok(
-        z.object({
-          data: z.string(),
-          total_entradas: count,
-          total_recusas: count,
-          por_hora: z.array(z.object({ hora: z.number().int().min(0).max(23), terminal: z.string(), entradas: count })),
-          recusas: z.array(z.object({ code: z.string(), titulo: z.string(), total: count })),
-        }),
-      ),
+      schema: consoleAnswers.relatorio,
       examples: single('Um dia', {
         data: '2026-11-21',
         total_entradas: 412,

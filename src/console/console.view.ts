@@ -4,25 +4,12 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
 import { errorCatalogue, type ErrorCode } from '../http/errors.js';
 import { loadOrders, voucherPedido } from '../orders/order.payload.js';
+import type { Leitura, PedidoConsole } from './console.answers.js';
 
 // What the console shows of a scan and of an order: the service's typed results worded for gate
 // staff in plain Portuguese (docs/console.md).
 
-export interface Leitura {
-  resultado: 'liberado' | 'recusado';
-  acao: ScanNotice['action'];
-  codigo: string;
-  em: string;
-  porta: string;
-  terminal: string | null;
-  operador: string | null;
-  titulo: string;
-  mensagem: string;
-  pessoas: { nome: string; qr_code: string }[];
-  numero_pedido: string | null;
-  lote: { nome_ingresso: string; nome_lote: string; data_uso: string } | null;
-  erro: { code: ErrorCode; message: string; details: Record<string, unknown> | null } | null;
-}
+export type { Leitura };
 
 const TITLES: Partial<Record<ErrorCode, string>> = {
   TICKET_ALREADY_USED: 'JÁ UTILIZADO',
@@ -195,11 +182,11 @@ export function createConsoleView({ db, clock }: { db: Db; clock: Clock }) {
    * The order as the vouchers listing shapes it (nothing marked), with each person's check-in state; null when not of
    * the tenant.
    */
-  function pedido(tenantId: number, numero: string) {
+  function pedido(tenantId: number, numero: string): PedidoConsole | null {
     const id = orderIdOf(q, tenantId, numero);
     if (id < 0) return null;
     const record = loadOrders(db, [id], null)[0]!;
-    const pessoas = q.peopleOf.all(id);
+    const pessoas = q.peopleOf.all(id) as PedidoConsole['pessoas'];
     // The group QR of a combo sold in `unico` mode is the order number (spec 3.3); the box shows it
     // for orders that came with a combo (an additional with a combo_id), not for every order.
     const fromCombo = record.additionals.some((a) => a.combo_id !== null);

@@ -1,9 +1,10 @@
+import type { Lane } from './gates.answers.js';
 import type { GateLaneStatus } from './lanes/gates.js';
 import { laneEventRow } from './lanes/lane-events.js';
 
 // A lane as GET /api/local/gates and the console's lanes panel show it (docs/lanes.md).
 
-export function lanePayload(l: GateLaneStatus) {
+export function lanePayload(l: GateLaneStatus): Lane {
   const last = l.lastResult ? laneEventRow(l.lastResult) : null;
   return {
     nome: l.name,

@@ -1,38 +1,7 @@
-import { z } from 'zod';
 import type { OperationDocs } from './openapi.js';
+import { healthAnswerSchema, liveAnswerSchema, readyAnswerSchema } from './box.answers.js';
 
 // Health and metrics (docs/operations.md) for the OpenAPI at /docs; shapes of health.routes.ts and metrics.ts.
-
-const part = z
-  .object({ ok: z.boolean(), motivo: z.string().optional() })
-  .catchall(z.unknown())
-  .describe('Uma parte da prontidão e, quando falha, o motivo');
-
-export const healthAnswerSchema = z.object({
-  success: z.literal(true),
-  data: z.object({
-    status: z.literal('ok'),
-    banco: z.literal('ok'),
-    versao: z.string(),
-    agora: z.string().describe('Hora da caixa, ISO 8601'),
-    fuso_horario: z.string(),
-  }),
-});
-export const liveAnswerSchema = z.object({
-  success: z.literal(true),
-  data: z.object({ status: z.literal('ok'), versao: z.string() }),
-});
-export const readyAnswerSchema = z.object({
-  success: z.literal(true),
-  data: z.object({
-    status: z.literal('ok'),
-    versao: z.string(),
-    partes: z
-      .record(z.string(), part)
-      .describe('banco, migracoes e, quando configurados, pistas, sincronizacao e relogio'),
-    avisos: z.array(z.string()).optional().describe('Partes que falham sem tirar a caixa do ar (o relógio)'),
-  }),
-});
 
 const NO_KEY = 'Não exige chave e não expõe dados.';
 

@@ -4,10 +4,14 @@ import { z } from 'zod';
 // Case-insensitive: .NET sends `True`/`False`, other clients `TRUE`, `DESC`.
 const lower = (v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : v);
 
-export const queryBoolean = z.preprocess(
-  lower,
-  z.enum(['true', 'false', '1', '0'], { message: 'use true ou false' }).transform((v) => v === 'true' || v === '1'),
-);
+// The pattern is written case by case (no `i` flag) because /docs shows the pattern and JSON Schema has no flags:
+// the document then accepts what the box accepts (`True`, `FALSE`, ` 1 `).
+const BOOLEAN_TEXT = /^\s*(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)\s*$/;
+export const queryBoolean = z
+  .string({ message: 'use true ou false' })
+  .regex(BOOLEAN_TEXT, { message: 'use true ou false' })
+  .transform((v) => ['true', '1'].includes(lower(v) as string))
+  .meta({ description: 'true, false, 1 ou 0, em qualquer caixa' });
 
 // Whole decimal numbers of any size (zod's int() refuses those beyond 2^53): a huge limit is still a
 // limit. Only decimal digits: Number() would also read 0x10, 1e3 or an empty string.

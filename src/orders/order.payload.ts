@@ -1,107 +1,16 @@
-import type { Selectable } from 'kysely';
-import type { Db } from '../db/open.js';
-import { defineQuery, inList } from '../db/query.js';
-import type { AdditionalsTable, LotsTable, OrdersTable, PeopleTable } from '../db/schema.js';
 import { fromCents, paymentTotals, toCents, type PaymentAdjustment, type PromotionDiscount } from './money.js';
+import type { Lote } from './order.schemas.js';
+import type { CheckinPedido, ComboPedido, ListedPedido, OrderModePedido, ReversedPerson } from './order.answers.js';
+import type { AdditionalRow, LotRow, OrderRecord, OrderRow, PersonRow } from './order.records.js';
 
-export type OrderRow = Selectable<OrdersTable>;
-export type LotRow = Selectable<LotsTable>;
-export type PersonRow = Pick<
-  Selectable<PeopleTable>,
-  'lot_id' | 'qr_code' | 'nome' | 'dados' | 'checkin_em' | 'checkin_dispositivo' | 'checkin_operador'
-> & {
-  sincronizado_em: string | null;
-};
-export type AdditionalRow = Selectable<AdditionalsTable>;
+// The stored text columns hold what the import schemas let through (order.schemas.ts): their values are the enums'.
+type Origem = ListedPedido['origem'];
 
-/** One order with everything its payloads are built from, for one calling API key. */
-export interface OrderRecord {
-  order: OrderRow;
-  lots: { lot: LotRow; people: PersonRow[] }[];
-  additionals: AdditionalRow[];
-}
+// The orders' payloads (2.1–2.7, 4.1, 4.2), built from the loaded rows; typed by their one description,
+// order.answers.ts (the rows' text columns hold what the import schemas let through).
 
-/** The person columns the payloads read (the others are not fetched: 4+ rows per order, on every check-in). */
-const personColumns = [
-  'people.lot_id',
-  'people.qr_code',
-  'people.nome',
-  'people.dados',
-  'people.checkin_em',
-  'people.checkin_dispositivo',
-  'people.checkin_operador',
-] as const;
-
-/**
- * The four queries of loadOrders, compiled once: for one order (`id = ?`, the check-in path) or for a
- * list of order ids (`ids`, one bound parameter: the listings).
- */
-function loadQueries(one: boolean) {
-  type P = { id: number; ids: readonly number[]; apiKeyId: number };
-  const ofOrder = (p: P) => (one ? p.id : inList(p.ids));
-  return {
-    orders: defineQuery((k, p: P) =>
-      k
-        .selectFrom('orders')
-        .selectAll()
-        .where('id', one ? '=' : 'in', ofOrder(p)),
-    ),
-    lots: defineQuery((k, p: P) =>
-      k
-        .selectFrom('lots')
-        .selectAll()
-        .where('order_id', one ? '=' : 'in', ofOrder(p))
-        .orderBy('order_id')
-        .orderBy('position'),
-    ),
-    people: defineQuery((k, p: P) =>
-      k
-        .selectFrom('people')
-        .leftJoin('voucher_marks', (j) =>
-          j.onRef('voucher_marks.person_id', '=', 'people.id').on('voucher_marks.api_key_id', '=', p.apiKeyId),
-        )
-        .select(personColumns)
-        .select('voucher_marks.sincronizado_em')
-        .where('people.order_id', one ? '=' : 'in', ofOrder(p))
-        .orderBy('people.order_id')
-        .orderBy('people.lot_id')
-        .orderBy('people.position'),
-    ),
-    additionals: defineQuery((k, p: P) =>
-      k
-        .selectFrom('additionals')
-        .selectAll()
-        .where('order_id', one ? '=' : 'in', ofOrder(p))
-        .orderBy('order_id')
-        .orderBy('position'),
-    ),
-  };
-}
-const ofOne = loadQueries(true);
-const ofMany = loadQueries(false);
-
-/** Loads orders (in the order of `orderIds`) with their lots, people, per-key marks and additionals. */
-export function loadOrders(db: Db, orderIds: readonly number[], apiKeyId: number | null): OrderRecord[] {
-  if (orderIds.length === 0) return [];
-  const q = orderIds.length === 1 ? ofOne : ofMany;
-  const args = { id: orderIds[0]!, ids: orderIds, apiKeyId: apiKeyId ?? -1 };
-  const orders = q.orders.all(db, args);
-  const lots = q.lots.all(db, args);
-  const people = q.people.all(db, args);
-  const additionals = q.additionals.all(db, args);
-
-  const byId = new Map<number, OrderRecord>();
-  for (const order of orders) byId.set(order.id, { order, lots: [], additionals: [] });
-  const lotsById = new Map<number, { lot: LotRow; people: PersonRow[] }>();
-  for (const lot of lots) {
-    const entry = { lot, people: [] as PersonRow[] };
-    lotsById.set(lot.id, entry);
-    byId.get(lot.order_id)?.lots.push(entry);
-  }
-  for (const person of people) lotsById.get(person.lot_id)?.people.push(person);
-  for (const a of additionals) byId.get(a.order_id)?.additionals.push(a);
-  return orderIds.map((id) => byId.get(id)).filter((r): r is OrderRecord => r !== undefined);
-}
+export { loadOrders } from './order.records.js';
+export type { AdditionalRow, LotRow, OrderRecord, OrderRow, PersonRow } from './order.records.js';
 
 const latest = (values: (string | null)[]) =>
   values.reduce<string | null>((m, v) => (v !== null && (m === null || v > m) ? v : m), null);
@@ -140,10 +49,10 @@ export type PersonState = Pick<
 const lotFields = (lot: LotRow) => ({
   ingresso_id: lot.ingresso_id,
   lote_mestre_id: lot.lote_mestre_id,
-  categoria: lot.categoria,
+  categoria: lot.categoria as Lote['categoria'],
   nome_ingresso: lot.nome_ingresso,
   nome_lote: lot.nome_lote,
-  tipo_ingresso: lot.tipo_ingresso,
+  tipo_ingresso: lot.tipo_ingresso as Lote['tipo_ingresso'],
   data_uso: lot.data_uso,
   valor_unitario: fromCents(lot.valor_unitario),
 });
@@ -207,14 +116,16 @@ const pedidoHead = (order: OrderRow, forCheckin: boolean) => ({
   numero_pedido: order.numero_pedido,
   status: order.status,
   pago_em: order.pago_em,
-  origem: order.origem,
+  origem: order.origem as Origem,
   pagamento: { valores: valores(order) },
   cupom: parse<{ codigo: string; nome: string }>(order.cupom),
   cliente: forCheckin ? clienteShort(order) : JSON.parse(order.cliente),
 });
 
 /** The order of the vouchers listing (2.1–2.7); with `forCheckin`, the single-QR check-in variant. */
-export function voucherPedido(r: OrderRecord, forCheckin = false) {
+export function voucherPedido(r: OrderRecord): ListedPedido;
+export function voucherPedido(r: OrderRecord, forCheckin: true): CheckinPedido;
+export function voucherPedido(r: OrderRecord, forCheckin = false): ListedPedido | CheckinPedido {
   const allPeople = r.lots.flatMap((l) => l.people);
   return {
     ...pedidoHead(r.order, forCheckin),
@@ -275,13 +186,13 @@ export function checkinPedidoJson(parts: CheckinPedidoParts, byLot: PersonState[
 }
 
 /** The order of a combo (group QR) check-in response: lots with pessoas[], short additionals. */
-export function comboPedido(r: OrderRecord) {
+export function comboPedido(r: OrderRecord): ComboPedido {
   const { order } = r;
   return {
     numero_pedido: order.numero_pedido,
     status: order.status,
     pago_em: order.pago_em,
-    origem: order.origem,
+    origem: order.origem as Origem,
     total: valores(order).total_pago,
     cliente: clienteShort(order),
     lotes: r.lots.map(({ lot, people }) => ({
@@ -307,7 +218,7 @@ export function comboPedido(r: OrderRecord) {
 }
 
 /** The order of an order-mode check-in response (4.1). */
-export function orderModePedido(r: OrderRecord) {
+export function orderModePedido(r: OrderRecord): OrderModePedido {
   return {
     numero_pedido: r.order.numero_pedido,
     status: r.order.status,
@@ -321,9 +232,7 @@ export function orderModePedido(r: OrderRecord) {
 }
 
 /** A person in a reversal response (4.2). */
-export const reversedPerson = (
-  p: Pick<Selectable<PeopleTable>, 'qr_code' | 'nome' | 'estornado_em' | 'estorno_dispositivo' | 'estorno_operador'>,
-) => ({
+export const reversedPerson = (p: ReversedPerson): ReversedPerson => ({
   qr_code: p.qr_code,
   nome: p.nome,
   estornado_em: p.estornado_em,

@@ -1,17 +1,8 @@
-import { z } from 'zod';
 import type { OperationDocs } from '../http/openapi.js';
-import { examplePedido, listedPedidoSchema } from './order.docs.js';
+import { vouchersAnswerSchema } from './order.answers.js';
+import { examplePedido } from './order.docs.js';
 
 // GET /api/v1/api-vouchers for the OpenAPI at /docs (envelope: docs/api.md, "Listings").
-
-export const vouchersAnswerSchema = z.object({
-  success: z.literal(true),
-  data: z.object({
-    pedidos: z.array(listedPedidoSchema),
-    total: z.number().int().min(0).describe('Pedidos nesta página'),
-    mensagem: z.string().optional().describe('Só numa página vazia: por que ela está vazia'),
-  }),
-});
 
 export const vouchersDocs: OperationDocs = {
   description: `Lista pedidos com seus vouchers, agrupados por comprador e lote, com o detalhamento de valores e a marcação de sincronização da chave que chama. Pedidos \`cancelado\` e \`reembolsado\` vêm junto com os pagos, com o status atual.

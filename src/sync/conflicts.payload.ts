@@ -1,9 +1,10 @@
+import type { Conflict } from './sync.answers.js';
 import type { EventRow } from './sync.repo.js';
 
 // A conflict with the cloud as GET /api/local/conflicts and the console's supervisor screen show it
 // (docs/sync.md, "Conflicts"), and its columns in the CSV.
 
-export const conflictPayload = (r: EventRow, localDate: (iso: string) => string) => ({
+export const conflictPayload = (r: EventRow, localDate: (iso: string) => string): Conflict => ({
   evento_id: r.id,
   ocorrido_em: r.occurred_at,
   data_local: localDate(r.occurred_at),

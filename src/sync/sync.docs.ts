@@ -1,109 +1,9 @@
-import { z } from 'zod';
 import type { OperationDocs } from '../http/openapi.js';
-import { CONFLICT_KINDS, PUSH_RESULTS } from './sync.repo.js';
+import { conflictsAnswerSchema, eventsAnswerSchema, syncStatusAnswerSchema } from './sync.answers.js';
 
-// The central office's routes (docs/sync.md) for the OpenAPI at /docs; shapes of sync.routes.ts.
-
-const when = z.string().nullable();
-const count = z.number().int().min(0);
 const PERMISSIONS = ['local:read'];
 
-export const syncStatusAnswerSchema = z.object({
-  success: z.literal(true),
-  data: z.object({
-    nuvem_configurada: z.boolean().describe('Esta caixa sincroniza o tenant da chave'),
-    online: z.boolean().nullable().describe('A nuvem respondeu à última chamada; null sem nuvem configurada'),
-    ultima_comunicacao_em: when,
-    ultimo_pull_ok_em: when,
-    ultimo_push_ok_em: when,
-    ultima_atualizacao_em: when,
-    ultima_atualizacao_completa_em: when,
-    ultimo_erro: z.object({ mensagem: z.string(), em: when }).nullable(),
-    fila: z.object({
-      pendentes: count,
-      em_nova_tentativa: count,
-      evento_mais_antigo_em: when,
-      proxima_tentativa_em: when,
-    }),
-    resultados: z
-      .record(z.enum(PUSH_RESULTS as [string, ...string[]]), count)
-      .describe('Eventos por resultado na nuvem'),
-    registros_rejeitados: z.object({
-      total: count,
-      recentes: z.array(z.object({ tipo: z.string(), referencia: z.string(), motivo: z.string(), em: z.string() })),
-    }),
-  }),
-});
-
-const conflictSchema = z.object({
-  evento_id: z.number().int(),
-  ocorrido_em: z.string(),
-  data_local: z.string().describe('Dia do evento no fuso do parque'),
-  acao: z.string(),
-  modo: z.string(),
-  codigo: z.string(),
-  qr_code: z.string().nullable(),
-  numero_pedido: z.string().nullable(),
-  terminal: z.string().nullable(),
-  operador: z.string().nullable(),
-  chave_api: z.string().nullable(),
-  tipo: z.enum(CONFLICT_KINDS as [string, ...string[]]).nullable(),
-  codigo_nuvem: z.string().nullable(),
-  mensagem_nuvem: z.string().nullable(),
-  em_nuvem: z.string().nullable(),
-  enviado_em: z.string().nullable(),
-  resolvido_em: z.string().nullable(),
-  tentativas: count,
-});
-
-export const conflictsAnswerSchema = z.object({
-  success: z.literal(true),
-  data: z.object({
-    conflitos: z.array(conflictSchema),
-    total: count.describe('Conflitos que atendem aos filtros, em todas as páginas'),
-    mensagem: z.string().optional(),
-  }),
-});
-
-const eventSchema = z.object({
-  id: z.number().int(),
-  ocorrido_em: z.string(),
-  acao: z.string().describe('checkin, estorno, entrada, reentrada, saida...'),
-  modo: z.string(),
-  codigo: z.string(),
-  qr_code: z.string().nullable(),
-  numero_pedido: z.string().nullable(),
-  resultado: z.string().describe('ok ou o código de erro'),
-  chave_api: z.string().nullable(),
-  terminal: z.string().nullable(),
-  operador: z.string().nullable(),
-  origem: z.string().describe('api, pista ou console'),
-  detalhes: z.record(z.string(), z.unknown()).nullable(),
-  relogio_suspeito: z
-    .string()
-    .nullable()
-    .describe('Por que o relógio da caixa era suspeito quando o evento foi gravado'),
-  nuvem: z.object({
-    situacao: z.string().describe('pendente, um resultado da nuvem, nao_enviado ou somente_local'),
-    tentativas: count,
-    enviado_em: when,
-    resolvido_em: when,
-    codigo: z.string().nullable(),
-    mensagem: z.string().nullable(),
-    em: when,
-  }),
-  sincronizado: z.boolean(),
-  sincronizado_em: when,
-});
-
-export const eventsAnswerSchema = z.object({
-  success: z.literal(true),
-  data: z.object({
-    eventos: z.array(eventSchema),
-    total: count.describe('Eventos nesta página'),
-    mensagem: z.string().optional(),
-  }),
-});
+// The central office's routes (docs/sync.md) for the OpenAPI at /docs; shapes of sync.routes.ts.
 
 export const syncStatusDocs: OperationDocs = {
   description:
@@ -162,6 +62,7 @@ export const conflictsDocs: OperationDocs = {
     'Os eventos que a nuvem não aceitou (já usado na nuvem, fora do prazo, cancelado na nuvem, outro), para a central resolver. Filtros por dia local (`desde`, `ate`, inclusive) e por `tipo`. Em CSV com `format=csv` ou `Accept: text/csv` (com `X-Total-Count`), uma linha por conflito com as mesmas colunas do JSON. `ate` antes de `desde` é VALIDATION_ERROR.',
   permissions: PERMISSIONS,
   ok: {
+    checked: false,
     description: 'Os conflitos, em JSON ou CSV.',
     schema: conflictsAnswerSchema,
     examples: {
@@ -184,6 +85,7 @@ export const eventsDocs: OperationDocs = {
     'O log de eventos da caixa (check-ins, estornos, movimentos e recusas, de todas as portas), cada um com a sua situação na nuvem, e com marcação por chave como nas listagens: por padrão a página devolvida é marcada para a chave que chama; `sincronizado=false` traz só o que esta chave ainda não recebeu; `marcar_sincronizado=false` apenas lê. Página: `limit` padrão 100, no máximo 1000.',
   permissions: PERMISSIONS,
   ok: {
+    checked: false,
     description: 'Uma página de eventos.',
     schema: eventsAnswerSchema,
     examples: {

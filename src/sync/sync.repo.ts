@@ -6,14 +6,7 @@ import { SENT_ACTIONS } from './outbox.repo.js';
 
 // Reads of the local API for the central office (sync.routes.ts).
 
-export const PUSH_RESULTS: readonly PushResult[] = [
-  'aceito',
-  'ja_utilizado_na_nuvem',
-  'fora_do_prazo',
-  'cancelado_na_nuvem',
-  'outro',
-];
-export const CONFLICT_KINDS = PUSH_RESULTS.filter((r) => r !== 'aceito') as Exclude<PushResult, 'aceito'>[];
+export { CONFLICT_KINDS, PUSH_RESULTS } from './sync.answers.js';
 
 export function syncSummary(db: Db, tenantId: number) {
   const k = db.kysely;

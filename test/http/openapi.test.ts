@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as checkinAnswers from '../../src/checkin/checkin.answers.js';
 import * as checkinDocs from '../../src/checkin/checkin.docs.js';
 import * as movementDocs from '../../src/checkin/movement.docs.js';
 import * as clientsDocs from '../../src/clients/clients.docs.js';
@@ -206,10 +207,10 @@ describe('responses', () => {
     const post = opAt('POST', '/api/v1/api-qrcode-checkin')!.responses[200]!.content!['application/json']!.examples!;
     expect(Object.keys(post).sort()).toEqual(['adicional', 'combo', 'lote', 'pedido', 'pessoa']);
     for (const e of Object.values(post))
-      expect(checkinDocs.checkinAnswerSchema.safeParse(e.value).error).toBeUndefined();
+      expect(checkinAnswers.checkinAnswerSchema.safeParse(e.value).error).toBeUndefined();
     const patch = opAt('PATCH', '/api/v1/api-qrcode-checkin')!.responses[200]!.content!['application/json']!.examples!;
     for (const e of Object.values(patch))
-      expect(checkinDocs.reversalAnswerSchema.safeParse(e.value).error).toBeUndefined();
+      expect(checkinAnswers.reversalAnswerSchema.safeParse(e.value).error).toBeUndefined();
   });
 });
 

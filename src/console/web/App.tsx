@@ -4,7 +4,7 @@ import { LiveContext, startLive, type Live, type LiveStatus } from './live';
 import { Login } from './Login';
 import { SessionContext } from './session';
 import { Shell } from './Shell';
-import type { Sessao } from './types';
+import type { Sessao } from '../console.answers';
 
 type Boot =
   | { state: 'checking' }

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, errorMessage } from './api';
 import { formatTime } from './format';
 import { rememberedStation, rememberStation } from './session';
-import type { Sessao } from './types';
+import type { Sessao } from '../console.answers';
 
 // The server says when the tenant is needed (a box with several parks): the field appears then.
 const isAboutTenant = (err: ApiError) =>

@@ -1,4 +1,4 @@
-import type { ApiErrorBody } from './types';
+import type { ApiErrorBody } from '../console.answers';
 
 /** A refusal or failure answered by the box (or the lack of an answer: code SEM_CONEXAO). */
 export class ApiError extends Error {

@@ -1,6 +1,6 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import type { Sessao } from './types';
+import type { Sessao } from '../console.answers';
 
 export const SessionContext = createContext<Sessao | null>(null);
 

@@ -1,4 +1,4 @@
-import type { Leitura } from './types';
+import type { Leitura } from '../console.answers';
 
 // Each result kind has its own tune, so the attendant knows the answer without looking. Made with
 // Web Audio: the box serves no audio files.

@@ -1,5 +1,5 @@
 import { formatDateTime, formatTime } from '../format';
-import type { Alarme } from '../types';
+import type { Alarme } from '../../console.answers';
 
 const KIND_LABEL: Record<string, string> = {
   carona: 'Carona (passagem sem liberação)',

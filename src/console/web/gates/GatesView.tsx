@@ -3,7 +3,7 @@ import { api, errorMessage } from '../api';
 import { formatTime } from '../format';
 import { useLiveEvent } from '../live';
 import { ErrorNote } from '../ui/ErrorNote';
-import type { Alarme, AlarmeIncendio, Leitura, PainelPistas, Pista } from '../types';
+import type { Alarme, AlarmeIncendio, Leitura, PainelPistas, Pista } from '../../console.answers';
 import { useLoad } from '../use-load';
 import { AlarmList } from './AlarmList';
 import { LaneCard } from './LaneCard';
@@ -13,14 +13,8 @@ function entriesByLane(e: PainelPistas['entradas_hoje']): {
   total: number | null;
   of: (lane: string) => number | null;
 } {
-  if (typeof e === 'number') return { total: e, of: () => null };
-  if (Array.isArray(e)) {
-    const m = new Map(e.map((x) => [x.pista, x.entradas]));
-    return { total: e.reduce((n, x) => n + x.entradas, 0), of: (lane) => m.get(lane) ?? 0 };
-  }
-  if (e && typeof e === 'object')
-    return { total: Object.values(e).reduce((n, x) => n + x, 0), of: (lane) => e[lane] ?? 0 };
-  return { total: null, of: () => null };
+  // The panel counts the day's entries of all lanes (console.answers.ts): no count per lane.
+  return { total: e, of: () => null };
 }
 
 const upsertAlarm = (list: Alarme[], a: Alarme) =>

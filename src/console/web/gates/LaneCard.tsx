@@ -1,5 +1,5 @@
 import { formatTime } from '../format';
-import type { Pista } from '../types';
+import type { Pista } from '../../console.answers';
 
 const RESULT_LABEL: Record<string, string> = {
   liberada: 'liberada',

@@ -1,5 +1,5 @@
 import { formatTimeSeconds } from '../format';
-import type { Leitura } from '../types';
+import type { Leitura } from '../../console.answers';
 
 const DOOR: Record<string, string> = { api: 'API', pista: 'Catraca', console: 'Console' };
 

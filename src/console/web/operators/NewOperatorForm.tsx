@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, errorMessage } from '../api';
-import type { Operador, Papel } from '../types';
+import type { Operador, Papel } from '../../console.answers';
 
 export function NewOperatorForm({ onCreated }: { onCreated: () => void }) {
   const [nome, setNome] = useState('');

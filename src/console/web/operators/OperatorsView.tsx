@@ -3,7 +3,7 @@ import { api, errorMessage } from '../api';
 import { formatDateTime } from '../format';
 import { useSession } from '../session';
 import { ErrorNote } from '../ui/ErrorNote';
-import type { Operador } from '../types';
+import type { Operador } from '../../console.answers';
 import { useLoad } from '../use-load';
 import { NewOperatorForm } from './NewOperatorForm';
 

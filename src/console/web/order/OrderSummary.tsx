@@ -1,6 +1,6 @@
 import { formatCpf, formatDateTime, formatMoney } from '../format';
 import { StatusBadge } from '../ui/StatusBadge';
-import type { Pedido } from '../types';
+import type { Pedido } from '../../console.answers';
 
 const STATUS_HINT: Record<string, string> = {
   cancelado: 'Pedido cancelado: ninguém deste pedido pode entrar.',

@@ -5,7 +5,7 @@ import { useLiveEvent } from '../live';
 import { lastSearchHref } from '../search/SearchView';
 import { isSupervisor, useSession } from '../session';
 import { ErrorNote } from '../ui/ErrorNote';
-import type { Leitura, PedidoConsole } from '../types';
+import type { Leitura, PedidoConsole } from '../../console.answers';
 import { useLoad } from '../use-load';
 import { useOrderActions } from './actions';
 import { FeedbackNote } from './FeedbackNote';

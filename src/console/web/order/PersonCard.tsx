@@ -1,13 +1,13 @@
 import { useState } from 'preact/hooks';
 import { formatDateTime } from '../format';
-import type { PessoaConsole } from '../types';
+import type { Pedido, PessoaConsole } from '../../console.answers';
 import type { Feedback, Target } from './actions';
 import { FeedbackNote } from './FeedbackNote';
 import { ReversalForm } from './ReversalForm';
 
 interface Props {
   qr: string;
-  dados: Record<string, string>;
+  dados: Pedido['lotes'][number]['dados'][number];
   pessoa: PessoaConsole | undefined;
   canReverse: boolean;
   busy: string | null;
@@ -34,7 +34,7 @@ export function PersonCard(props: Props) {
   const { qr, pessoa } = props;
   const [reversing, setReversing] = useState(false);
   const key = `pessoa:${qr}`;
-  const name = pessoa?.nome ?? props.dados.Nome ?? props.dados.nome ?? qr;
+  const name = String(pessoa?.nome ?? props.dados.Nome ?? props.dados.nome ?? qr);
   const fields = Object.entries(props.dados).filter(
     ([k, v]) => k !== 'qr_code' && v !== '' && v !== null && v !== name,
   );

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, errorMessage } from '../api';
-import type { Leitura, PedidoConsole } from '../types';
+import type { Leitura, PedidoConsole } from '../../console.answers';
 
 export interface Feedback {
   ok: boolean;

@@ -1,4 +1,4 @@
-import type { Relatorio } from '../types';
+import type { Relatorio } from '../../console.answers';
 
 // Dark, distinct colours that stay readable in sunlight and with white text next to them.
 const COLORS = ['#1f4e9c', '#b34700', '#0b6e3a', '#6b2a9c', '#222222', '#00727a', '#9c1f4e'];

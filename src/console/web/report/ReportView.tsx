@@ -3,7 +3,7 @@ import { api } from '../api';
 import { formatDate } from '../format';
 import { navigate } from '../router';
 import { ErrorNote } from '../ui/ErrorNote';
-import type { Relatorio } from '../types';
+import type { Relatorio } from '../../console.answers';
 import { useLoad } from '../use-load';
 import { HourChart } from './HourChart';
 

@@ -1,5 +1,5 @@
 import { formatDate, formatTimeSeconds } from '../format';
-import type { Leitura } from '../types';
+import type { Leitura } from '../../console.answers';
 
 export function ScanResult({ leitura }: { leitura: Leitura }) {
   const granted = leitura.resultado === 'liberado';

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorMessage } from '../api';
 import { formatTime } from '../format';
 import { play, soundKind } from '../sound';
-import type { Leitura } from '../types';
+import type { Leitura } from '../../console.answers';
 import { ScanResult } from './ScanResult';
 
 /** A desk scanner often sends the same code twice: a repeat this soon is not a new scan. */

@@ -4,7 +4,7 @@ import { formatDate } from '../format';
 import { href, navigate } from '../router';
 import { ErrorNote } from '../ui/ErrorNote';
 import { StatusBadge } from '../ui/StatusBadge';
-import type { ResultadoBusca } from '../types';
+import type { ResultadoBusca } from '../../console.answers';
 import { useLoad } from '../use-load';
 
 // The back link of an order returns to the search that found it.

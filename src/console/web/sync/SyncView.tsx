@@ -3,7 +3,7 @@ import { api } from '../api';
 import { formatAge, formatDateTime } from '../format';
 import { useLiveEvent } from '../live';
 import { ErrorNote } from '../ui/ErrorNote';
-import type { Conflito, SyncEstado } from '../types';
+import type { Conflito, SyncEstado } from '../../console.answers';
 import { useLoad } from '../use-load';
 
 const KINDS: [string, string][] = [
@@ -13,7 +13,7 @@ const KINDS: [string, string][] = [
   ['cancelado_na_nuvem', 'Cancelado na nuvem'],
   ['outro', 'Outro'],
 ];
-const kindLabel = (k: string) => KINDS.find(([v]) => v === k)?.[1] ?? k;
+const kindLabel = (k: string | null) => KINDS.find(([v]) => v === k)?.[1] ?? k ?? '—';
 
 function useNow(everyMs: number): number {
   const [now, setNow] = useState(Date.now());
