@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { describeClock } from '../clock-check.js';
 import { migrationState, type Db } from '../db/open.js';
 import { CANNOT_RECORD } from '../db/storage.js';
-import { healthDocs, liveDocs, readyDocs } from '../http/box.docs.js';
+import { healthDocs, liveDocs, readyDocs } from './status.docs.js';
 import { AppError } from '../http/errors.js';
 import { VERSION } from '../version.js';
 import type { BoxStatus } from './box-status.js';

@@ -6,7 +6,7 @@ import type { ScanNotice } from '../checkin/checkin.service.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
 import type { WriteQueue } from '../db/write-queue.js';
-import { metricsDocs } from '../http/box.docs.js';
+import { metricsDocs } from './status.docs.js';
 import { AppError } from '../http/errors.js';
 import type { BoxStatus, SyncStatus } from './box-status.js';
 

@@ -10,7 +10,7 @@ import { availabilityAnswerSchema, comboAnswerSchema, comboListAnswerSchema } fr
 import { consoleAnswers } from '../../src/console/console.answers.js';
 import { createOperator } from '../../src/operators/operators.repo.js';
 import { gatesAnswerSchema, laneEventsAnswerSchema } from '../../src/gate/gates.answers.js';
-import { healthAnswerSchema, liveAnswerSchema, readyAnswerSchema } from '../../src/http/box.answers.js';
+import { healthAnswerSchema, liveAnswerSchema, readyAnswerSchema } from '../../src/status/status.answers.js';
 import { errorEnvelopeSchema } from '../../src/http/error-envelope.js';
 import { vouchersAnswerSchema } from '../../src/orders/order.answers.js';
 import { EXAMPLE_ADDITIONAL_QR, EXAMPLE_QRS, examplePedido } from '../../src/orders/order.docs.js';

@@ -8,7 +8,7 @@ import { consoleDocs } from '../../src/console/console.docs.js';
 import { createOperator } from '../../src/operators/operators.repo.js';
 import { COOKIE } from '../../src/console/sessions.js';
 import * as gatesDocs from '../../src/gate/gates.docs.js';
-import * as boxDocs from '../../src/http/box.docs.js';
+import * as boxDocs from '../../src/status/status.docs.js';
 import { errorCatalogue, type ErrorCode } from '../../src/http/errors.js';
 import { errorEnvelopeSchema, SECURITY_SCHEMES, type OperationDocs } from '../../src/http/openapi.js';
 import * as vouchersDocs from '../../src/orders/vouchers.docs.js';

@@ -1,5 +1,5 @@
-import type { OperationDocs } from './openapi.js';
-import { healthAnswerSchema, liveAnswerSchema, readyAnswerSchema } from './box.answers.js';
+import type { OperationDocs } from '../http/openapi.js';
+import { healthAnswerSchema, liveAnswerSchema, readyAnswerSchema } from './status.answers.js';
 
 // Health and metrics (docs/operations.md) for the OpenAPI at /docs; shapes of health.routes.ts and metrics.ts.
 
