@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from 'vitest';
 import { laneConfigSchema } from '../../src/gate/lanes/lane-config.js';
-import { bootBox, createTestBox, UNREACHABLE_CLOUD, type TestBox } from '../support/box.js';
+import { bootWithIdleSync, createTestBox, type TestBox } from '../support/box.js';
 
 // The box's one status (src/status/box-status.ts): lanes, sync, storage and clock, computed in one place and read
 // by /health/ready, /metrics and the console's panels, which only word it.
@@ -44,14 +44,7 @@ it('one status: the lanes of the box tenant only, the sync of any tenant, storag
 it("with a sync worker, the status is its tenant's: configured, and what waits counted as it will be sent", async () => {
   box = await createTestBox();
   await box.app.close();
-  const synced = await bootBox({
-    db: box.db,
-    clock: box.clock,
-    logger: false,
-    tenant: 'parque',
-    cloud: UNREACHABLE_CLOUD,
-    syncSchedules: false,
-  });
+  const synced = await bootWithIdleSync(box);
   try {
     expect(synced.status.syncTenantId).toBe(box.tenantId);
     expect(synced.status.sync()).toMatchObject({ configured: true, online: null, waiting: 0 });

@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from 'vitest';
 import { laneConfigSchema } from '../../src/gate/lanes/lane-config.js';
-import { bootBox, createTestBox, UNREACHABLE_CLOUD, type TestBox } from '../support/box.js';
+import { bootBox, bootWithIdleSync, createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 import { checkin } from '../support/http.js';
 
@@ -73,14 +73,7 @@ it('the sync is stuck only when events wait over an hour while the cloud answers
   box = await createTestBox();
   // The box with a sync worker (never started): the test sets its state by hand.
   await box.app.close();
-  const synced = await bootBox({
-    db: box.db,
-    clock: box.clock,
-    logger: false,
-    tenant: 'parque',
-    cloud: UNREACHABLE_CLOUD,
-    syncSchedules: false,
-  });
+  const synced = await bootWithIdleSync(box);
   const { app } = synced;
   const { state } = synced.sync!;
   const ask = async () => {

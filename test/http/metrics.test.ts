@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from 'vitest';
 import { laneConfigSchema } from '../../src/gate/lanes/lane-config.js';
-import { bootBox, createTestBox, UNREACHABLE_CLOUD, type TestBox } from '../support/box.js';
+import { bootWithIdleSync, createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 import { checkin } from '../support/http.js';
 
@@ -78,14 +78,7 @@ it('shows the sync: online, ages of the last good pull and push, events waiting,
   );
   await box.app.close();
   // The box with a sync worker (never started): what the state above recorded, read back from the database.
-  const synced = await bootBox({
-    db: box.db,
-    clock: box.clock,
-    logger: false,
-    tenant: 'parque',
-    cloud: UNREACHABLE_CLOUD,
-    syncSchedules: false,
-  });
+  const synced = await bootWithIdleSync(box);
   const text = (await synced.app.inject({ method: 'GET', url: '/metrics' })).body;
   await synced.close();
   expect(value(text, 'gate_sync_online')).toBe(1);

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createApiKey } from '../../src/auth/api-keys.js';
 import { createBox, type BoxParts } from '../../src/box.js';
-import { createFixedClock } from '../../src/clock.js';
-import { migrateToLatest, openDatabase } from '../../src/db/open.js';
+import { createFixedClock, type Clock } from '../../src/clock.js';
+import { migrateToLatest, openDatabase, type Db } from '../../src/db/open.js';
 import type { GateSpec } from '../../src/gate/gate.start.js';
 import type { SyncSpec } from '../../src/sync/sync.start.js';
 import { upsertOrder } from '../../src/orders/orders.repo.js';
@@ -52,6 +52,20 @@ export async function bootBox(parts: Omit<BoxParts, 'database'> & { db: BoxParts
   const box = createBox({ ...rest, database: db });
   return { ...(await box.start()), close: () => box.close() };
 }
+
+/**
+ * The test box's database booted again with a sync worker that never starts and a cloud that never answers: the
+ * test sets the worker's state by hand. Close the test box's app first; close what this returns after.
+ */
+export const bootWithIdleSync = (box: { db: Db; clock: Clock }) =>
+  bootBox({
+    db: box.db,
+    clock: box.clock,
+    logger: false,
+    tenant: 'parque',
+    cloud: UNREACHABLE_CLOUD,
+    syncSchedules: false,
+  });
 
 export async function createTestBox(opts: TestBoxOptions = {}) {
   const dir = tempDir();
