@@ -7,6 +7,7 @@ import { healthDocs, liveDocs, readyDocs } from './status.docs.js';
 import { AppError } from '../http/errors.js';
 import { VERSION } from '../version.js';
 import type { BoxStatus } from './box-status.js';
+import type { HealthAnswer, LiveAnswer, ReadyAnswer, ReadyPart } from './status.answers.js';
 
 /** Events waiting this long while the cloud answers: the sync is stuck, not merely offline. */
 export const SYNC_STUCK_MS = 60 * 60_000;
@@ -17,7 +18,7 @@ interface HealthDeps {
   status: BoxStatus;
 }
 
-type Part = { ok: boolean; motivo?: string; [detail: string]: unknown };
+type Part = ReadyPart;
 
 /**
  * Parts that are reported without making the box unready: a wrong clock is no reason to stop the gates
@@ -25,74 +26,86 @@ type Part = { ok: boolean; motivo?: string; [detail: string]: unknown };
  */
 const ADVISORY = new Set(['relogio']);
 
+const databasePart = ({ db, status }: HealthDeps): Part => {
+  try {
+    db.statement('select 1').get();
+  } catch {
+    return { ok: false, motivo: 'banco de dados indisponível' };
+  }
+  const failing = status.storage();
+  return failing ? { ok: false, motivo: `${CANNOT_RECORD} (${failing})` } : { ok: true };
+};
+
+const migrationsPart = ({ db }: HealthDeps): Part => {
+  const { pending } = migrationState(db.sqlite);
+  return pending.length === 0
+    ? { ok: true }
+    : { ok: false, motivo: `migrações pendentes: ${pending.join(', ')} (gate migrate)` };
+};
+
+const lanesPart = ({ status }: HealthDeps): Part | null => {
+  const lanes = status.lanes();
+  if (!lanes) return null;
+  const down = lanes.lanes.flatMap((l) => [
+    ...(l.relay.online ? [] : [`${l.name}: relé ${l.relay.path} offline`]),
+    ...l.scanners.filter((s) => !s.up).map((s) => `${l.name}: leitor ${s.path} desconectado`),
+  ]);
+  return down.length === 0 ? { ok: true } : { ok: false, motivo: down.join('; ') };
+};
+
+const syncPart = ({ clock, status }: HealthDeps): Part | null => {
+  const s = status.syncTenantId === undefined ? null : status.sync();
+  if (!s) return null;
+  const oldest = s.oldestWaitingAt ? Date.parse(s.oldestWaitingAt) : null;
+  // Offline is normal for this box (it works without the cloud); stuck is the cloud answering and events not
+  // leaving.
+  if (s.online === true && oldest !== null && clock.now().getTime() - oldest > SYNC_STUCK_MS)
+    return { ok: false, motivo: `eventos aguardando envio desde ${s.oldestWaitingAt} com a nuvem respondendo` };
+  return {
+    ok: true,
+    ...(s.online === false ? { motivo: 'nuvem inacessível: a caixa segue registrando e envia depois' } : {}),
+  };
+};
+
+const clockPart = ({ status }: HealthDeps): Part | null => {
+  const s = status.clock();
+  if (!s) return null;
+  if (!s.suspeito) return { ok: true };
+  const times =
+    s.motivo === 'diferenca_da_nuvem'
+      ? { diferenca_segundos: s.diferenca_nuvem_segundos }
+      : { agora: s.agora, ultimo_evento_em: s.ultimo_evento_em };
+  return { ok: false, motivo: s.motivo!, ...times, mensagem: describeClock(s) };
+};
+
+/** Each part of readiness that applies to this box, with its reason when it fails. */
+const readyParts = (deps: HealthDeps): Record<string, Part> =>
+  Object.fromEntries(
+    Object.entries({
+      banco: databasePart(deps),
+      migracoes: migrationsPart(deps),
+      pistas: lanesPart(deps),
+      sincronizacao: syncPart(deps),
+      relogio: clockPart(deps),
+    }).filter(([, p]) => p !== null),
+  ) as Record<string, Part>;
+
 /**
  * GET /health (as always: the database readable and writable), /health/live (the process answers)
  * and /health/ready (database writable, migrations current, every lane's devices online, sync not
  * stuck; each part with its reason; the clock reported, never failing it). No key needed, no data exposed.
  */
 export const healthRoutes =
-  ({ db, clock, status }: HealthDeps): RouteRegistrar =>
+  (deps: HealthDeps): RouteRegistrar =>
   (app) => {
-    const { sqlite } = db;
+    const { db, clock, status } = deps;
     const tags = ['box'];
-
-    const database = (): Part => {
-      try {
-        db.statement('select 1').get();
-      } catch {
-        return { ok: false, motivo: 'banco de dados indisponível' };
-      }
-      const failing = status.storage();
-      return failing ? { ok: false, motivo: `${CANNOT_RECORD} (${failing})` } : { ok: true };
-    };
-
-    const migrationsPart = (): Part => {
-      const { pending } = migrationState(sqlite);
-      return pending.length === 0
-        ? { ok: true }
-        : { ok: false, motivo: `migrações pendentes: ${pending.join(', ')} (gate migrate)` };
-    };
-
-    const lanesPart = (): Part | null => {
-      const lanes = status.lanes();
-      if (!lanes) return null;
-      const down = lanes.lanes.flatMap((l) => [
-        ...(l.relay.online ? [] : [`${l.name}: relé ${l.relay.path} offline`]),
-        ...l.scanners.filter((s) => !s.up).map((s) => `${l.name}: leitor ${s.path} desconectado`),
-      ]);
-      return down.length === 0 ? { ok: true } : { ok: false, motivo: down.join('; ') };
-    };
-
-    const syncPart = (): Part | null => {
-      const s = status.syncTenantId === undefined ? null : status.sync();
-      if (!s) return null;
-      const oldest = s.oldestWaitingAt ? Date.parse(s.oldestWaitingAt) : null;
-      // Offline is normal for this box (it works without the cloud); stuck is the cloud answering and events not
-      // leaving.
-      if (s.online === true && oldest !== null && clock.now().getTime() - oldest > SYNC_STUCK_MS)
-        return { ok: false, motivo: `eventos aguardando envio desde ${s.oldestWaitingAt} com a nuvem respondendo` };
-      return {
-        ok: true,
-        ...(s.online === false ? { motivo: 'nuvem inacessível: a caixa segue registrando e envia depois' } : {}),
-      };
-    };
-
-    const clockPart = (): Part | null => {
-      const s = status.clock();
-      if (!s) return null;
-      if (!s.suspeito) return { ok: true };
-      const times =
-        s.motivo === 'diferenca_da_nuvem'
-          ? { diferenca_segundos: s.diferenca_nuvem_segundos }
-          : { agora: s.agora, ultimo_evento_em: s.ultimo_evento_em };
-      return { ok: false, motivo: s.motivo!, ...times, mensagem: describeClock(s) };
-    };
 
     // /health answers as it always has (compatibility): readable, then writable.
     app.get(
       '/health',
       { schema: { tags, summary: 'Banco de dados legível e gravável', docs: healthDocs } },
-      async () => {
+      async (): Promise<HealthAnswer> => {
         try {
           db.statement('select 1').get();
         } catch {
@@ -108,10 +121,14 @@ export const healthRoutes =
       },
     );
 
-    app.get('/health/live', { schema: { tags, summary: 'O processo responde', docs: liveDocs } }, async () => ({
-      success: true,
-      data: { status: 'ok', versao: VERSION },
-    }));
+    app.get(
+      '/health/live',
+      { schema: { tags, summary: 'O processo responde', docs: liveDocs } },
+      async (): Promise<LiveAnswer> => ({
+        success: true,
+        data: { status: 'ok', versao: VERSION },
+      }),
+    );
 
     app.get(
       '/health/ready',
@@ -122,16 +139,8 @@ export const healthRoutes =
           docs: readyDocs,
         },
       },
-      async () => {
-        const parts = Object.fromEntries(
-          Object.entries({
-            banco: database(),
-            migracoes: migrationsPart(),
-            pistas: lanesPart(),
-            sincronizacao: syncPart(),
-            relogio: clockPart(),
-          }).filter(([, p]) => p !== null),
-        ) as Record<string, Part>;
+      async (): Promise<ReadyAnswer> => {
+        const parts = readyParts(deps);
         const failing = Object.entries(parts).filter(([name, p]) => !p.ok && !ADVISORY.has(name));
         if (failing.length > 0)
           throw new AppError(

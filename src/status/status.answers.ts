@@ -3,7 +3,7 @@ import { z } from 'zod';
 // Health (docs/operations.md): the one description of what health.routes.ts builds, read by its types, the
 // routes' response schemas and /docs.
 
-const part = z
+export const readyPartSchema = z
   .strictObject({ ok: z.boolean(), motivo: z.string().optional() })
   .catchall(z.unknown())
   .describe('Uma parte da prontidão e, quando falha, o motivo');
@@ -28,8 +28,13 @@ export const readyAnswerSchema = z.strictObject({
     status: z.literal('ok'),
     versao: z.string(),
     partes: z
-      .record(z.string(), part)
+      .record(z.string(), readyPartSchema)
       .describe('banco, migracoes e, quando configurados, pistas, sincronizacao e relogio'),
     avisos: z.array(z.string()).optional().describe('Partes que falham sem tirar a caixa do ar (o relógio)'),
   }),
 });
+
+export type HealthAnswer = z.output<typeof healthAnswerSchema>;
+export type LiveAnswer = z.output<typeof liveAnswerSchema>;
+export type ReadyAnswer = z.output<typeof readyAnswerSchema>;
+export type ReadyPart = z.output<typeof readyPartSchema>;
