@@ -218,10 +218,10 @@ async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined,
 
   const checkin = use('portaria', startCheckin({ ...base, ...core, log, slots, movement, onResult: scans.emit }));
   const lanes = { lanes: parts.lanes, checkin: checkin.service, tenantId, storage, onGrant: grants.emit };
-  const gate = use('pistas', startGate({ ...base, ...lanes, log: childOf(log, 'pistas') }));
+  const gate = use('pistas', await startGate({ ...base, ...lanes, log: childOf(log, 'pistas') }));
   const sync = use(
     'nuvem',
-    startSync({ ...base, cloud: parts.cloud, log: childOf(log, 'sync'), tenantId, clockCheck }),
+    await startSync({ ...base, cloud: parts.cloud, log: childOf(log, 'sync'), tenantId, clockCheck }),
   );
   const status = use('estado', startStatus({ ...base, ...core, gates: gate.gates, sync: sync.worker, scans, grants }));
   const consoleOptions = { idleMinutes: parts.consoleIdleMinutes, pingMs: parts.consolePingMs };

@@ -8,7 +8,6 @@ import type { Log } from '../lib/log.js';
 import type { GateDevices, GatesInfo } from './lanes/gates.js';
 import { gatesRoutes } from './gates.routes.js';
 import type { LaneConfigFile } from './lanes/lane-config.js';
-import { startLanes } from './register.js';
 
 /** The lanes the box runs: the lanes file (GATE_CONFIG) and, in tests, the devices behind its ports. */
 export interface GateSpec {
@@ -25,8 +24,11 @@ export interface GatePart {
   close: (() => Promise<void>) | undefined;
 }
 
-/** The gate (src/box.ts starts it after the check-in core): the lanes on the box's one check-in service. */
-export function startGate({
+/**
+ * The gate (src/box.ts starts it after the check-in core): the lanes on the box's one check-in service. The drivers
+ * (serialport's native bindings among them) are loaded only on a box with lanes: a box without keeps their memory.
+ */
+export async function startGate({
   lanes,
   db,
   clock,
@@ -47,10 +49,10 @@ export function startGate({
   storage: StorageHealth;
   log: Log;
   onGrant: (lane: string, seconds: number) => void;
-}): GatePart {
+}): Promise<GatePart> {
   const gates =
     lanes &&
-    startLanes({
+    (await import('./register.js')).startLanes({
       config: lanes.config,
       ...(lanes.devices ? { devices: lanes.devices } : {}),
       db,

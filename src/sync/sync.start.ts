@@ -5,9 +5,9 @@ import type { ClockCheck } from '../clock-check.js';
 import type { CloudConfig } from '../config.js';
 import type { Db } from '../db/open.js';
 import type { Log } from '../lib/log.js';
-import { createCloudClient, type CloudClient } from './cloud-client.js';
+import type { CloudClient } from './cloud-client.js';
 import { syncRoutes } from './sync.routes.js';
-import { createSyncWorker, type SyncConfig, type SyncWorker } from './worker.js';
+import type { SyncConfig, SyncWorker } from './worker.js';
 
 /** The cloud the box syncs with (GATE_CLOUD_*); tests shrink the intervals through `tuning`. */
 export type SyncSpec = CloudConfig & Pick<SyncConfig, 'tuning'>;
@@ -25,9 +25,10 @@ export interface SyncPart {
 /**
  * The sync (src/box.ts starts it after the gate): built only when the cloud is configured (GATE_TENANT is then
  * required: config.ts), beside the check-in service, which never waits on it. Its schedules start once the box
- * listens (worker.start()).
+ * listens (worker.start()). The client and the worker (undici, node-cron) are loaded only then: a stand-alone box
+ * keeps their memory.
  */
-export function startSync({
+export async function startSync({
   cloud,
   db,
   clock,
@@ -43,27 +44,29 @@ export function startSync({
   auth: Auth;
   tenantId: number | undefined;
   clockCheck: ClockCheck;
-}): SyncPart {
-  const client =
-    cloud &&
-    createCloudClient({
-      url: cloud.url,
-      apiKey: cloud.apiKey,
-      integrationKey: cloud.integrationKey,
-      timeoutMs: cloud.timeoutMs,
-    });
-  const worker = cloud && client && createSyncWorker({ db, clock, log, config: cloud, client, tenantId: tenantId! });
+}): Promise<SyncPart> {
+  if (!cloud) return { worker: undefined, client: undefined, routes: routesOf({ db, clock, auth }), close: undefined };
+  const [{ createCloudClient }, { createSyncWorker }] = await Promise.all([
+    import('./cloud-client.js'),
+    import('./worker.js'),
+  ]);
+  const { url, apiKey, integrationKey, timeoutMs } = cloud;
+  const client = createCloudClient({ url, apiKey, integrationKey, timeoutMs });
+  const worker = createSyncWorker({ db, clock, log, config: cloud, client, tenantId: tenantId! });
   // The cloud's clock, as its answers' Date headers tell it: whether the box's own can be trusted.
-  worker?.onCloudDate(clockCheck.cloudDate);
+  worker.onCloudDate(clockCheck.cloudDate);
   return {
     worker,
     client,
-    routes: { local: [syncRoutes({ db, clock, auth, sync: worker })] },
-    close:
-      worker &&
-      (async () => {
-        await worker.stop();
-        await client?.close();
-      }),
+    routes: routesOf({ db, clock, auth }, worker),
+    close: async () => {
+      await worker.stop();
+      await client.close();
+    },
   };
 }
+
+/** /api/local/sync, /conflicts, /eventos: the local state, with or without a worker. */
+const routesOf = (deps: { db: Db; clock: Clock; auth: Auth }, worker?: SyncWorker): BoxRoutes => ({
+  local: [syncRoutes({ ...deps, sync: worker })],
+});
