@@ -6,7 +6,7 @@ import {
   orderModePedidoSchema,
   reversedPersonSchema,
 } from '../orders/order.answers.js';
-import { MAX_BATCH_CODES } from './checkin.rules.js';
+import { MAX_BATCH_CODES } from './rules/index.js';
 
 // The check-in and reversal answers (4.1, 4.2 and docs/api.md): the one description of what
 // checkin.payload.ts builds, read by its types, by the recorded answers' test and by /docs.

@@ -12,7 +12,8 @@ import {
   exampleReversed,
 } from '../orders/order.docs.js';
 import { checkinAnswerSchema, reversalAnswerSchema } from './checkin.answers.js';
-import { batchMessage, MAX_BATCH_CODES } from './checkin.rules.js';
+import { batchMessage } from './checkin.payload.js';
+import { MAX_BATCH_CODES } from './rules/index.js';
 
 // The check-in and reversal answers (4.1, 4.2 and docs/api.md) for the OpenAPI at /docs; the shapes
 // are checkin.answers.ts's.

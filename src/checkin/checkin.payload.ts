@@ -3,8 +3,11 @@ import { AppError } from '../http/errors.js';
 import { slotWriter, type ByteSlots, type Bytes } from '../lib/byte-slots.js';
 import { comboPedido, orderModePedido, reversedPerson, type OrderRecord } from '../orders/order.payload.js';
 import type { AdditionalCheckin, ComboCheckin, OrderCheckin, ReversalData } from './checkin.answers.js';
-import { batchMessage } from './checkin.rules.js';
 import type { CheckinResult, Granted, Reversed, ReversalResult } from './result.js';
+
+/** The batch answer's summary sentence (4.1: counts of successes and failures). */
+export const batchMessage = (ok: number, failed: number, verb: string) =>
+  `${ok + failed} código(s) processado(s): ${ok} ${verb} com sucesso, ${failed} com falha.`;
 
 // The HTTP door's words for the check-in service's results: the spec's `data` (4.1, 4.2), built
 // in the transaction of the change, so a batch shows each code's order as it was right after it.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { asJson, batchAnswer } from '../../src/checkin/checkin.payload.js';
 import type { CheckinResult } from '../../src/checkin/result.js';
-import { batchMessage } from '../../src/checkin/checkin.rules.js';
+import { batchMessage } from '../../src/checkin/checkin.payload.js';
 import { AppError } from '../../src/http/errors.js';
 import { createByteSlots } from '../../src/lib/byte-slots.js';
 
