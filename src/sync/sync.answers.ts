@@ -116,3 +116,4 @@ export const eventsAnswerSchema = z.strictObject({
 
 export type Conflict = z.output<typeof conflictSchema>;
 export type SyncEvent = z.output<typeof eventSchema>;
+export type EventsAnswer = z.output<typeof eventsAnswerSchema>;

@@ -11,6 +11,7 @@ import { dateString } from '../lib/wire.js';
 import { CONFLICT_COLUMNS, conflictPayload } from './conflicts.payload.js';
 import { toCsv } from '../lib/csv.js';
 import { conflictsDocs, eventsDocs, syncStatusDocs } from './sync.docs.js';
+import type { EventsAnswer, SyncEvent } from './sync.answers.js';
 import {
   CONFLICT_KINDS,
   eventsWaiting,
@@ -221,18 +222,18 @@ function eventsRoute(app: App, r: SyncRoutes) {
           return page.map((row) => ({ ...row, sincronizado_em: row.sincronizado_em ?? now }));
         })
         .immediate();
-      const eventos = rows.map((row) => ({
+      const eventos: SyncEvent[] = rows.map((row) => ({
         ...eventoPayload(row, synced),
         sincronizado: row.sincronizado_em !== null,
         sincronizado_em: row.sincronizado_em,
       }));
-      const data: Record<string, unknown> = { eventos, total: eventos.length };
+      const data: EventsAnswer['data'] = { eventos, total: eventos.length };
       if (eventos.length === 0)
         data.mensagem =
           q.sincronizado === false
             ? 'Nenhum evento novo para sincronizar com esta chave.'
             : 'Nenhum evento encontrado para os filtros informados.';
-      return { success: true, data };
+      return { success: true, data } satisfies EventsAnswer;
     },
   );
 }
