@@ -18,6 +18,7 @@ const FEATURES = [
   'operators',
   'orders',
   'retention',
+  'site',
   'status',
   'sync',
   'tenants',

@@ -12,6 +12,7 @@ import { keysCommand } from './cli/keys.js';
 import { operatorsCommand } from './cli/operators.js';
 import { osdpCommand } from './cli/osdp.js';
 import { serveCommand } from './cli/serve.js';
+import { siteCommand } from './cli/site.js';
 import { tenantsCommand } from './cli/tenants.js';
 import { USAGE } from './cli/usage.js';
 import { VERSION } from './version.js';
@@ -54,6 +55,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await demoCommand(args, io);
       case 'osdp':
         return await osdpCommand(args, io);
+      case 'site':
+        return await siteCommand(args, io);
       case undefined:
         io.stderr.write(USAGE);
         return EXIT.usage;
