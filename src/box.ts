@@ -21,7 +21,7 @@ import type { HttpLimits } from './http/connections.js';
 import { createByteSlots } from './lib/byte-slots.js';
 import { createClosers, type Closers } from './lib/closers.js';
 import { createListeners } from './lib/listeners.js';
-import type { Log } from './lib/log.js';
+import { silentLog, type Log } from './lib/log.js';
 import { startVouchers } from './orders/vouchers.start.js';
 import { startStatus } from './status/status.start.js';
 import type { BoxStatus } from './status/box-status.js';
@@ -106,7 +106,6 @@ function openHeld(file: string, closers: Closers): Db {
 }
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
-const SILENT: Log = { info: () => undefined, warn: () => undefined, error: () => undefined };
 type DemoSeed = Awaited<ReturnType<typeof seedDemoWithOperator>>;
 
 /**
@@ -117,7 +116,7 @@ type DemoSeed = Awaited<ReturnType<typeof seedDemoWithOperator>>;
  */
 export function createBox(parts: BoxParts): Box {
   const { logger } = parts;
-  const log: Log = logger || SILENT;
+  const log: Log = logger || silentLog;
   const closers = createClosers({
     onClosed: (name) => logger && logger.debug({ recurso: name }, 'closed'),
     onError: (name, error) => log.error({ recurso: name, err: message(error) }, 'closing failed'),

@@ -9,3 +9,11 @@ export interface Log {
   /** Chatty detail (frames, retries); a fake may leave it out. */
   debug?(obj: object, msg: string): void;
 }
+
+/** A logger that drops everything: a box started without one (tests, benchmarks), and lanes' logs no test reads. */
+export const silentLog: Log = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  debug: () => undefined,
+};
