@@ -1,5 +1,5 @@
 import { afterEach, expect, it } from 'vitest';
-import { laneConfigSchema } from '../../src/gate/lanes/lane-config.js';
+import { offlineLane } from '../support/lanes.js';
 import { bootWithIdleSync, createTestBox, type TestBox } from '../support/box.js';
 
 // The box's one status (src/status/box-status.ts): lanes, sync, storage and clock, computed in one place and read
@@ -8,19 +8,7 @@ import { bootWithIdleSync, createTestBox, type TestBox } from '../support/box.js
 let box: TestBox | undefined;
 afterEach(async () => box?.close());
 
-const lanes = {
-  config: laneConfigSchema.parse({
-    lanes: [
-      {
-        name: 'entrada-1',
-        direction: 'entrada',
-        operador: 'o',
-        scanners: [{ path: '/tmp/nowhere-status-scanner' }],
-        relay: { driver: 'lcus', path: '/tmp/nowhere-status-relay' },
-      },
-    ],
-  }),
-};
+const lanes = offlineLane('status');
 
 it('one status: the lanes of the box tenant only, the sync of any tenant, storage and clock; health and metrics say the same', async () => {
   box = await createTestBox({ lanes });

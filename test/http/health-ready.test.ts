@@ -1,5 +1,5 @@
 import { afterEach, expect, it } from 'vitest';
-import { laneConfigSchema } from '../../src/gate/lanes/lane-config.js';
+import { offlineLane } from '../support/lanes.js';
 import { bootBox, bootWithIdleSync, createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 import { checkin } from '../support/http.js';
@@ -44,21 +44,7 @@ it('live answers while the process does; ready checks the database and the migra
 
 it('ready fails while a lane’s relay or scanner is offline, naming the lane and the port', async () => {
   box = await createTestBox({
-    lanes: {
-      config: laneConfigSchema.parse({
-        areas: { parque: { capacidade: 500 } },
-        lanes: [
-          {
-            name: 'entrada-1',
-            direction: 'entrada',
-            area: 'parque',
-            operador: 'o',
-            scanners: [{ path: '/tmp/nowhere-ready-scanner' }],
-            relay: { driver: 'lcus', path: '/tmp/nowhere-ready-relay' },
-          },
-        ],
-      }),
-    },
+    lanes: offlineLane('ready', { capacity: 500 }),
   });
   const res = await get('/health/ready');
   expect(res.status).toBe(503);

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import { laneConfigSchema } from '../../src/gate/lanes/lane-config.js';
+import { offlineLane } from '../support/lanes.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 import { checkin } from '../support/http.js';
@@ -27,19 +27,7 @@ function promtool(text: string): Promise<{ code: number | null; output: string }
 
 it('promtool check metrics passes on the real /metrics of a box with a lane and scans', async () => {
   box = await createTestBox({
-    lanes: {
-      config: laneConfigSchema.parse({
-        lanes: [
-          {
-            name: 'entrada-1',
-            direction: 'entrada',
-            operador: 'o',
-            scanners: [{ path: '/tmp/nowhere-promtool-scanner' }],
-            relay: { driver: 'lcus', path: '/tmp/nowhere-promtool-relay' },
-          },
-        ],
-      }),
-    },
+    lanes: offlineLane('promtool'),
   });
   box.importOrders([makeOrder({ prefix: 'PT', dataUso: '2026-11-21', people: 1 })]);
   expect((await checkin(box, { qr_code: 'PT-1' })).status).toBe(200);

@@ -1,5 +1,5 @@
 import { afterEach, expect, it } from 'vitest';
-import { laneConfigSchema } from '../../src/gate/lanes/lane-config.js';
+import { offlineLane } from '../support/lanes.js';
 import { bootWithIdleSync, createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 import { checkin } from '../support/http.js';
@@ -16,21 +16,7 @@ const value = (text: string, series: string) =>
 
 it('counts scans by door and result with their latency, shows each lane device, and needs local:read from the LAN', async () => {
   box = await createTestBox({
-    lanes: {
-      config: laneConfigSchema.parse({
-        areas: { parque: { capacidade: 500 } },
-        lanes: [
-          {
-            name: 'entrada-1',
-            direction: 'entrada',
-            area: 'parque',
-            operador: 'o',
-            scanners: [{ path: '/tmp/nowhere-metrics-scanner' }],
-            relay: { driver: 'lcus', path: '/tmp/nowhere-metrics-relay' },
-          },
-        ],
-      }),
-    },
+    lanes: offlineLane('metrics', { capacity: 500 }),
   });
   box.importOrders([makeOrder({ prefix: 'MT', dataUso: '2026-11-21', people: 2 })]);
   expect((await checkin(box, { qr_code: 'MT-1' })).status).toBe(200);

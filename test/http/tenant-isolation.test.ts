@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/api-keys.js';
-import { laneConfigSchema } from '../../src/gate/lanes/lane-config.js';
+import { offlineLane } from '../support/lanes.js';
 import { seedClients } from '../clients/client-data.js';
 import { makeAvailability, makeCombo, seedAvailability, seedCombos, uuid } from '../combos/combo-data.js';
 import { createTestBox, type TestBox } from '../support/box.js';
@@ -141,21 +141,7 @@ async function outroApi() {
 beforeAll(async () => {
   box = await createTestBox({
     // Lanes for parque (the box's lane tenant), with a lane named like one in outro's old lane events.
-    lanes: {
-      config: laneConfigSchema.parse({
-        areas: { parque: { capacidade: 500 } },
-        lanes: [
-          {
-            name: TWIN.lane,
-            direction: 'entrada',
-            area: 'parque',
-            operador: 'o',
-            scanners: [{ path: '/tmp/nowhere-isolation' }],
-            relay: { driver: 'lcus', path: '/tmp/nowhere-isolation-relay' },
-          },
-        ],
-      }),
-    },
+    lanes: offlineLane('isolation', { name: TWIN.lane, capacity: 500 }),
   });
   const { sqlite } = box.db;
   const key = (tenantId: number, name: string, permissions: string[]) =>
