@@ -63,6 +63,17 @@ function checkpointsOnThisThread(sqlite: Db['sqlite']): string[] {
   return asked;
 }
 
+/** The WAL header's checkpoint sequence number (bytes 12–15, big-endian): SQLite adds one each time the WAL starts over. */
+function walRestarts(wal: string): number {
+  const header = Buffer.alloc(16);
+  const fd = fs.openSync(wal, 'r');
+  try {
+    return fs.readSync(fd, header, 0, 16, 0) === 16 ? header.readUInt32BE(12) : 0;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 describe('background checkpoints', () => {
   it('keeps the WAL from growing without bound and leaves nothing running after close', async () => {
     const { sqlite } = await fresh();
@@ -94,21 +105,28 @@ describe('background checkpoints', () => {
     const committed = checkpointInBackground(sqlite);
     const insert = sqlite.prepare("insert into tenants (slug, nome, created_at) values (?, ?, 'z')");
     const wal = path.join(dir, 'gate.db-wal');
+    const firstRestart = walRestarts(wal);
     let largest = 0;
-    // About 48 MB, 200 KB every 15 ms for about 4 s: three times the WAL size at which it should start over.
+    let written = 0;
+    // About 48 MB, 200 KB every 15 ms for about 4 s. How far the WAL gets before the worker catches up depends on
+    // this machine's disk; that it starts over, and that the file is then reused from its start, does not.
     for (let round = 0; round < 240; round++) {
       sqlite.transaction(() => {
         for (let i = 0; i < 50; i++) insert.run(`w-${round}-${i}`, 'x'.repeat(4000));
       })();
       committed();
+      written += 50 * 4096;
       largest = Math.max(largest, fs.statSync(wal).size);
       await new Promise((r) => setTimeout(r, 15));
     }
-    // The file is reused from its start once the WAL starts over (at 4,096 frames, 16 MB): it stops growing
-    // far below the 48 MB written.
-    expect(largest).toBeLessThan(28 * 1024 * 1024);
+    expect(walRestarts(wal) - firstRestart).toBeGreaterThanOrEqual(2);
+    expect(largest).toBeLessThan(written);
     expect(writerCheckpoints).toEqual([]);
-    expect(fs.statSync(path.join(dir, 'gate.db')).size).toBeGreaterThan(24 * 1024 * 1024);
+    // And the worker copies it all into the database with no more commits.
+    const dbFile = path.join(dir, 'gate.db');
+    for (let i = 0; i < 100 && fs.statSync(dbFile).size < 45 * 1024 * 1024; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(fs.statSync(dbFile).size).toBeGreaterThan(45 * 1024 * 1024);
   });
 
   it('never checkpoints on the writer’s thread, even with the WAL far past 16,384 frames while the worker cannot copy it', async () => {
