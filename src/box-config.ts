@@ -30,6 +30,7 @@ export function createBoxFromConfig(config: Config, { logger, out, env }: BoxRun
     tenant: config.tenant,
     lanes: lanesFile && { config: lanesFile.config },
     cloud: config.cloud,
+    siteLink: config.site,
     listen: { host: config.host, port: config.port },
     https,
     consoleIdleMinutes: config.consoleIdleMinutes,

@@ -25,6 +25,8 @@ import { silentLog, type Log } from './lib/log.js';
 import { startVouchers } from './orders/vouchers.start.js';
 import { startStatus } from './status/status.start.js';
 import type { BoxStatus } from './status/box-status.js';
+import { cloudKeyPrint, startSiteLink } from './site/site.start.js';
+import type { SiteConfig } from './site/site-config.js';
 import { startSync, type SyncSpec } from './sync/sync.start.js';
 import type { CloudClient } from './sync/cloud-client.js';
 import type { SyncWorker } from './sync/worker.js';
@@ -47,6 +49,8 @@ export interface BoxParts {
   lanes?: GateSpec | undefined;
   /** The cloud (GATE_CLOUD_*); a stand-alone box without. */
   cloud?: SyncSpec | undefined;
+  /** The site's hub (GATE_SITE_*); a single box without. */
+  siteLink?: SiteConfig | undefined;
   /** Whether the sync worker's schedules start once the box is up (default true; tests drive it by hand). */
   syncSchedules?: boolean | undefined;
   /** Where to listen; without, the box is served through app.inject only (tests). */
@@ -222,7 +226,12 @@ async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined,
     'nuvem',
     await startSync({ ...base, cloud: parts.cloud, log: childOf(log, 'sync'), tenantId, clockCheck }),
   );
-  const status = use('estado', startStatus({ ...base, ...core, gates: gate.gates, sync: sync.worker, scans, grants }));
+  const siteDeps = { ...base, link: parts.siteLink, checkin: checkin.service, tenantId, log: childOf(log, 'site') };
+  const site = use('site', await startSiteLink({ ...siteDeps, cloudKey: cloudKeyPrint(parts.cloud) }));
+  const status = use(
+    'estado',
+    startStatus({ ...base, ...core, gates: gate.gates, sync: sync.worker, site: site.info, scans, grants }),
+  );
   const consoleOptions = { idleMinutes: parts.consoleIdleMinutes, pingMs: parts.consolePingMs };
   const staff = use(
     'console',
@@ -236,7 +245,16 @@ async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined,
     ...(parts.httpLimits ? { httpLimits: parts.httpLimits } : {}),
     https: parts.https,
     routeDocs: staff.docs,
-    ...mergeRoutes(status.routes, sync.routes, gate.routes, checkin.routes, vouchers.routes, listings, staff.routes),
+    ...mergeRoutes(
+      status.routes,
+      sync.routes,
+      gate.routes,
+      checkin.routes,
+      vouchers.routes,
+      listings,
+      staff.routes,
+      site.routes,
+    ),
   });
   closers.push('http', () => closeApp(app));
   await app.ready();

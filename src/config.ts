@@ -4,6 +4,7 @@ import path from 'node:path';
 import cron from 'node-cron';
 import { z } from 'zod';
 import { describeIssues } from './lib/zod-issues.js';
+import { siteConfigOf, siteConfigSchema, type SiteConfig } from './site/site-config.js';
 
 const timeZone = z.string().refine(isTimeZone, { message: 'fuso horário IANA desconhecido (ex.: America/Sao_Paulo)' });
 const cronExpression = z
@@ -55,8 +56,10 @@ const configSchema = z
     GATE_SYNC_FULL_CRON: cronExpression.default('30 3 * * *'),
     GATE_SYNC_DAYS_AHEAD: z.coerce.number().int().min(0).max(60).default(3),
   })
+  .extend(siteConfigSchema.shape)
   .superRefine((c, ctx) => {
     const missing = (name: string, why: string) => ctx.addIssue({ code: 'custom', path: [name], message: why });
+    siteConfigOf(c, missing);
     if (c.GATE_TLS_CERT !== undefined && c.GATE_TLS_KEY === undefined)
       missing('GATE_TLS_KEY', 'obrigatória com GATE_TLS_CERT: o arquivo PEM da chave privada do certificado');
     if (c.GATE_TLS_KEY !== undefined && c.GATE_TLS_CERT === undefined)
@@ -110,6 +113,8 @@ export interface Config {
    * (src/http/tls.ts).
    */
   readonly tls?: { readonly certFile: string; readonly keyFile: string } | undefined;
+  /** The site's hub and this box's place in it (GATE_SITE_*, docs/site.md); undefined: a single box. */
+  readonly site?: SiteConfig | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -154,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       c.GATE_TLS_CERT === undefined
         ? undefined
         : Object.freeze({ certFile: path.resolve(c.GATE_TLS_CERT), keyFile: path.resolve(c.GATE_TLS_KEY!) }),
+    site: siteConfigOf(c, () => undefined),
   });
 }
 

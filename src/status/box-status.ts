@@ -2,6 +2,7 @@ import type { ClockCheck, ClockState } from '../clock-check.js';
 import type { Db } from '../db/open.js';
 import type { StorageHealth } from '../db/storage.js';
 import type { GatesInfo, GatesStatus } from '../gate/lanes/gates.js';
+import type { SiteInfo, SiteView } from '../site/site.answers.js';
 import type { SyncInfo } from '../sync/worker.js';
 import { CONFLICT_KINDS, eventsWaiting, syncSummary } from '../sync/sync.repo.js';
 
@@ -41,6 +42,8 @@ export interface BoxStatus {
   storage(): string | null;
   /** Whether the wall clock can be trusted; null when not checked. */
   clock(): ClockState | null;
+  /** The site as this box sees it; null on a single box (GATE_SITE_NATS_URLS unset). */
+  site(): SiteView | null;
   /** Whether the box runs a sync worker (its tenant) and lanes (theirs). */
   readonly syncTenantId: number | undefined;
   readonly lanesTenantId: number | undefined;
@@ -52,14 +55,17 @@ export function createBoxStatus({
   clockCheck,
   gates,
   sync,
+  site,
 }: {
   db: Db;
   storage: StorageHealth;
   clockCheck?: ClockCheck | undefined;
   gates?: GatesInfo | undefined;
   sync?: SyncInfo | undefined;
+  site?: SiteInfo | undefined;
 }): BoxStatus {
   return {
+    site: () => site?.view() ?? null,
     syncTenantId: sync?.tenantId,
     lanesTenantId: gates?.tenantId,
     lanes(tenantId = gates?.tenantId) {

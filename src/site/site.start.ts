@@ -1,0 +1,51 @@
+import { createHash } from 'node:crypto';
+import type { BoxRoutes } from '../app.js';
+import type { Auth } from '../auth/auth.js';
+import type { CheckinService } from '../checkin/checkin.service.js';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/open.js';
+import type { Log } from '../lib/log.js';
+import type { SiteInfo } from './site.answers.js';
+import type { SiteConfig } from './site-config.js';
+
+export interface SitePart {
+  /** What status, metrics and the console read; undefined on a single box. */
+  info: SiteInfo | undefined;
+  routes: BoxRoutes;
+  /** Publishes nothing more, drains what is in flight, closes the connection to the hub. */
+  close: (() => Promise<void>) | undefined;
+}
+
+/**
+ * The site link (src/box.ts starts it after the sync): only when GATE_SITE_NATS_URLS is set, and then its NATS
+ * client is loaded; a single box opens nothing. The box never waits for the hub: the link connects in the
+ * background and the check-in core decides alone until the hub answers.
+ */
+export async function startSiteLink(deps: {
+  link: SiteConfig | undefined;
+  db: Db;
+  clock: Clock;
+  auth: Auth;
+  checkin: CheckinService;
+  tenantId: number | undefined;
+  /** Fingerprint of this box's cloud key (the sync's), announced to the other boxes; undefined without a cloud. */
+  cloudKey: string | undefined;
+  log: Log;
+}): Promise<SitePart> {
+  if (!deps.link) return { info: undefined, routes: {}, close: undefined };
+  if (deps.tenantId === undefined)
+    throw new Error('o site precisa do tenant da caixa: defina GATE_TENANT (há mais de um tenant neste banco)');
+  const { startLink } = await import('./site-link.js');
+  return startLink({ ...deps, link: deps.link, tenantId: deps.tenantId });
+}
+
+/**
+ * What the box announces of its cloud key: enough to tell two boxes pulling with one key (sync marks are per key,
+ * so they would split the pages between them), nothing to recover the key from.
+ */
+export const cloudKeyPrint = (cloud: { url: string; apiKey: string } | undefined): string | undefined =>
+  cloud &&
+  createHash('sha256')
+    .update(`${new URL(cloud.url).host}\n${cloud.apiKey}`)
+    .digest('hex')
+    .slice(0, 16);
