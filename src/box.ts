@@ -26,7 +26,7 @@ import { startVouchers } from './orders/vouchers.start.js';
 import { startStatus } from './status/status.start.js';
 import type { BoxStatus } from './status/box-status.js';
 import { cloudKeyPrint, startSiteLink } from './site/site.start.js';
-import type { SiteConfig } from './site/site-config.js';
+import type { SiteConfig } from './site-config.js';
 import { startSync, type SyncSpec } from './sync/sync.start.js';
 import type { CloudClient } from './sync/cloud-client.js';
 import type { SyncWorker } from './sync/worker.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import cron from 'node-cron';
 import { z } from 'zod';
 import { describeIssues } from './lib/zod-issues.js';
-import { siteConfigOf, siteConfigSchema, type SiteConfig } from './site/site-config.js';
+import { siteConfigOf, siteConfigSchema, type SiteConfig } from './site-config.js';
 
 const timeZone = z.string().refine(isTimeZone, { message: 'fuso horário IANA desconhecido (ex.: America/Sao_Paulo)' });
 const cronExpression = z

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { BOX_NAME, natsUser } from '../site-config.js';
+
+export { BOX_NAME, natsUser };
 
 // The site hub's nats-server configuration (docs/site.md): one account for the park with JetStream, one user
 // per box with its own password, and nothing else a LAN peer could use — no anonymous user (never
 // `no_auth_user`), no route, leaf node or gateway listener, monitoring on the hub's loopback only. Read by Debian's
 // nats-server 2.9.10, whose configuration format this follows (nats-server's docs, "Configuration File").
-
-/** A box's name in the site: what GATE_SITE_BOX and GATE_SITE_BOXES say, and its NATS user `gate-<name>`. */
-export const BOX_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
 
 export interface HubOptions {
   boxes: string[];
@@ -24,8 +24,6 @@ export interface HubFiles {
   /** Each box's password, by box name: the file GATE_SITE_NATS_PASSWORD_FILE names on that box. */
   passwords: Map<string, string>;
 }
-
-export const natsUser = (box: string) => `gate-${box}`;
 
 /** Problems with a list of box names, each worded for the IT lead; empty when the list is good. */
 export function boxListProblems(boxes: string[]): string[] {

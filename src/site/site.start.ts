@@ -1,20 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { BoxRoutes } from '../app.js';
 import type { Auth } from '../auth/auth.js';
 import type { CheckinService } from '../checkin/checkin.service.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
 import type { Log } from '../lib/log.js';
-import type { SiteInfo } from './site.answers.js';
-import type { SiteConfig } from './site-config.js';
-
-export interface SitePart {
-  /** What status, metrics and the console read; undefined on a single box. */
-  info: SiteInfo | undefined;
-  routes: BoxRoutes;
-  /** Publishes nothing more, drains what is in flight, closes the connection to the hub. */
-  close: (() => Promise<void>) | undefined;
-}
+import type { SiteConfig } from '../site-config.js';
+import type { SitePart } from './site-link.js';
 
 /**
  * The site link (src/box.ts starts it after the sync): only when GATE_SITE_NATS_URLS is set, and then its NATS

@@ -1,10 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { BOX_NAME, natsUser } from './hub-config.js';
 
-// The site's settings (docs/site.md), read with the rest of the configuration (src/config.ts). All optional: with
-// GATE_SITE_NATS_URLS unset the box is a single box and opens nothing.
+// The site's settings (docs/site.md), read with the rest of the configuration (src/config.ts); the site link and
+// `gate site hub-config` live in src/site/. All optional: with GATE_SITE_NATS_URLS unset the box is a single box
+// and opens nothing.
+
+/** A box's name in the site: what GATE_SITE_BOX and GATE_SITE_BOXES say, and its NATS user `gate-<name>`. */
+export const BOX_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
+
+export const natsUser = (box: string) => `gate-${box}`;
 
 const HUB_URL = /^(nats|tls):\/\/[^\s/@]+(:\d{1,5})?$/;
 
