@@ -48,6 +48,9 @@ export const siteAnswerSchema = z.strictObject({
     estacionadas: z.number().int().describe('Movimentos de outras caixas de QR ainda desconhecido aqui'),
     decisoes_sem_site_hoje: z.number().int(),
     conflitos: z.number().int().describe('Conflitos duplo_no_site'),
+    chave_nuvem_repetida: z
+      .array(z.string())
+      .describe('Outras caixas que anunciam a mesma chave da nuvem que esta: alarme, e a caixa fica não pronta'),
     rejeitadas: z.record(z.enum(SITE_REJECT_REASONS), z.number().int()),
     caixas: z.array(siteBoxSchema),
   }),
