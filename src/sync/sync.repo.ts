@@ -44,6 +44,8 @@ export function syncSummary(db: Db, tenantId: number) {
       .where('tenant_id', '=', tenantId)
       .where('result', '=', 'ok')
       .where('action', 'in', SENT_ACTIONS)
+      // Movements applied from another box of the site are that box's to push (the outbox skips them).
+      .where('site_box', 'is', null)
       .where('id', '>', sql<number>`(select coalesce(max(event_id), 0) from sync_push where tenant_id = ${tenantId})`),
   );
   const rejects = all(
