@@ -1,6 +1,5 @@
 import { backoffDelay, type BackoffOptions } from './backoff.js';
 import { CloudUnavailableError } from './cloud-client.js';
-import { heldKeys } from './cloud-holds.js';
 import { createOutboxRepo, type OutboxRepo, type PendingRow } from './outbox.repo.js';
 import { classify, REVERSAL_NOT_SENT } from './push.classify.js';
 import type { SyncStepDeps } from './pull.js';
@@ -57,19 +56,13 @@ interface PushCtx {
   tx: <T>(work: () => T) => Promise<T>;
 }
 
-/**
- * Heads of line that are due: a QR whose oldest pending event waits for a retry, or for an earlier event of that
- * person made at another box of the site to be settled with the cloud there (`held`: cloud-holds.ts), blocks its
- * later events.
- */
-export function dueHeads(rows: PendingRow[], nowIso: string, held?: ReadonlyMap<string, number>): PendingRow[] {
+/** Heads of line that are due: a QR whose oldest pending event waits for a retry blocks its later events. */
+export function dueHeads(rows: PendingRow[], nowIso: string): PendingRow[] {
   const seen = new Set<string>();
   const due: PendingRow[] = [];
   for (const r of rows) {
     if (seen.has(r.chave)) continue;
     seen.add(r.chave);
-    const heldFrom = held?.get(r.chave);
-    if (heldFrom !== undefined && heldFrom < r.event_id) continue;
     if (r.next_attempt_at === null || r.next_attempt_at <= nowIso) due.push(r);
   }
   return due;
@@ -205,7 +198,7 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
       while ((await tx(() => repo.enqueue(ENQUEUE_SLICE))) === ENQUEUE_SLICE);
       let settled = 0;
       for (;;) {
-        const due = dueHeads(repo.pending(tuning.window), clock.nowIso(), heldKeys(db, tenantId));
+        const due = dueHeads(repo.pending(tuning.window), clock.nowIso());
         if (due.length === 0 || signal.aborted) break;
         const held = due.length;
         const toSend = await holdBackReversals(ctx, due);
