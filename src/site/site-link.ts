@@ -240,10 +240,11 @@ function hubClaims(p: {
       return answer;
     },
     async catchUp(subject) {
-      const newest = await p
-        .hub()
-        ?.latest(subject)
-        .catch(() => null);
+      // Bounded like a claim: a hub that stops answering now must not hold the scan.
+      const hub = p.hub();
+      const newest = hub
+        ? await Promise.race([hub.latest(subject).catch(() => null), sleep(p.link.casTimeoutMs).then(() => null)])
+        : null;
       if (newest) await p.applier.apply([newest], false);
     },
     compensate: (c: { id: string; movement: OwnMovement }) => p.undo.claim(c.id, messageOf(c.movement, c.id)),

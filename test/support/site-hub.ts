@@ -15,6 +15,8 @@ export interface TestHub {
   passwordFile(box: string): string;
   stop(): Promise<void>;
   restart(): Promise<void>;
+  /** While stopped: the hub loses its JetStream store (a wiped disk). */
+  wipeStore(): void;
   close(): Promise<void>;
 }
 
@@ -73,6 +75,7 @@ export async function startHub({ boxes }: { boxes: string[] }): Promise<TestHub>
       await stop();
       await start();
     },
+    wipeStore: () => fs.rmSync(storeDir, { recursive: true, force: true }),
     close: async () => {
       await stop();
       fs.rmSync(dir, { recursive: true, force: true });
