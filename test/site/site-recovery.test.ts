@@ -22,7 +22,7 @@ import { tempDir } from '../support/temp.js';
 const BOXES = ['norte', 'sul', 'leste'];
 const NOW = '2026-11-21T13:00:00.000Z';
 let hub: TestHub;
-let dirs: string[] = [];
+const dirs: string[] = [];
 const running: { close(): Promise<void> }[] = [];
 
 beforeEach(async () => {
