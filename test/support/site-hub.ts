@@ -37,7 +37,8 @@ export async function startHub({ boxes }: { boxes: string[] }): Promise<TestHub>
   const files = hubFiles({ boxes, listen: `127.0.0.1:${port}`, storeDir, monitorPort: await freePort() });
   const conf = path.join(dir, 'nats-server.conf');
   fs.writeFileSync(conf, files.config, { mode: 0o600 });
-  for (const [box, password] of files.passwords) fs.writeFileSync(path.join(dir, `senha-${box}`), password, { mode: 0o600 });
+  for (const [box, password] of files.passwords)
+    fs.writeFileSync(path.join(dir, `senha-${box}`), password, { mode: 0o600 });
   let server: ChildProcess | undefined;
   const start = () =>
     new Promise<void>((resolve, reject) => {
