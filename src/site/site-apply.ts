@@ -107,7 +107,7 @@ export function createApplier({
 
     /** Parked movements whose code this box now knows (after a cloud pull) are applied; the others stay. */
     async retryParked(): Promise<number> {
-      const rows = parked(db, tenantId, 500);
+      const rows = parked(db, tenantId, 100);
       if (rows.length === 0) return 0;
       return checkin.applyFacts(tenantId, (apply) => {
         let applied = 0;
