@@ -64,7 +64,11 @@ export function createApplier({
 
   function applyOne(apply: Apply, raw: RawMessage, orphans: SiteMessage[]): void {
     const decoded = decodeMessage(origin, raw.subject, raw.data);
-    if (!decoded.ok) return rejected(raw.seq, decoded.reason, decoded.detail);
+    if (!decoded.ok) {
+      // Skipped, but it is the subject's newest message now: the next claim there expects it.
+      advanceSubject(db, tenantId, raw.subject, raw.seq);
+      return rejected(raw.seq, decoded.reason, decoded.detail);
+    }
     if (decoded.kind === 'settled') {
       if (!decoded.mine) recordSettled(db, decoded.ids, clock.nowIso());
       return;
@@ -91,17 +95,19 @@ export function createApplier({
 
   return {
     /**
-     * Applies messages in stream order; `reached` true when they are the stream's next ones (the consumer), false
-     * for a ticket's newest message read after a lost claim (the stream's position does not move).
+     * Applies messages in stream order. 'stream': the stream's next ones (the consumer), in the background.
+     * 'ticket': a ticket's newest message read after a lost claim, for a scan that waits on it: the stream's
+     * position does not move.
      */
-    async apply(batch: RawMessage[], reached: boolean): Promise<void> {
+    async apply(batch: RawMessage[], from: 'stream' | 'ticket'): Promise<void> {
       if (batch.length === 0) return;
       const orphans: SiteMessage[] = [];
-      await checkin.applyFacts(tenantId, (apply) => {
+      const run = (apply: Apply) => {
         for (const raw of batch) applyOne(apply, raw, orphans);
         const last = batch.at(-1)!;
-        if (reached) setApplied(db, tenantId, last.seq, fingerprint(last.data));
-      });
+        if (from === 'stream') setApplied(db, tenantId, last.seq, fingerprint(last.data));
+      };
+      await checkin.applyFacts(tenantId, run, from === 'stream');
       for (const o of orphans) compensate(o);
     },
 
