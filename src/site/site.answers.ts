@@ -65,6 +65,8 @@ export type SiteRejectReason = (typeof SITE_REJECT_REASONS)[number];
 
 /** What the rest of the box reads of the site link: the status and metrics read `view()` at request time. */
 export interface SiteInfo {
+  /** The tenant whose movements the site shares (the box's, GATE_TENANT): keys and sessions of another see no site. */
+  readonly tenantId: number;
   view(): SiteView;
   /** Claim round trips (publish to ack), ms, since the last call: the metrics' histogram drains it. */
   drainClaimMs(): number[];

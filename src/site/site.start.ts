@@ -6,6 +6,10 @@ import type { Db } from '../db/open.js';
 import type { Log } from '../lib/log.js';
 import type { SiteConfig } from '../site-config.js';
 import type { SitePart } from './site-link.js';
+import { siteRoutes } from './site.routes.js';
+
+// The link mounts the same routes with its SiteInfo: routes: { local: [siteRoutes({ auth, site: info })] }.
+export { siteRoutes } from './site.routes.js';
 
 /**
  * The site link (src/box.ts starts it after the sync): only when GATE_SITE_NATS_URLS is set, and then its NATS
@@ -23,7 +27,8 @@ export async function startSiteLink(deps: {
   cloudKey: string | undefined;
   log: Log;
 }): Promise<SitePart> {
-  if (!deps.link) return { info: undefined, routes: {}, close: undefined };
+  if (!deps.link)
+    return { info: undefined, routes: { local: [siteRoutes({ auth: deps.auth, site: undefined })] }, close: undefined };
   if (deps.tenantId === undefined)
     throw new Error('o site precisa do tenant da caixa: defina GATE_TENANT (há mais de um tenant neste banco)');
   const { startLink } = await import('./site-link.js');

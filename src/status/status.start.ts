@@ -39,10 +39,14 @@ export function startStatus({
   site: SiteInfo | undefined;
   scans: Listeners<[ScanNotice]>;
   grants: Listeners<[lane: string, seconds: number]>;
-}): { status: BoxStatus; routes: BoxRoutes } {
+}): { status: BoxStatus; routes: BoxRoutes; close: () => void } {
   const status = createBoxStatus({ db, storage, clockCheck, gates, sync, site });
-  const metrics = createMetrics({ db, clock, status });
+  const metrics = createMetrics({ db, clock, status, site });
   scans.add(metrics.observe);
   grants.add(metrics.observeGrant);
-  return { status, routes: { local: [healthRoutes({ db, clock, status }), metricsRoutes({ metrics, auth })] } };
+  return {
+    status,
+    routes: { local: [healthRoutes({ db, clock, status }), metricsRoutes({ metrics, auth })] },
+    close: metrics.stop,
+  };
 }
