@@ -12,6 +12,7 @@ import * as boxDocs from '../../src/status/status.docs.js';
 import { errorCatalogue, type ErrorCode } from '../../src/http/errors.js';
 import { errorEnvelopeSchema, SECURITY_SCHEMES, type OperationDocs } from '../../src/http/openapi.js';
 import * as vouchersDocs from '../../src/orders/vouchers.docs.js';
+import * as siteDocs from '../../src/site/site.docs.js';
 import * as syncDocs from '../../src/sync/sync.docs.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
@@ -171,7 +172,17 @@ describe('responses', () => {
   });
 
   it('documents, at the catalogue’s status, every code each route declares', () => {
-    const modules = [checkinDocs, movementDocs, clientsDocs, combosDocs, gatesDocs, boxDocs, vouchersDocs, syncDocs];
+    const modules = [
+      checkinDocs,
+      movementDocs,
+      clientsDocs,
+      combosDocs,
+      gatesDocs,
+      boxDocs,
+      vouchersDocs,
+      syncDocs,
+      siteDocs,
+    ];
     const declared = [
       ...modules.flatMap((m) =>
         Object.values(m).filter(
