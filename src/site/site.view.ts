@@ -1,4 +1,4 @@
-import { SITE_REJECT_REASONS, type LocalReason, type SiteView } from './site.answers.js';
+import { SITE_REJECT_REASONS, type LocalReason, type SiteRejectReason, type SiteView } from './site.answers.js';
 
 // How the box words the site (docs/site.md, "O que a caixa mostra"): GET /api/local/site, readiness and the
 // console read the link's view through these, never its raw URLs.
@@ -59,3 +59,14 @@ export function cloudKeyAlarm(v: SiteView): string | null {
   const names = others.length === 1 ? `a caixa ${others[0]}` : `as caixas ${others.join(', ')}`;
   return `a chave da nuvem desta caixa é a mesma que ${names} anuncia${others.length === 1 ? '' : 'm'} no site: cada caixa precisa da sua própria chave (GATE_CLOUD_API_KEY), ou as páginas da nuvem se dividem entre elas`;
 }
+
+export const REJECT_REASON_TEXT: Record<SiteRejectReason, string> = {
+  nao_json: 'não é JSON',
+  grande_demais: 'maior que 8 KB',
+  esquema: 'campos inválidos',
+  versao: 'versão desconhecida',
+  outro_tenant: 'de outro tenant',
+  caixa_desconhecida: 'caixa fora de GATE_SITE_BOXES',
+  acao_desconhecida: 'ação desconhecida',
+  origem_forjada: 'origem forjada',
+};

@@ -233,6 +233,10 @@ describe('a real answer of every JSON operation of /docs', () => {
     ],
     'GET /api/console/pistas': [{ schema: consoleAnswers.pistas, run: () => get('/api/console/pistas', asConsole()) }],
     'GET /api/console/sync': [{ schema: consoleAnswers.sync, run: () => get('/api/console/sync', asConsole()) }],
+    'GET /api/console/site/modo': [
+      { schema: consoleAnswers.modoSite, run: () => get('/api/console/site/modo', asConsole()) },
+    ],
+    'GET /api/console/site': [{ schema: consoleAnswers.site, run: () => get('/api/console/site', asConsole()) }],
     'GET /api/console/conflitos': [
       {
         schema: consoleAnswers.conflitos,

@@ -5,6 +5,7 @@ import * as movementDocs from '../../src/checkin/movement.docs.js';
 import * as clientsDocs from '../../src/clients/clients.docs.js';
 import * as combosDocs from '../../src/combos/combos.docs.js';
 import { consoleDocs } from '../../src/console/console.docs.js';
+import { siteConsoleDocs } from '../../src/console/site.docs.js';
 import { createOperator } from '../../src/operators/operators.repo.js';
 import { COOKIE } from '../../src/console/sessions.js';
 import * as gatesDocs from '../../src/gate/gates.docs.js';
@@ -190,6 +191,7 @@ describe('responses', () => {
         ),
       ),
       ...Object.values(consoleDocs),
+      ...Object.values(siteConsoleDocs),
     ];
     expect(declared.length).toBe(ops.length);
     for (const docs of declared) {
