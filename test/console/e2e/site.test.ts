@@ -103,7 +103,7 @@ describe('the site in the console', () => {
     cb.site.set({ chave_nuvem_repetida: ['sul'], modo: 'local', motivo: 'falhas_seguidas', pendentes: 1 });
     const alarm = page.locator('.alarm-open', { hasText: 'Chave da nuvem repetida' });
     await alarm.waitFor();
-    expect(await alarm.textContent()).toContain('a chave da nuvem desta caixa é a mesma que a caixa sul anuncia');
+    expect(await alarm.textContent()).toContain('A chave da nuvem desta caixa é a mesma que a caixa sul anuncia');
     await page.locator('.sync-state', { hasText: 'MODO LOCAL' }).waitFor();
     expect(await banner().textContent()).toContain('1 movimento a publicar');
     expect(await screenProblems(page)).toEqual([]);
