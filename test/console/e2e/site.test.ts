@@ -110,4 +110,35 @@ describe('the site in the console', () => {
     await screenshots(page, 'site-alarme');
     await docImage(page, 'site', { fullPage: true });
   });
+
+  it('at 320 and 360 px (handhelds) the banner and the Site screen fit, long box names included', async () => {
+    const long = 'caixaportaonorteestacionamentoprincipal1';
+    const view = cb.site.view();
+    cb.site.set({
+      modo: 'local',
+      motivo: 'publicando_pendentes',
+      pendentes: 12_345,
+      chave_nuvem_repetida: [long],
+      caixas: [...view.caixas, { ...view.caixas[1]!, caixa: long }],
+    });
+    ({ context, page } = await openConsole(browser, cb, { hash: '#/site' }));
+    await signIn(page, SUPERVISOR, 'supervisao');
+    await page.locator('.alarm-open', { hasText: long }).waitFor();
+    await page.locator('table tbody tr', { hasText: long }).waitFor();
+    await banner().waitFor();
+    for (const width of [320, 360]) {
+      await page.setViewportSize({ width, height: 740 });
+      const sideways = await page.evaluate(() => {
+        const doc = (globalThis as any).document;
+        const w = doc.documentElement.clientWidth;
+        const out = [...doc.body.querySelectorAll('*')].filter((el: any) => {
+          const r = el.getBoundingClientRect();
+          return !el.closest('.visually-hidden, .skip') && r.width > 0 && r.right > w + 0.5;
+        });
+        return [doc.documentElement.scrollWidth - w, out.map((el: any) => el.tagName).join(',')];
+      });
+      expect(sideways, `${width} px`).toEqual([0, '']);
+    }
+    cb.site.set({ caixas: view.caixas });
+  });
 });
