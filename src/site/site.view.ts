@@ -22,18 +22,15 @@ export const siteOff = (): SiteView => ({
   caixas: [],
 });
 
-/** A hub address without user or password (nats://gate-norte:senha@hub:4222 → nats://hub:4222). */
+/**
+ * A hub address without user or password: nats://gate-norte:senha@hub:4222 → nats://hub:4222, and the same without
+ * a scheme (gate-norte:senha@hub:4222 → hub:4222, which nats.js accepts and URL would read as a scheme).
+ */
 export function hubAddress(url: string): string {
-  try {
-    const u = new URL(url);
-    if (!u.username && !u.password) return url;
-    u.username = '';
-    u.password = '';
-    return u.toString().replace(/\/$/, '');
-  } catch {
-    // Not a URL (host:port, as nats.js accepts): whatever precedes an @ is a credential.
-    return url.slice(url.lastIndexOf('@') + 1);
-  }
+  const at = url.lastIndexOf('@');
+  if (at < 0) return url;
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0] ?? '';
+  return scheme + url.slice(at + 1);
 }
 
 /** The view as it may leave the box: hub addresses without credentials, every rejection reason present. */

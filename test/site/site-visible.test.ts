@@ -73,6 +73,21 @@ describe('GET /api/local/site', () => {
     expect([d.modo, d.caixa, d.atraso, d.decisoes_sem_site_hoje, d.conflitos]).toEqual(['site', 'norte', 3, 4, 1]);
     expect(d.hub.urls).toEqual(['nats://10.0.0.5:4222']);
     expect(JSON.stringify(res.body)).not.toContain('s3nha');
+    // However the address was written: with a scheme or without, TLS, a token only, no credentials.
+    site.set({
+      hub: {
+        urls: [
+          'tls://gate-norte:s3nha@hub.lan:4222',
+          'gate-norte:s3nha@10.0.0.6:4222',
+          's3nha@hub2.lan',
+          'hub3.lan:4222',
+        ],
+        conectado: true,
+        replicas: 3,
+      },
+    });
+    const urls = (await getSite(key.local)).body.data.hub.urls;
+    expect(urls).toEqual(['tls://hub.lan:4222', '10.0.0.6:4222', 'hub2.lan', 'hub3.lan:4222']);
     // Every reason, 0 included, whatever the link left out.
     expect(Object.keys(d.rejeitadas).sort()).toEqual([...SITE_REJECT_REASONS].sort());
     expect(d.rejeitadas.esquema).toBe(2);
