@@ -39,7 +39,7 @@ export function startStatus({
   site: SiteInfo | undefined;
   scans: Listeners<[ScanNotice]>;
   grants: Listeners<[lane: string, seconds: number]>;
-}): { status: BoxStatus; routes: BoxRoutes; close: () => void } {
+}): { status: BoxStatus; routes: BoxRoutes; close: (() => void) | undefined } {
   const status = createBoxStatus({ db, storage, clockCheck, gates, sync, site });
   const metrics = createMetrics({ db, clock, status, site });
   scans.add(metrics.observe);
@@ -47,6 +47,7 @@ export function startStatus({
   return {
     status,
     routes: { local: [healthRoutes({ db, clock, status }), metricsRoutes({ metrics, auth })] },
-    close: metrics.stop,
+    // Only the site's claim times are drained on a timer: a single box has nothing to stop.
+    close: site ? metrics.stop : undefined,
   };
 }
