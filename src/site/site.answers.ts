@@ -65,9 +65,15 @@ export type SiteRejectReason = (typeof SITE_REJECT_REASONS)[number];
 
 /** What the rest of the box reads of the site link: the status and metrics read `view()` at request time. */
 export interface SiteInfo {
-  /** The tenant whose movements the site shares (the box's, GATE_TENANT): keys and sessions of another see no site. */
-  readonly tenantId: number;
   view(): SiteView;
   /** Claim round trips (publish to ack), ms, since the last call: the metrics' histogram drains it. */
   drainClaimMs(): number[];
+}
+
+/**
+ * The site link's SiteInfo with the tenant whose movements it shares (the box's, GATE_TENANT), as site.start.ts hands
+ * it to the box: keys and console sessions of another tenant see no site.
+ */
+export interface TenantSite extends SiteInfo {
+  readonly tenantId: number;
 }

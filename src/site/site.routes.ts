@@ -2,7 +2,7 @@ import type { RouteRegistrar } from '../app.js';
 import type { Auth } from '../auth/auth.js';
 import { guard } from '../auth/guard.js';
 import { siteDocs } from './site.docs.js';
-import type { SiteAnswer, SiteInfo } from './site.answers.js';
+import type { SiteAnswer, TenantSite } from './site.answers.js';
 import { publicView, siteOff } from './site.view.js';
 
 /**
@@ -11,7 +11,7 @@ import { publicView, siteOff } from './site.view.js';
  * `modo: 'desligado'` with zeros. Mounted by the site part: startSiteLink with the link off, the link itself on.
  */
 export const siteRoutes =
-  ({ auth, site }: { auth: Auth; site: SiteInfo | undefined }): RouteRegistrar =>
+  ({ auth, site }: { auth: Auth; site: TenantSite | undefined }): RouteRegistrar =>
   (app) => {
     const { onRequest, callerOf } = guard((request) => auth.apiKey(request, ['local:read']));
     app.get(

@@ -2,7 +2,7 @@ import type { ClockCheck, ClockState } from '../clock-check.js';
 import type { Db } from '../db/open.js';
 import type { StorageHealth } from '../db/storage.js';
 import type { GatesInfo, GatesStatus } from '../gate/lanes/gates.js';
-import type { SiteInfo, SiteView } from '../site/site.answers.js';
+import type { SiteView, TenantSite } from '../site/site.answers.js';
 import { publicView } from '../site/site.view.js';
 import type { SyncInfo } from '../sync/worker.js';
 import { CONFLICT_KINDS, eventsWaiting, syncSummary } from '../sync/sync.repo.js';
@@ -68,7 +68,7 @@ export function createBoxStatus({
   clockCheck?: ClockCheck | undefined;
   gates?: GatesInfo | undefined;
   sync?: SyncInfo | undefined;
-  site?: SiteInfo | undefined;
+  site?: TenantSite | undefined;
 }): BoxStatus {
   return {
     site: (tenantId = site?.tenantId) => (site && tenantId === site.tenantId ? publicView(site.view()) : null),

@@ -1,10 +1,10 @@
-import type { SiteInfo, SiteView } from '../../src/site/site.answers.js';
+import type { SiteView, TenantSite } from '../../src/site/site.answers.js';
 import { siteOff } from '../../src/site/site.view.js';
 
 // A site link as the rest of the box reads it (src/site/site.answers.ts), made in the test: the route, metrics,
 // readiness and the console take a SiteInfo, and this one says what the test sets.
 
-export interface FakeSite extends SiteInfo {
+export interface FakeSite extends TenantSite {
   /** Changes what the next view() says. */
   set(change: Partial<SiteView>): void;
   /** Claim round trips (ms) the next drainClaimMs() hands over. */
