@@ -9,9 +9,12 @@ import {
   screenProblems,
   screenshots,
   signIn,
+  startConsoleBox,
   SUPERVISOR,
 } from '../../support/console-browser.js';
+import { startHub } from '../../support/site-hub.js';
 import { startSiteConsoleBox } from '../../support/site-console.js';
+import { eventually } from '../../support/sync-gate.js';
 
 // The site in the console (issue 23, "Visible"): every operator sees a banner while the box decides without the
 // other entrances; the supervisor has the site's panel (boxes, lag, conflicts, rejected messages, the cloud-key
@@ -140,5 +143,42 @@ describe('the site in the console', () => {
       expect(sideways, `${width} px`).toEqual([0, '']);
     }
     cb.site.set({ caixas: view.caixas });
+  });
+});
+
+describe('through a real box on a real hub', () => {
+  it('the banner appears when the hub goes away and leaves once the box is back on the site', async () => {
+    const hub = await startHub({ boxes: ['norte', 'sul'] });
+    const real = await startConsoleBox({
+      siteLink: {
+        urls: [hub.url],
+        box: 'norte',
+        boxes: ['norte', 'sul'],
+        user: 'gate-norte',
+        passwordFile: hub.passwordFile('norte'),
+        caFile: undefined,
+        casTimeoutMs: 150,
+        replicas: 1,
+      },
+    });
+    try {
+      await eventually('on the site', () => real.box.status.site()?.modo === 'site');
+      ({ context, page } = await openConsole(browser, real, { hash: '#/leitura' }));
+      await signIn(page, ATTENDANT);
+      await page.getByLabel('Código do ingresso').waitFor();
+      expect(await banner().count()).toBe(0);
+
+      // The link notices a silent hub within seconds; a loaded machine gets more patience.
+      await hub.stop();
+      await banner().waitFor({ timeout: 30_000 });
+      expect(await banner().textContent()).toContain('Modo local: esta caixa decide sem as outras entradas');
+
+      await hub.restart();
+      await banner().waitFor({ state: 'detached', timeout: 30_000 });
+    } finally {
+      await context?.close();
+      await real.close();
+      await hub.close();
+    }
   });
 });
