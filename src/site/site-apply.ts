@@ -10,6 +10,7 @@ import {
   ownBySiteId,
   park,
   parked,
+  recordSettled,
   reject,
   setApplied,
   setPublished,
@@ -64,6 +65,10 @@ export function createApplier({
   function applyOne(apply: Apply, raw: RawMessage, orphans: SiteMessage[]): void {
     const decoded = decodeMessage(origin, raw.subject, raw.data);
     if (!decoded.ok) return rejected(raw.seq, decoded.reason, decoded.detail);
+    if (decoded.kind === 'settled') {
+      if (!decoded.mine) recordSettled(db, decoded.ids, clock.nowIso());
+      return;
+    }
     const m = decoded.message;
     // This box's own: published (it is in site_moves), or a claim still being committed (this run), or an orphan
     // of a crash (an earlier run on this database). A run this database never had is an earlier life of the box
@@ -102,7 +107,7 @@ export function createApplier({
 
     /** Parked movements whose code this box now knows (after a cloud pull) are applied; the others stay. */
     async retryParked(): Promise<number> {
-      const rows = parked(db, tenantId, 500);
+      const rows = parked(db, tenantId, 100);
       if (rows.length === 0) return 0;
       return checkin.applyFacts(tenantId, (apply) => {
         let applied = 0;

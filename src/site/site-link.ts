@@ -10,7 +10,7 @@ import type { SiteConfig } from '../site-config.js';
 import { VERSION } from '../version.js';
 import { SITE_REJECT_REASONS, type SiteInfo, type SiteView } from './site.answers.js';
 import { createApplier } from './site-apply.js';
-import { createBacklog, messageOf } from './site-backlog.js';
+import { createBacklog, createSettledNotices, messageOf } from './site-backlog.js';
 import { createSiteDecisions, type HubClaims } from './site-claims.js';
 import { createConsumer } from './site-consumer.js';
 import { connectHub, listen, type Hub } from './site-hub.js';
@@ -61,6 +61,7 @@ export async function startLink(deps: LinkDeps): Promise<SitePart> {
     hub && mode.connected() ? hub.publish(subject, id, body, PUBLISH_TIMEOUT_MS) : Promise.resolve(null);
   const backlog = createBacklog({ db, tenantId, origin, publish });
   const undo = createCompensations({ origin, publish, log });
+  const announceSettled = createSettledNotices({ db, tenantId, origin, publish });
   const applier = createApplier({ checkin, db, tenantId, origin, clock, log, compensate: undo.orphan });
   const consumer = createConsumer({ apply: (batch) => applier.apply(batch, true), from: () => applied() + 1, log });
   const presence = createPresence({ origin, version: VERSION, cloudKey: deps.cloudKey, now: () => Date.now() });
@@ -111,7 +112,7 @@ export async function startLink(deps: LinkDeps): Promise<SitePart> {
       consumer.saw(await hub.lastSeq());
       mode.answered(true);
       if (mode.mayReturn() && !syncing) await goOnline();
-      else if (mode.online()) void backlog.drain();
+      else if (mode.online()) void backlog.drain().then(announceSettled);
       void undo.publish();
     } catch {
       mode.failed();
