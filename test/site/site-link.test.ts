@@ -84,7 +84,11 @@ describe('the site link', () => {
     expect((await checkin(b, { qr_code: 'S-2', terminal: 'sul-1' })).status).toBe(200);
     expect(a.status.site()).toMatchObject({ pendentes: 1, decisoes_sem_site_hoje: 1 });
     await hub.restart();
-    await eventually('back to site', () => a.status.site()?.modo === 'site' && b.status.site()?.modo === 'site', 20_000);
+    await eventually(
+      'back to site',
+      () => a.status.site()?.modo === 'site' && b.status.site()?.modo === 'site',
+      20_000,
+    );
     await eventually('conflicts', () => a.status.site()!.conflitos === 1 && b.status.site()!.conflitos === 1);
     expect(a.status.site()).toMatchObject({ pendentes: 0 });
   });

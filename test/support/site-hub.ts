@@ -15,6 +15,8 @@ export interface TestHub {
   passwordFile(box: string): string;
   stop(): Promise<void>;
   restart(): Promise<void>;
+  /** While stopped: the hub loses its JetStream store (a wiped disk). */
+  wipeStore(): void;
   close(): Promise<void>;
 }
 
@@ -35,7 +37,8 @@ export async function startHub({ boxes }: { boxes: string[] }): Promise<TestHub>
   const files = hubFiles({ boxes, listen: `127.0.0.1:${port}`, storeDir, monitorPort: await freePort() });
   const conf = path.join(dir, 'nats-server.conf');
   fs.writeFileSync(conf, files.config, { mode: 0o600 });
-  for (const [box, password] of files.passwords) fs.writeFileSync(path.join(dir, `senha-${box}`), password, { mode: 0o600 });
+  for (const [box, password] of files.passwords)
+    fs.writeFileSync(path.join(dir, `senha-${box}`), password, { mode: 0o600 });
   let server: ChildProcess | undefined;
   const start = () =>
     new Promise<void>((resolve, reject) => {
@@ -73,6 +76,7 @@ export async function startHub({ boxes }: { boxes: string[] }): Promise<TestHub>
       await stop();
       await start();
     },
+    wipeStore: () => fs.rmSync(storeDir, { recursive: true, force: true }),
     close: async () => {
       await stop();
       fs.rmSync(dir, { recursive: true, force: true });
