@@ -224,10 +224,15 @@ describe('the cloud across the site’s boxes', () => {
       () => person(norte, 'S-1').checkin_em === null && person(norte, 'S-2').checkin_em !== null,
     );
 
-    for (let round = 0; round < 2; round++) {
-      await norte.sync!.pushNow();
+    await norte.sync!.pushNow();
+    // sul's reversal of norte's check-in goes once norte told the site the cloud settled it.
+    await eventually('all at the cloud', async () => {
       await sul.sync!.pushNow();
-    }
+      return cloud.applied().length === 3;
+    });
+    // Pushing again sends nothing more, from either box.
+    await norte.sync!.pushNow();
+    await sul.sync!.pushNow();
     expect(cloud.applied().map((r) => [r.action, r.qr_code, r.terminal, r.key_name])).toEqual([
       ['checkin', 'S-1', 'norte-1', 'gate-box'],
       ['checkin', 'S-2', 'sul-1', 'gate-sul'],
@@ -235,5 +240,40 @@ describe('the cloud across the site’s boxes', () => {
     ]);
     expect(cloud.answers().filter((a) => a.result !== 'ok')).toEqual([]);
     for (const box of [norte, sul]) expect(box.status.sync()).toMatchObject({ waiting: 0, conflictsTotal: 0 });
+  });
+
+  it('a reversal at sul of norte’s check-in waits while norte is cut from the cloud, and follows its check-in', async () => {
+    // norte reaches the cloud through the proxy the test cuts; sul straight.
+    const [norte, sul] = [await siteBox('norte'), await siteBox('sul', cloudOf('sul', cloud.origin))];
+    expect((await checkin(norte, { qr_code: 'S-1', terminal: 'norte-1' })).status).toBe(200);
+    await eventually('S-1 at sul', () => person(sul, 'S-1').checkin_em !== null);
+    expect((await reverse(sul, { qr_code: 'S-1', terminal: 'sul-1' })).status).toBe(200);
+    expect((await checkin(sul, { qr_code: 'S-3', terminal: 'sul-1' })).status).toBe(200);
+    await eventually('reversal at norte', () => person(norte, 'S-1').checkin_em === null);
+
+    await cloud.proxy.down();
+    await expect(norte.sync!.pushNow()).rejects.toThrow();
+    await sul.sync!.pushNow();
+    // sul's own S-3 goes; the reversal of norte's S-1 waits, still counted as waiting.
+    expect(cloud.applied().map((r) => [r.action, r.qr_code])).toEqual([['checkin', 'S-3']]);
+    expect(cloud.answers().filter((a) => a.result !== 'ok')).toEqual([]);
+    expect(sul.status.sync()).toMatchObject({ waiting: 1 });
+
+    await cloud.proxy.up();
+    norte.clock.advance(60_000); // past the failed send's backoff
+    await norte.sync!.pushNow();
+    // norte tells the site its check-in is settled; sul's reversal then goes.
+    await eventually('reversal at the cloud', async () => {
+      await sul.sync!.pushNow();
+      return cloud.applied().length === 3;
+    });
+    expect(cloud.applied().map((r) => [r.action, r.qr_code, r.key_name])).toEqual([
+      ['checkin', 'S-3', 'gate-sul'],
+      ['checkin', 'S-1', 'gate-box'],
+      ['estorno', 'S-1', 'gate-sul'],
+    ]);
+    expect(cloud.answers().filter((a) => a.result !== 'ok')).toEqual([]);
+    expect(cloud.person('S-1')!.checkin_em).toBeNull();
+    expect(sul.status.sync()).toMatchObject({ waiting: 0, conflictsTotal: 0 });
   });
 });
