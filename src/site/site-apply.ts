@@ -70,7 +70,7 @@ export function createApplier({
       return rejected(raw.seq, decoded.reason, decoded.detail);
     }
     if (decoded.kind === 'settled') {
-      if (!decoded.mine) recordSettled(db, decoded.ids, clock.nowIso());
+      if (!decoded.mine) recordSettled(db, decoded.settled, clock.nowIso());
       return;
     }
     const m = decoded.message;

@@ -1,5 +1,6 @@
 import type { Db } from '../db/open.js';
 import { all, first, inList, run } from '../db/query.js';
+import type { PushResult } from '../db/schema.js';
 import type { SiteRejectReason } from './site.answers.js';
 
 // The site's tables (migrations/0013_site.ts): synchronous, short statements, run inside the write queue's
@@ -252,7 +253,7 @@ export const settledUnannounced = (db: Db, tenantId: number, limit: number) =>
     db.kysely
       .selectFrom('site_moves as s')
       .innerJoin('sync_push as p', 'p.event_id', 's.event_id')
-      .select(['s.event_id', 's.site_id'])
+      .select(['s.event_id', 's.site_id', 'p.resultado'])
       .where('s.tenant_id', '=', tenantId)
       .where('s.nuvem_anunciada', '=', 0)
       .where('p.status', '=', 'concluido')
@@ -263,7 +264,9 @@ export const settledUnannounced = (db: Db, tenantId: number, limit: number) =>
 export const markAnnounced = (db: Db, eventIds: readonly number[]) =>
   run(db, db.kysely.updateTable('site_moves').set({ nuvem_anunciada: 1 }).where('event_id', 'in', inList(eventIds)));
 
-export function recordSettled(db: Db, siteIds: readonly string[], at: string): void {
-  const insert = db.sqlite.prepare('INSERT OR IGNORE INTO site_settled (site_id, settled_at) VALUES (?, ?)');
-  for (const id of siteIds) insert.run(id, at);
+export function recordSettled(db: Db, settled: readonly (readonly [string, PushResult])[], at: string): void {
+  const insert = db.sqlite.prepare(
+    'INSERT OR IGNORE INTO site_settled (site_id, resultado, settled_at) VALUES (?, ?, ?)',
+  );
+  for (const [id, resultado] of settled) insert.run(id, resultado, at);
 }

@@ -276,4 +276,26 @@ describe('the cloud across the site’s boxes', () => {
     expect(cloud.person('S-1')!.checkin_em).toBeNull();
     expect(sul.status.sync()).toMatchObject({ waiting: 0, conflictsTotal: 0 });
   });
+
+  it('a reversal at sul of norte’s check-in that the cloud refused is closed unsent, as on one box', async () => {
+    const [norte, sul] = [await siteBox('norte'), await siteBox('sul')];
+    await cloud.checkinAtCloud('S-2'); // a turnstile of the cloud let S-2 in already
+    expect((await checkin(norte, { qr_code: 'S-2', terminal: 'norte-1' })).status).toBe(200);
+    await eventually('S-2 at sul', () => person(sul, 'S-2').checkin_em !== null);
+    expect((await reverse(sul, { qr_code: 'S-2', terminal: 'sul-1' })).status).toBe(200);
+    await norte.sync!.pushNow(); // refused: already used at the cloud
+    await eventually('sul told, its reversal closed', async () => {
+      await sul.sync!.pushNow();
+      return sul.status.sync()!.waiting === 0;
+    });
+    // The cloud's own entry is not undone by sul's reversal of a check-in it never accepted.
+    expect(cloud.applied().filter((r) => r.action === 'estorno')).toEqual([]);
+    expect(cloud.person('S-2')!.checkin_em).not.toBeNull();
+    const row = sul.db.sqlite
+      .prepare(
+        "select p.resultado, p.cloud_code from sync_push p join events e on e.id = p.event_id where e.action = 'estorno'",
+      )
+      .get();
+    expect(row).toEqual({ resultado: 'outro', cloud_code: 'CHECKIN_NAO_ACEITO' });
+  });
 });
