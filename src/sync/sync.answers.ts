@@ -104,8 +104,11 @@ const eventSchema = z.strictObject({
     .string()
     .nullable()
     .describe('Por que o relógio da caixa era suspeito quando o evento foi gravado'),
+  caixa: z.string().optional().describe('Num site: a caixa que fez este movimento, quando não foi esta'),
   nuvem: z.strictObject({
-    situacao: z.string().describe('pendente, um resultado da nuvem, nao_enviado ou somente_local'),
+    situacao: z
+      .string()
+      .describe('pendente, um resultado da nuvem, nao_enviado, somente_local ou outra_caixa (quem envia é ela)'),
     tentativas: count,
     enviado_em: when,
     resolvido_em: when,

@@ -99,6 +99,7 @@ const eventColumns = [
   'e.source',
   'e.relogio_suspeito',
   'e.details',
+  'e.site_box',
   'p.status as push_status',
   'p.attempts',
   'p.first_sent_at',
