@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runClosedLoop, runFixedRate, type Child, type LoadResult } from './load.js';
+import type { Observed } from './observe.js';
 import { measured, summarise, type Measured } from './report.js';
 import type { BenchHub } from './site-hub.js';
 import { boxFile, door, paced, visibleAt, when, CHECKIN } from './site-load.js';
@@ -38,6 +39,7 @@ export async function visibility(r: Rig, scans: number) {
   const a = door(r.a.port, r.apiKey);
   const b = boxFile(r.files.b);
   const rows: { status: number; answered: number; visible: number }[] = [];
+  const [stopA, stopB] = [await r.a.observe(), await r.b().observe()];
   try {
     for (let i = 0; i < 20; i++) await visibleAt(a, b, r.people()); // warm-up
     for (let i = 0; i < scans; i++) {
@@ -48,7 +50,7 @@ export async function visibility(r: Rig, scans: number) {
     await a.close();
     b.close();
   }
-  return rows;
+  return { rows, a: await stopA(), b: await stopB() };
 }
 
 export interface FixedRound {
@@ -62,6 +64,7 @@ export async function fixedRate(r: Rig, o: { rate: number; seconds: number; stre
   const single = loadOf(r, r.single, r.singlePeople, 'bench-single', 1);
   for (const l of [site, single]) await runClosedLoop({ ...l, connections: 10, amount: 2000 }); // warm-up
   const rounds: FixedRound[] = [];
+  const [stopA, stopB, stopSingle] = [await r.a.observe(), await r.b().observe(), await r.single.observe()];
   const run = (l: typeof site, pid: number) =>
     measured(r.pids(), pid, () => runFixedRate({ ...l, rate: o.rate, seconds: o.seconds, streams: o.streams }));
   for (let i = 0; i < o.rounds; i++) {
@@ -72,7 +75,7 @@ export async function fixedRate(r: Rig, o: { rate: number; seconds: number; stre
       rounds.push({ site: await run(site, r.a.pid), single: s });
     }
   }
-  return rounds;
+  return { rounds, a: await stopA(), b: await stopB(), single: await stopSingle() };
 }
 
 export interface CatchUp {
@@ -85,6 +88,8 @@ export interface CatchUp {
   firstToLastMs: number;
   modeSiteMs: number;
   during: ReturnType<typeof summarise> & { statuses: Record<number, number> };
+  /** B's own view of the catch-up: server-side latency, event-loop delay, GC, commits. */
+  observed: Observed;
   reference: ReturnType<typeof summarise>;
 }
 
@@ -102,6 +107,7 @@ export async function catchUp(r: Rig, movements: number, rate: number): Promise<
   const t0 = performance.now();
   const b = await r.restartB();
   const tReady = performance.now();
+  const stopB = await b.observe();
   const file = boxFile(r.files.b);
   let firstAt = NaN;
   const appliedAll = when(
@@ -119,6 +125,7 @@ export async function catchUp(r: Rig, movements: number, rate: number): Promise<
   const trickle = paced(d, rate, r.people, 'bench-b');
   const tDone = await appliedAll;
   await trickle.stop();
+  const observed = await stopB();
   file.close();
   // The same trickle at the single box, for scale.
   const ds = door(r.single.port, r.apiKey, 100);
@@ -138,6 +145,7 @@ export async function catchUp(r: Rig, movements: number, rate: number): Promise<
     modeSiteMs: tSite - tReady,
     during: { ...summarise(inWindow.map((s) => s.ms)), statuses },
     reference: summarise(ref.samples.map((s) => s.ms)),
+    observed,
   };
 }
 

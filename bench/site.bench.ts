@@ -5,6 +5,7 @@ import { createClock } from '../src/clock.js';
 import type { SiteConfig } from '../src/site-config.js';
 import { fillDatabase, qrOf } from './fill.js';
 import { startChild, type Child } from './load.js';
+import type { Observed } from './observe.js';
 import { LOAD_HEADER, fsyncProbe, heading, int, loadRow, machine, ms, out, summarise, table } from './report.js';
 import { benchClient, startHub } from './site-hub.js';
 import { when } from './site-load.js';
@@ -37,6 +38,14 @@ const median = (xs: number[]) => summarise(xs).p50;
 const spread = (xs: number[], f: (v: number) => string) =>
   `${f(Math.min(...xs))} – ${f(Math.max(...xs))} (median ${f(median(xs))})`;
 const verdict = (ok: boolean) => (ok ? 'MET' : 'MISSED');
+/** What a box saw of itself during a phase (bench/observe.ts). */
+const inside = (who: string, o: Observed) => {
+  const w = o.writes;
+  out(
+    `${who}: server side p50 ${ms(o.server?.p50 ?? NaN)}, p99 ${ms(o.server?.p99 ?? NaN)}, max ${ms(o.server?.max ?? NaN)}; event-loop delay p99 ${ms(o.loopDelay.p99)}, max ${ms(o.loopDelay.max)}; GC ${o.gc.count} pauses, longest ${ms(o.gc.maxMs)}` +
+      (w ? `; ${int(w.commits)} scan commits, commit p99 ${ms(w.commitP99)}, WAL fsync p99 ${ms(w.fsyncP99)}` : ''),
+  );
+};
 
 async function main(): Promise<number> {
   fs.rmSync(workDir, { recursive: true, force: true });
@@ -135,7 +144,8 @@ async function run(cleanup: (() => Promise<unknown>)[]): Promise<number> {
   out(`publish → ack: p50 ${ms(floor.p50)}, p90 ${ms(floor.p90)}, p99 ${ms(floor.p99)}, max ${ms(floor.max)}`);
 
   heading(`1. Cross-box visibility: ${SCANS} scans at A, one at a time; until B's own SQLite shows the ticket used`);
-  const vis = await visibility(rig, SCANS);
+  const visRun = await visibility(rig, SCANS);
+  const vis = visRun.rows;
   const seen = vis.filter((v) => Number.isFinite(v.visible));
   const per = Math.floor(SCANS / BLOCKS);
   const blocks = Array.from({ length: BLOCKS }, (_, i) =>
@@ -155,12 +165,15 @@ async function run(cleanup: (() => Promise<unknown>)[]): Promise<number> {
       ms,
     )}`,
   );
+  inside('A', visRun.a);
+  inside('B', visRun.b);
   const visBroken = seen.length !== SCANS || vis.some((v) => v.status !== 200);
 
   heading(
     `2. Check-in at a fixed ${int(FIXED.rate)} req/s, ${FIXED.rounds} rounds of ${FIXED.seconds} s: A (site on) vs single box`,
   );
-  const rounds = await fixedRate(rig, FIXED);
+  const fixedRun = await fixedRate(rig, FIXED);
+  const rounds = fixedRun.rounds;
   table([
     LOAD_HEADER,
     ...rounds.flatMap((r, i) => [
@@ -183,7 +196,10 @@ async function run(cleanup: (() => Promise<unknown>)[]): Promise<number> {
     )}`,
   );
   out(`ratio site/single per round: p50 ${spread(ratios.p50, fx)}; p99 ${spread(ratios.p99, fx)}`);
-  out('others: CPU of other processes meanwhile (B applying, the hub, other work), % of one core');
+  out('others: CPU of other processes meanwhile (the hub, other work on the machine), % of one core');
+  inside('single box, all rounds', fixedRun.single);
+  inside('A, all rounds', fixedRun.a);
+  inside("B (applying A's movements), all rounds", fixedRun.b);
   const fixedBroken = rounds.some((r) => r.site.non2xx + r.single.non2xx + r.site.errors + r.single.errors > 0);
 
   heading(`3. Catch-up: B stopped while A makes ${int(CATCH_UP)} check-ins; B started again, scanning at ${TRICKLE}/s`);
@@ -203,6 +219,7 @@ async function run(cleanup: (() => Promise<unknown>)[]): Promise<number> {
   out(
     `the same ${TRICKLE}/s at the single box for 3 s: p50 ${ms(cu.reference.p50)}, p99 ${ms(cu.reference.p99)} (ratio p99 ${fx(d.p99 / cu.reference.p99)})`,
   );
+  inside('B while catching up', cu.observed);
   const cuBroken = cu.made.non2xx + cu.made.errors > 0 || Object.keys(d.statuses).some((s) => s !== '200');
 
   heading(`4. Backlog: the hub stopped, A decides ${int(BACKLOG)} check-ins alone; the hub back`);
