@@ -5,8 +5,21 @@ import { createClock } from '../src/clock.js';
 import type { SiteConfig } from '../src/site-config.js';
 import { fillDatabase, qrOf } from './fill.js';
 import { startChild, type Child } from './load.js';
+import type { LoadResult } from './load.js';
 import type { Observed } from './observe.js';
-import { LOAD_HEADER, fsyncProbe, heading, int, loadRow, machine, ms, out, summarise, table } from './report.js';
+import {
+  LOAD_HEADER,
+  type Measured,
+  fsyncProbe,
+  heading,
+  int,
+  loadRow,
+  machine,
+  ms,
+  out,
+  summarise,
+  table,
+} from './report.js';
 import { benchClient, startHub } from './site-hub.js';
 import { when } from './site-load.js';
 import { backlog, catchUp, fixedRate, visibility, type Rig } from './site-phases.js';
@@ -196,6 +209,13 @@ async function run(cleanup: (() => Promise<unknown>)[]): Promise<number> {
     )}`,
   );
   out(`ratio site/single per round: p50 ${spread(ratios.p50, fx)}; p99 ${spread(ratios.p99, fx)}`);
+  const cpuPer = (rs: (LoadResult & Measured)[]) =>
+    (rs.reduce((n, r) => n + r.cpu.server, 0) * 1e6) / rs.reduce((n, r) => n + r.completed, 0);
+  const [cpuSite, cpuSingle] = [cpuPer(rounds.map((r) => r.site)), cpuPer(rounds.map((r) => r.single))];
+  const rates = (rs: LoadResult[]) => rs.map((r) => int(r.rps)).join(', ');
+  out(
+    `CPU per check-in of the box process: A ${int(cpuSite)} µs, single ${int(cpuSingle)} µs (×${fx(cpuSite / cpuSingle)}); rate reached: A ${rates(rounds.map((r) => r.site))} req/s, single ${rates(rounds.map((r) => r.single))} req/s`,
+  );
   out('others: CPU of other processes meanwhile (the hub, other work on the machine), % of one core');
   inside('single box, all rounds', fixedRun.single);
   inside('A, all rounds', fixedRun.a);
