@@ -116,8 +116,8 @@ function previousCheckin(
       .orderBy('event_id', 'desc')
       .limit(1),
   );
-  const elsewhere = db.sqlite
-    .prepare(
+  const elsewhere = db
+    .statement(
       `SELECT e.id AS event_id, s.resultado FROM events e LEFT JOIN site_settled s ON s.site_id = e.site_id
         WHERE e.qr_code = ? AND e.site_box IS NOT NULL AND e.tenant_id = ? AND e.id < ?
           AND e.action = 'checkin' AND e.result = 'ok'
@@ -138,8 +138,8 @@ const SITE_HOLD_MS = 24 * 3600_000;
 /** Whether an earlier movement of the same ticket, made at another box of the site, is not settled with the cloud. */
 function heldForSite({ db, tenantId }: Outbox, chave: string, beforeEventId: number, nowIso: string): boolean {
   return (
-    db.sqlite
-      .prepare(
+    db
+      .statement(
         `SELECT 1 FROM events o
           WHERE o.qr_code = ? AND o.site_box IS NOT NULL AND o.tenant_id = ? AND o.id < ?
             AND o.action IN ('checkin', 'estorno') AND o.result = 'ok' AND o.occurred_at >= ?
