@@ -69,10 +69,16 @@ export async function connectHub(config: SiteConfig, onStatus: (s: HubStatus) =>
   })().catch(() => undefined);
   const js: JetStreamClient = jetstream(nc, { timeout: API_TIMEOUT_MS });
   const jsm: JetStreamManager = await jetstreamManager(nc, { timeout: API_TIMEOUT_MS, checkAPI: false });
-  const raw = (m: { seq: number; subject: string; data: Uint8Array }): RawMessage => ({
+  const raw = (m: {
+    seq: number;
+    subject: string;
+    data: Uint8Array;
+    headers?: { get(k: string): string } | undefined;
+  }): RawMessage => ({
     seq: m.seq,
     subject: m.subject,
     data: m.data,
+    msgId: m.headers?.get('Nats-Msg-Id') || undefined,
   });
 
   return {
