@@ -60,6 +60,7 @@ export function createConsumer({
   return {
     start,
     stop,
+    running: () => consumer !== undefined,
     /** The newest sequence the hub is known to have (from deliveries and probes). */
     newest: () => newest,
     saw: (seq: number) => void (newest = Math.max(newest ?? 0, seq)),

@@ -113,7 +113,9 @@ export async function startLink(deps: LinkDeps): Promise<SitePart> {
     try {
       consumer.saw(await hub.lastSeq());
       mode.answered(true);
-      if (mode.mayReturn() && !syncing) await goOnline();
+      // A (re)connection whose set-up failed half-way (the reading connection still reconnecting): again.
+      if (!consumer.running() && !syncing) resync();
+      else if (mode.mayReturn() && !syncing) await goOnline();
       else if (mode.online()) void backlog.drain().then(announceSettled);
       void undo.publish();
     } catch {
