@@ -1,0 +1,288 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Pool } from 'undici';
+import { gate, writeImportFile } from '../cli/run.js';
+import { makeOrder } from './fixtures.js';
+import { BIN, ensureBuilt, ROOT } from './gate-process.js';
+import { exited, freePort, track, type Hub } from './site-hub.js';
+import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+import { tempDir } from './temp.js';
+
+// Several boxes of one park as real processes (`node bin/gate.js serve` on dist/, as gate-process.ts runs it), each
+// with its own data dir and API key, all holding the same tickets (one import file, valid today in the park's time
+// zone), each reaching the hub through its own TCP proxy the test cuts and heals. A box counts as started when its
+// HTTP listens (its start line): a box never waits for the hub.
+
+export const SITE_TENANT = 'parque';
+export const SITE_TZ = 'America/Sao_Paulo';
+const CHECKIN = '/api/v1/api-qrcode-checkin';
+const START_LINE = /"url":"(https?:[^"]+)"[^\n]*"gate appliance listening"/;
+
+/** Today in the park's time zone, YYYY-MM-DD. */
+export const parkToday = (timeZone = SITE_TZ, now = new Date()) => now.toLocaleDateString('en-CA', { timeZone });
+
+export interface SiteTickets {
+  /** The day they are valid (today in the park's time zone when the boxes were made). */
+  day: string;
+  /** Every order: its number (also its group QR) and its people's QRs. */
+  orders: { numero: string; qrs: string[] }[];
+  /** Every person QR, in order. */
+  qrs: string[];
+  /** A person QR no earlier call returned (from the end of `qrs`): tests sharing the boxes never collide. */
+  fresh(): string;
+  /** The order number (group QR) of a whole order no earlier call returned, with its people. */
+  freshOrder(): { numero: string; qrs: string[] };
+}
+
+/** The shared dataset: `orders` paid orders of `people` people each, for `day`. */
+export function siteTickets(opts: { orders: number; people: number; day: string }) {
+  const compact = opts.day.replaceAll('-', '');
+  const pedidos = Array.from({ length: opts.orders }, (_, i) => {
+    const numero = `${compact}-${String(i + 1).padStart(4, '0')}`;
+    return makeOrder({ numero, dataUso: opts.day, people: opts.people, prefix: `ST${compact}${i + 1}` });
+  });
+  const orders = pedidos.map((p) => ({
+    numero: p.numero_pedido,
+    qrs: p.lotes.flatMap((l) => l.dados.map((d) => String(d.qr_code))),
+  }));
+  // Whole orders are handed out from the start, single people from the end: they meet only when all are used.
+  let nextOrder = 0;
+  const taken = new Set<string>();
+  const qrs = orders.flatMap((o) => o.qrs);
+  const tickets: SiteTickets = {
+    day: opts.day,
+    orders,
+    qrs,
+    fresh() {
+      for (let i = qrs.length - 1; i >= 0; i--)
+        if (!taken.has(qrs[i]!)) {
+          taken.add(qrs[i]!);
+          return qrs[i]!;
+        }
+      throw new Error('no fresh ticket left: give startBoxes more orders');
+    },
+    freshOrder() {
+      const order = orders[nextOrder++];
+      if (!order || order.qrs.some((q) => taken.has(q))) throw new Error('no fresh order left');
+      for (const q of order.qrs) taken.add(q);
+      return order;
+    },
+  };
+  return { pedidos, tickets };
+}
+
+export interface Answer {
+  status: number;
+  body: any;
+}
+
+export interface SiteBox {
+  name: string;
+  /** http://127.0.0.1:port; the same after a restart. */
+  url: string;
+  dataDir: string;
+  /** Its own key: vouchers:checkin, vouchers:read, local:read. */
+  apiKey: string;
+  /** Between this box and the hub; undefined without a hub. */
+  proxy: TcpProxy | undefined;
+  /** The environment it runs with (GATE_SITE_* included when on the site). */
+  env: NodeJS.ProcessEnv;
+  checkin(qr: string, terminal?: string): Promise<Answer>;
+  reverse(qr: string, terminal?: string): Promise<Answer>;
+  /** Any request with the box's key, e.g. POST /api/local/saida. */
+  request(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', urlPath: string, body?: unknown): Promise<Answer>;
+  /** Authenticated GET of any path (/api/local/site, /api/local/eventos, /metrics...). */
+  get(urlPath: string): Promise<Answer>;
+  running(): boolean;
+  /** SIGKILL (power lost), and waits for the exit. */
+  kill(): Promise<void>;
+  /** SIGTERM (systemctl stop), and waits for the exit; resolves with its exit code. */
+  stop(): Promise<number | null>;
+  /** Starts it again: same data dir, port and environment. */
+  start(): Promise<void>;
+  /** Its stdout and stderr since the boxes were made, every run. */
+  logs(): string;
+}
+
+export interface SiteBoxesOptions {
+  names: string[];
+  /** The site's hub: each box gets its own proxy in front of it. */
+  hub?: Hub;
+  /** Sets GATE_SITE_* (default: with a hub). Off: proxies exist, the boxes are single boxes. */
+  site?: boolean;
+  /** Added to every box's environment (GATE_SITE_CAS_TIMEOUT_MS, GATE_CLOUD_*...), or per box. */
+  env?: NodeJS.ProcessEnv | ((name: string) => NodeJS.ProcessEnv);
+  /** The shared dataset: `orders` orders (default 20) of `people` people (default 3). */
+  orders?: number;
+  people?: number;
+}
+
+/** Makes the boxes' data dirs (tenant, the shared tickets, a key each), then starts them all. */
+export async function startBoxes(opts: SiteBoxesOptions) {
+  ensureBuilt();
+  const root = tempDir('gate-site-');
+  const day = parkToday();
+  const { pedidos, tickets } = siteTickets({ orders: opts.orders ?? 20, people: opts.people ?? 3, day });
+  const importFile = writeImportFile(root, { pedidos }, 'ingressos.json');
+  const site = opts.site ?? opts.hub !== undefined;
+  const boxes: (SiteBox & { dispose(): Promise<void> })[] = [];
+  try {
+    for (const name of opts.names) boxes.push(await makeBox(name, root, importFile, site, opts));
+    await Promise.all(boxes.map((b) => b.start()));
+  } catch (error) {
+    await Promise.all(boxes.map((b) => b.dispose()));
+    throw error;
+  }
+  const byName = new Map(boxes.map((b) => [b.name, b as SiteBox]));
+  return {
+    boxes: boxes as SiteBox[],
+    box(name: string): SiteBox {
+      const b = byName.get(name);
+      if (!b) throw new Error(`no box ${name}`);
+      return b;
+    },
+    tickets,
+    /** Kills every box, closes the proxies, removes the data dirs. */
+    async close() {
+      await Promise.all(boxes.map((b) => b.dispose()));
+      fs.rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+export type SiteBoxes = Awaited<ReturnType<typeof startBoxes>>;
+
+async function prepare(dataDir: string, importFile: string, name: string): Promise<string> {
+  const steps = [
+    ['tenants', 'create', SITE_TENANT, '--name', 'Parque do Site'],
+    ['import', '--tenant', SITE_TENANT, importFile],
+    ['keys', 'create', '--tenant', SITE_TENANT, '--permissions', 'vouchers:checkin,vouchers:read,local:read'],
+  ];
+  steps[2]!.push('--name', `caixa-${name}`);
+  let key = '';
+  for (const argv of steps) {
+    const run = await gate(dataDir, argv, { env: { GATE_TIMEZONE: SITE_TZ } });
+    if (run.code !== 0) throw new Error(`gate ${argv.join(' ')} failed (${run.code}): ${run.stderr}`);
+    key = run.stdout.trim();
+  }
+  return key;
+}
+
+async function makeBox(name: string, root: string, importFile: string, site: boolean, opts: SiteBoxesOptions) {
+  const dataDir = path.join(root, name);
+  fs.mkdirSync(dataDir);
+  const apiKey = await prepare(dataDir, importFile, name);
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const proxy = opts.hub ? await startTcpProxy({ host: '127.0.0.1', port: opts.hub.port }) : undefined;
+  const extra = typeof opts.env === 'function' ? opts.env(name) : (opts.env ?? {});
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GATE_')));
+  const env: NodeJS.ProcessEnv = {
+    ...inherited,
+    GATE_DATA_DIR: dataDir,
+    GATE_TENANT: SITE_TENANT,
+    GATE_TIMEZONE: SITE_TZ,
+    GATE_HOST: '127.0.0.1',
+    GATE_PORT: String(port),
+    GATE_LOG_LEVEL: 'info',
+    ...(site && opts.hub && proxy
+      ? {
+          GATE_SITE_NATS_URLS: proxy.url,
+          GATE_SITE_BOX: name,
+          GATE_SITE_BOXES: opts.names.join(','),
+          GATE_SITE_NATS_PASSWORD_FILE: opts.hub.passwordFile(name),
+        }
+      : {}),
+    ...extra,
+  };
+
+  let child: ChildProcess | undefined;
+  let pool: Pool | undefined;
+  let log = '';
+  const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
+
+  const start = async () => {
+    if (running()) throw new Error(`box ${name} is running`);
+    const c = spawn(process.execPath, [BIN, 'serve'], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = c;
+    track(c);
+    const from = log.length;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`box ${name} did not start in 60 s:\n${log.slice(from)}`)),
+        60_000,
+      );
+      const read = (chunk: Buffer) => {
+        log += chunk.toString();
+        if (START_LINE.test(log.slice(from))) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      c.stdout!.on('data', read);
+      c.stderr!.on('data', read);
+      c.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`box ${name} exited (${code ?? signal}) while starting:\n${log.slice(from)}`));
+      });
+    });
+    pool = new Pool(url, { connections: 16 });
+  };
+  const signal = async (sig: NodeJS.Signals) => {
+    const c = child;
+    await pool?.destroy();
+    pool = undefined;
+    if (!c || !running()) return c?.exitCode ?? null;
+    const done = exited(c);
+    c.kill(sig);
+    await done;
+    return c.exitCode;
+  };
+
+  const request: SiteBox['request'] = async (method, urlPath, body) => {
+    if (!pool) throw new Error(`box ${name} is not running`);
+    const res = await pool.request({
+      method,
+      path: urlPath,
+      headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? null : JSON.stringify(body),
+    });
+    const text = await res.body.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // Not JSON (/metrics): the text itself.
+    }
+    return { status: res.statusCode, body: parsed };
+  };
+  const withTerminal = (qr: string, terminal: string | undefined) => ({
+    qr_code: qr,
+    ...(terminal === undefined ? {} : { terminal }),
+  });
+
+  return {
+    name,
+    url,
+    dataDir,
+    apiKey,
+    proxy,
+    env,
+    checkin: (qr: string, terminal = `catraca-${name}`) => request('POST', CHECKIN, withTerminal(qr, terminal)),
+    reverse: (qr: string, terminal = `catraca-${name}`) => request('PATCH', CHECKIN, withTerminal(qr, terminal)),
+    request,
+    get: (urlPath: string) => request('GET', urlPath),
+    running,
+    kill: async () => {
+      await signal('SIGKILL');
+    },
+    stop: () => signal('SIGTERM'),
+    start,
+    logs: () => log,
+    dispose: async () => {
+      await signal('SIGKILL');
+      await proxy?.close();
+    },
+  };
+}

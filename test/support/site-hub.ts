@@ -1,0 +1,157 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
+import { hubFiles, natsUser } from '../../src/site/hub-config.js';
+import { tempDir } from './temp.js';
+
+// The site's hub as a park runs it (docs/site.md): Debian's nats-server with the configuration `gate site
+// hub-config` writes, on loopback ports the test picks. Every process started here is killed when the test file
+// ends, also when it ends by a failure before its own cleanup ran.
+
+export const NATS_SERVER = '/usr/sbin/nats-server';
+
+/** A free TCP port on loopback (free now; the caller binds it next). */
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+
+/** Children of this test file: SIGKILLed at its exit, whatever happened before. */
+const running = new Set<ChildProcess>();
+let exitHookSet = false;
+export function track(child: ChildProcess): void {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  if (exitHookSet) return;
+  exitHookSet = true;
+  process.once('exit', () => {
+    for (const c of running) c.kill('SIGKILL');
+  });
+}
+
+/** Resolves when `child` exits (at once if it already has). */
+export const exited = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+
+export interface Hub {
+  /** nats://127.0.0.1:port, straight to the hub (a box reaches it through its own proxy). */
+  url: string;
+  port: number;
+  monitorPort: number;
+  storeDir: string;
+  boxes: readonly string[];
+  /** The box's password file (mode 0600): what GATE_SITE_NATS_PASSWORD_FILE names. */
+  passwordFile(box: string): string;
+  password(box: string): string;
+  /** A client as that box's user; `servers` defaults to the hub itself (give a proxy's URL to go through it). */
+  connect(box: string, options?: ConnectionOptions): Promise<NatsConnection>;
+  /** Whether nats-server is running. */
+  running(): boolean;
+  /** Everything nats-server wrote since it was last started. */
+  logs(): string;
+  /** SIGTERM, and waits for the exit (nats-server flushes its store). */
+  stop(): Promise<void>;
+  /** SIGKILL, and waits for the exit. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port, with the same configuration and store. */
+  restart(): Promise<void>;
+  /** While stopped: removes the JetStream store ("the hub lost its data"). */
+  wipeStore(): void;
+  /** Stops it and removes every file. */
+  close(): Promise<void>;
+}
+
+/** Starts nats-server for these boxes on a free loopback port; resolves once it accepts clients. */
+export async function startHub(opts: { boxes: string[] }): Promise<Hub> {
+  const dir = tempDir('gate-hub-');
+  const port = await freePort();
+  const monitorPort = await freePort();
+  const storeDir = path.join(dir, 'jetstream');
+  const conf = path.join(dir, 'nats-server.conf');
+  const files = hubFiles({ boxes: opts.boxes, listen: `127.0.0.1:${port}`, storeDir, monitorPort });
+  fs.writeFileSync(conf, files.config, { mode: 0o600 });
+  fs.mkdirSync(path.join(dir, 'senhas'), { mode: 0o700 });
+  for (const [box, password] of files.passwords)
+    fs.writeFileSync(path.join(dir, 'senhas', box), `${password}\n`, { mode: 0o600 });
+
+  let child: ChildProcess | undefined;
+  let log = '';
+  const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
+
+  const start = async () => {
+    log = '';
+    const c = spawn(NATS_SERVER, ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = c;
+    track(c);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`nats-server did not start in 20 s:\n${log}`)), 20_000);
+      const read = (chunk: Buffer) => {
+        log += chunk.toString();
+        if (log.includes('Server is ready')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      c.stdout!.on('data', read);
+      c.stderr!.on('data', read);
+      c.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`nats-server exited (${code ?? signal}):\n${log}`));
+      });
+    });
+  };
+  const signal = async (sig: NodeJS.Signals) => {
+    if (!child || !running()) return;
+    const done = exited(child);
+    child.kill(sig);
+    await done;
+  };
+
+  await start();
+  const passwordFile = (box: string) => {
+    if (!files.passwords.has(box)) throw new Error(`box ${box} is not in this hub's configuration`);
+    return path.join(dir, 'senhas', box);
+  };
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    monitorPort,
+    storeDir,
+    boxes: Object.freeze([...opts.boxes]),
+    passwordFile,
+    password: (box) => fs.readFileSync(passwordFile(box), 'utf8').trim(),
+    connect: (box, options = {}) =>
+      connect({
+        servers: `127.0.0.1:${port}`,
+        user: natsUser(box),
+        pass: fs.readFileSync(passwordFile(box), 'utf8').trim(),
+        ...options,
+      }),
+    running,
+    logs: () => log,
+    stop: () => signal('SIGTERM'),
+    kill: () => signal('SIGKILL'),
+    restart: async () => {
+      if (running()) throw new Error('the hub is running: stop() or kill() it first');
+      await start();
+    },
+    wipeStore: () => {
+      if (running()) throw new Error('the hub is running: stop() or kill() it before wiping its store');
+      fs.rmSync(storeDir, { recursive: true, force: true });
+    },
+    close: async () => {
+      await signal('SIGKILL');
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
