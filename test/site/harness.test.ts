@@ -1,8 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBoxes, type SiteBoxes } from '../support/site-boxes.js';
+import { startBoxes, until, type SiteBoxes } from '../support/site-boxes.js';
 import { startHub, type Hub } from '../support/site-hub.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
@@ -28,15 +27,6 @@ afterAll(async () => {
   await hub?.close();
 });
 
-/** Polls until `check` holds (the test's timeout bounds it): for effects that take a ping or a reconnect. */
-async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; ; i++) {
-    if (await check()) return;
-    if (i > 600) throw new Error(`never happened: ${what}`);
-    await sleep(50);
-  }
-}
-
 /** Every status event of a connection, as they come. */
 function statuses(nc: NatsConnection): string[] {
   const seen: string[] = [];
@@ -60,9 +50,7 @@ async function throughProxy(extra: { pingInterval?: number; maxPingOut?: number 
 }
 
 /** Connections the hub itself holds now (its monitoring endpoint). */
-const hubConnections = async () =>
-  ((await (await fetch(`http://127.0.0.1:${hub.monitorPort}/connz`)).json()) as { num_connections: number })
-    .num_connections;
+const hubConnections = async () => (await hub.monitor('connz')).num_connections as number;
 
 const roundTrip = async (nc: NatsConnection, subject: string, text: string) => {
   const ack = await jetstream(nc).publish(subject, text);

@@ -1,11 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { gate, writeImportFile } from '../cli/run.js';
 import { makeOrder } from './fixtures.js';
 import { BIN, ensureBuilt, ROOT } from './gate-process.js';
-import { exited, freePort, track, type Hub } from './site-hub.js';
+import { exited, freePort, spawnTied, startHub, type Hub } from './site-hub.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 import { tempDir } from './temp.js';
 
@@ -103,6 +104,8 @@ export interface SiteBox {
   start(): Promise<void>;
   /** Its stdout and stderr since the boxes were made, every run. */
   logs(): string;
+  /** Its JSON log lines (pino) so far, every run, parsed. */
+  logLines(): Record<string, unknown>[];
 }
 
 export interface SiteBoxesOptions {
@@ -111,8 +114,11 @@ export interface SiteBoxesOptions {
   hub?: Hub;
   /** Sets GATE_SITE_* (default: with a hub). Off: proxies exist, the boxes are single boxes. */
   site?: boolean;
-  /** Added to every box's environment (GATE_SITE_CAS_TIMEOUT_MS, GATE_CLOUD_*...), or per box. */
-  env?: NodeJS.ProcessEnv | ((name: string) => NodeJS.ProcessEnv);
+  /**
+   * Added to every box's environment (GATE_SITE_CAS_TIMEOUT_MS, GATE_CLOUD_*...), or per box: the function may write
+   * files into the box's data dir first (a lanes file for GATE_CONFIG).
+   */
+  env?: NodeJS.ProcessEnv | ((name: string, dataDir: string) => NodeJS.ProcessEnv);
   /** The shared dataset: `orders` orders (default 20) of `people` people (default 3). */
   orders?: number;
   people?: number;
@@ -153,6 +159,36 @@ export async function startBoxes(opts: SiteBoxesOptions) {
 
 export type SiteBoxes = Awaited<ReturnType<typeof startBoxes>>;
 
+/** A whole site: a hub for `names`, and the boxes on it, each through its own proxy. */
+export async function startSite(opts: Omit<SiteBoxesOptions, 'hub'>) {
+  const hub = await startHub({ boxes: opts.names });
+  try {
+    const boxes = await startBoxes({ ...opts, hub });
+    return {
+      ...boxes,
+      hub,
+      async close() {
+        await boxes.close();
+        await hub.close();
+      },
+    };
+  } catch (error) {
+    await hub.close();
+    throw error;
+  }
+}
+
+export type Site = Awaited<ReturnType<typeof startSite>>;
+
+/** Polls `check` every 50 ms until it holds (the test's own timeout bounds the wait; `what` names the failure). */
+export async function until(what: string, check: () => boolean | Promise<boolean>, limitMs = 60_000): Promise<void> {
+  const end = Date.now() + limitMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`never happened: ${what}`);
+    await sleep(50);
+  }
+}
+
 async function prepare(dataDir: string, importFile: string, name: string): Promise<string> {
   const steps = [
     ['tenants', 'create', SITE_TENANT, '--name', 'Parque do Site'],
@@ -176,7 +212,7 @@ async function makeBox(name: string, root: string, importFile: string, site: boo
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const proxy = opts.hub ? await startTcpProxy({ host: '127.0.0.1', port: opts.hub.port }) : undefined;
-  const extra = typeof opts.env === 'function' ? opts.env(name) : (opts.env ?? {});
+  const extra = typeof opts.env === 'function' ? opts.env(name, dataDir) : (opts.env ?? {});
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GATE_')));
   const env: NodeJS.ProcessEnv = {
     ...inherited,
@@ -204,9 +240,8 @@ async function makeBox(name: string, root: string, importFile: string, site: boo
 
   const start = async () => {
     if (running()) throw new Error(`box ${name} is running`);
-    const c = spawn(process.execPath, [BIN, 'serve'], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawnTied(process.execPath, [BIN, 'serve'], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     child = c;
-    track(c);
     const from = log.length;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
@@ -280,6 +315,17 @@ async function makeBox(name: string, root: string, importFile: string, site: boo
     stop: () => signal('SIGTERM'),
     start,
     logs: () => log,
+    logLines: () =>
+      log
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .flatMap((l) => {
+          try {
+            return [JSON.parse(l) as Record<string, unknown>];
+          } catch {
+            return []; // a line being written
+          }
+        }),
     dispose: async () => {
       await signal('SIGKILL');
       await proxy?.close();

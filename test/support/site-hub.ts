@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -36,6 +36,20 @@ export function track(child: ChildProcess): void {
   });
 }
 
+// util-linux's setpriv (Essential on Debian) execs the program with "kill me when my parent dies": a test worker
+// killed outright (a timeout, SIGKILL) leaves no nats-server or box behind either. Same pid, so signals reach it.
+const SETPRIV = '/usr/bin/setpriv';
+const tie = fs.existsSync(SETPRIV);
+
+/** Spawns `command` as a child of this test file that dies with it. */
+export function spawnTied(command: string, args: string[], options: SpawnOptions): ChildProcess {
+  const child = tie
+    ? spawn(SETPRIV, ['--pdeathsig', 'KILL', '--', command, ...args], options)
+    : spawn(command, args, options);
+  track(child);
+  return child;
+}
+
 /** Resolves when `child` exits (at once if it already has). */
 export const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) => {
@@ -55,6 +69,8 @@ export interface Hub {
   password(box: string): string;
   /** A client as that box's user; `servers` defaults to the hub itself (give a proxy's URL to go through it). */
   connect(box: string, options?: ConnectionOptions): Promise<NatsConnection>;
+  /** GET of the hub's monitoring endpoint (`varz`, `connz`, `jsz`...), parsed. */
+  monitor(endpoint: string): Promise<Record<string, unknown>>;
   /** Whether nats-server is running. */
   running(): boolean;
   /** Everything nats-server wrote since it was last started. */
@@ -90,9 +106,8 @@ export async function startHub(opts: { boxes: string[] }): Promise<Hub> {
 
   const start = async () => {
     log = '';
-    const c = spawn(NATS_SERVER, ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawnTied(NATS_SERVER, ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
     child = c;
-    track(c);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`nats-server did not start in 20 s:\n${log}`)), 20_000);
       const read = (chunk: Buffer) => {
@@ -137,6 +152,8 @@ export async function startHub(opts: { boxes: string[] }): Promise<Hub> {
         pass: fs.readFileSync(passwordFile(box), 'utf8').trim(),
         ...options,
       }),
+    monitor: async (endpoint) =>
+      (await (await fetch(`http://127.0.0.1:${monitorPort}/${endpoint}`)).json()) as Record<string, unknown>,
     running,
     logs: () => log,
     stop: () => signal('SIGTERM'),
