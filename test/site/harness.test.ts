@@ -131,7 +131,7 @@ describe('boxes', () => {
   let site: SiteBoxes;
   beforeAll(async () => {
     // Single boxes for now (site: false): each still gets its own proxy in front of the hub.
-    site = await startBoxes({ names: ['norte', 'sul'], hub, site: false, orders: 4, people: 2 });
+    site = await startBoxes({ names: ['norte', 'sul'], hub, site: false, lanes: true, orders: 4, people: 2 });
   });
   afterAll(async () => {
     await site?.close();
@@ -154,6 +154,14 @@ describe('boxes', () => {
     expect((await sul.request('GET', '/api/local/eventos', undefined)).status).toBe(200);
     const foreign = await fetch(`${sul.url}/api/local/eventos`, { headers: { 'x-api-key': norte.apiKey } });
     expect(foreign.status).toBe(401);
+    const both = await site.race(site.tickets.fresh());
+    expect(both.map((a) => a.status)).toEqual([200, 200]);
+    const scanned = site.tickets.fresh();
+    await norte.lane!.scan(scanned);
+    await until('the north lane opens', () => norte.lane!.grants() === 1);
+    await sul.lane!.scan(scanned);
+    await until('the south lane opens', () => sul.lane!.grants() === 1);
+    expect((await norte.checkin(scanned)).body.error.code).toBe('TICKET_ALREADY_USED');
     const group = site.tickets.freshOrder();
     const all = await sul.checkin(group.numero);
     expect(all.status).toBe(200);
@@ -174,6 +182,10 @@ describe('boxes', () => {
     expect(after.status).toBe(409);
     expect(after.body.error.code).toBe('TICKET_ALREADY_USED');
     expect(norte.logs().match(/gate appliance listening/g)).toHaveLength(2);
+    // Its lane's devices outlived it: the restarted box opens them again.
+    const opened = norte.lane!.grants();
+    await norte.lane!.scan(site.tickets.fresh());
+    await until('the lane opens after the restart', () => norte.lane!.grants() === opened + 1);
     expect(await norte.stop()).toBe(0);
     await norte.start();
     expect((await norte.get('/api/local/eventos')).status).toBe(200);

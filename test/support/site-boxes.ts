@@ -4,11 +4,14 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { gate, writeImportFile } from '../cli/run.js';
-import { makeOrder } from './fixtures.js';
 import { BIN, ensureBuilt, ROOT } from './gate-process.js';
 import { exited, freePort, spawnTied, startHub, type Hub } from './site-hub.js';
+import { openSiteLane, type SiteLane } from './site-lanes.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+import { parkToday, siteTickets, SITE_TZ } from './site-tickets.js';
 import { tempDir } from './temp.js';
+
+export { parkToday, SITE_TZ, type SiteTickets } from './site-tickets.js';
 
 // Several boxes of one park as real processes (`node bin/gate.js serve` on dist/, as gate-process.ts runs it), each
 // with its own data dir and API key, all holding the same tickets (one import file, valid today in the park's time
@@ -16,62 +19,8 @@ import { tempDir } from './temp.js';
 // HTTP listens (its start line): a box never waits for the hub.
 
 export const SITE_TENANT = 'parque';
-export const SITE_TZ = 'America/Sao_Paulo';
 const CHECKIN = '/api/v1/api-qrcode-checkin';
 const START_LINE = /"url":"(https?:[^"]+)"[^\n]*"gate appliance listening"/;
-
-/** Today in the park's time zone, YYYY-MM-DD. */
-export const parkToday = (timeZone = SITE_TZ, now = new Date()) => now.toLocaleDateString('en-CA', { timeZone });
-
-export interface SiteTickets {
-  /** The day they are valid (today in the park's time zone when the boxes were made). */
-  day: string;
-  /** Every order: its number (also its group QR) and its people's QRs. */
-  orders: { numero: string; qrs: string[] }[];
-  /** Every person QR, in order. */
-  qrs: string[];
-  /** A person QR no earlier call returned (from the end of `qrs`): tests sharing the boxes never collide. */
-  fresh(): string;
-  /** The order number (group QR) of a whole order no earlier call returned, with its people. */
-  freshOrder(): { numero: string; qrs: string[] };
-}
-
-/** The shared dataset: `orders` paid orders of `people` people each, for `day`. */
-export function siteTickets(opts: { orders: number; people: number; day: string }) {
-  const compact = opts.day.replaceAll('-', '');
-  const pedidos = Array.from({ length: opts.orders }, (_, i) => {
-    const numero = `${compact}-${String(i + 1).padStart(4, '0')}`;
-    return makeOrder({ numero, dataUso: opts.day, people: opts.people, prefix: `ST${compact}${i + 1}` });
-  });
-  const orders = pedidos.map((p) => ({
-    numero: p.numero_pedido,
-    qrs: p.lotes.flatMap((l) => l.dados.map((d) => String(d.qr_code))),
-  }));
-  // Whole orders are handed out from the start, single people from the end: they meet only when all are used.
-  let nextOrder = 0;
-  const taken = new Set<string>();
-  const qrs = orders.flatMap((o) => o.qrs);
-  const tickets: SiteTickets = {
-    day: opts.day,
-    orders,
-    qrs,
-    fresh() {
-      for (let i = qrs.length - 1; i >= 0; i--)
-        if (!taken.has(qrs[i]!)) {
-          taken.add(qrs[i]!);
-          return qrs[i]!;
-        }
-      throw new Error('no fresh ticket left: give startBoxes more orders');
-    },
-    freshOrder() {
-      const order = orders[nextOrder++];
-      if (!order || order.qrs.some((q) => taken.has(q))) throw new Error('no fresh order left');
-      for (const q of order.qrs) taken.add(q);
-      return order;
-    },
-  };
-  return { pedidos, tickets };
-}
 
 export interface Answer {
   status: number;
@@ -87,6 +36,8 @@ export interface SiteBox {
   apiKey: string;
   /** Between this box and the hub; undefined without a hub. */
   proxy: TcpProxy | undefined;
+  /** Its entrance lane on ptys, when made with `lanes: true`; `scan` waits until the box has the scanner open. */
+  lane: (SiteLane & { scan(code: string): Promise<void> }) | undefined;
   /** The environment it runs with (GATE_SITE_* included when on the site). */
   env: NodeJS.ProcessEnv;
   checkin(qr: string, terminal?: string): Promise<Answer>;
@@ -119,6 +70,8 @@ export interface SiteBoxesOptions {
    * files into the box's data dir first (a lanes file for GATE_CONFIG).
    */
   env?: NodeJS.ProcessEnv | ((name: string, dataDir: string) => NodeJS.ProcessEnv);
+  /** One entrance lane per box on ptys (scanner + LCUS relay), GATE_CONFIG set. */
+  lanes?: boolean;
   /** The shared dataset: `orders` orders (default 20) of `people` people (default 3). */
   orders?: number;
   people?: number;
@@ -149,6 +102,12 @@ export async function startBoxes(opts: SiteBoxesOptions) {
       return b;
     },
     tickets,
+    /** Checks `qr` in at these boxes (default: all) at once, their connections opened first; answers in that order. */
+    async race(qr: string, names: string[] = opts.names): Promise<Answer[]> {
+      const racing = names.map((n) => byName.get(n)!);
+      await Promise.all(racing.map((b) => b.get('/health/live')));
+      return Promise.all(racing.map((b) => b.checkin(qr)));
+    },
     /** Kills every box, closes the proxies, removes the data dirs. */
     async close() {
       await Promise.all(boxes.map((b) => b.dispose()));
@@ -212,6 +171,7 @@ async function makeBox(name: string, root: string, importFile: string, site: boo
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const proxy = opts.hub ? await startTcpProxy({ host: '127.0.0.1', port: opts.hub.port }) : undefined;
+  const rig = opts.lanes ? await openSiteLane(name, dataDir) : undefined;
   const extra = typeof opts.env === 'function' ? opts.env(name, dataDir) : (opts.env ?? {});
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GATE_')));
   const env: NodeJS.ProcessEnv = {
@@ -222,6 +182,7 @@ async function makeBox(name: string, root: string, importFile: string, site: boo
     GATE_HOST: '127.0.0.1',
     GATE_PORT: String(port),
     GATE_LOG_LEVEL: 'info',
+    ...(rig ? { GATE_CONFIG: rig.file } : {}),
     ...(site && opts.hub && proxy
       ? {
           GATE_SITE_NATS_URLS: proxy.url,
@@ -236,6 +197,7 @@ async function makeBox(name: string, root: string, importFile: string, site: boo
   let child: ChildProcess | undefined;
   let pool: Pool | undefined;
   let log = '';
+  let laneOpen = false;
   const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
 
   const start = async () => {
@@ -263,6 +225,7 @@ async function makeBox(name: string, root: string, importFile: string, site: boo
       });
     });
     pool = new Pool(url, { connections: 16 });
+    laneOpen = false;
   };
   const signal = async (sig: NodeJS.Signals) => {
     const c = child;
@@ -303,6 +266,19 @@ async function makeBox(name: string, root: string, importFile: string, site: boo
     dataDir,
     apiKey,
     proxy,
+    lane: rig && {
+      ...rig,
+      async scan(code: string) {
+        if (!laneOpen) {
+          await until(`box ${name} opens its scanner`, async () => {
+            const gates = await request('GET', '/api/local/gates');
+            return gates.body?.data?.pistas?.[0]?.leitores?.[0]?.conectado === true;
+          });
+          laneOpen = true;
+        }
+        await rig.scanRaw(code);
+      },
+    },
     env,
     checkin: (qr: string, terminal = `catraca-${name}`) => request('POST', CHECKIN, withTerminal(qr, terminal)),
     reverse: (qr: string, terminal = `catraca-${name}`) => request('PATCH', CHECKIN, withTerminal(qr, terminal)),
@@ -329,6 +305,7 @@ async function makeBox(name: string, root: string, importFile: string, site: boo
     dispose: async () => {
       await signal('SIGKILL');
       await proxy?.close();
+      await rig?.close();
     },
   };
 }
