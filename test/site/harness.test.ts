@@ -101,6 +101,8 @@ describe('hub and proxy', () => {
     proxy.mode('pass');
     await until('the client reconnects', () => seen.includes('reconnect'));
     expect(await roundTrip(nc, 'harness.c', 'depois')).toBe('depois');
+    // What crossed the link reached the hub once; what the blackhole ate never did.
+    expect((await hub.read('HARNESS')).map((m) => m.data)).toEqual(['primeira', 'depois do reset', 'antes', 'depois']);
     // The blackholed connection was reset on the way back: the hub holds the new one only.
     await until('the hub dropped the old connection', async () => (await hubConnections()) === 1);
     await nc.close();

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { hubFiles, natsUser } from '../../src/site/hub-config.js';
 import { tempDir } from './temp.js';
@@ -57,6 +58,14 @@ export const exited = (child: ChildProcess) =>
     else child.once('exit', () => resolve());
   });
 
+export interface StoredMessage {
+  seq: number;
+  subject: string;
+  data: string;
+  /** Nats-Msg-Id, when published with one. */
+  msgId: string | undefined;
+}
+
 export interface Hub {
   /** nats://127.0.0.1:port, straight to the hub (a box reaches it through its own proxy). */
   url: string;
@@ -69,6 +78,8 @@ export interface Hub {
   password(box: string): string;
   /** A client as that box's user; `servers` defaults to the hub itself (give a proxy's URL to go through it). */
   connect(box: string, options?: ConnectionOptions): Promise<NatsConnection>;
+  /** Every message of a stream now on the hub, in order (read as the first box's user): what the boxes published. */
+  read(stream: string): Promise<StoredMessage[]>;
   /** GET of the hub's monitoring endpoint (`varz`, `connz`, `jsz`...), parsed. */
   monitor(endpoint: string): Promise<Record<string, unknown>>;
   /** Whether nats-server is running. */
@@ -133,6 +144,13 @@ export async function startHub(opts: { boxes: string[] }): Promise<Hub> {
   };
 
   await start();
+  const connectAs = (box: string, options: ConnectionOptions = {}) =>
+    connect({
+      servers: `127.0.0.1:${port}`,
+      user: natsUser(box),
+      pass: fs.readFileSync(passwordFile(box), 'utf8').trim(),
+      ...options,
+    });
   const passwordFile = (box: string) => {
     if (!files.passwords.has(box)) throw new Error(`box ${box} is not in this hub's configuration`);
     return path.join(dir, 'senhas', box);
@@ -145,13 +163,15 @@ export async function startHub(opts: { boxes: string[] }): Promise<Hub> {
     boxes: Object.freeze([...opts.boxes]),
     passwordFile,
     password: (box) => fs.readFileSync(passwordFile(box), 'utf8').trim(),
-    connect: (box, options = {}) =>
-      connect({
-        servers: `127.0.0.1:${port}`,
-        user: natsUser(box),
-        pass: fs.readFileSync(passwordFile(box), 'utf8').trim(),
-        ...options,
-      }),
+    connect: connectAs,
+    read: async (stream) => {
+      const nc = await connectAs(opts.boxes[0]!, { reconnect: false });
+      try {
+        return await readStream(nc, stream);
+      } finally {
+        await nc.close();
+      }
+    },
     monitor: async (endpoint) =>
       (await (await fetch(`http://127.0.0.1:${monitorPort}/${endpoint}`)).json()) as Record<string, unknown>,
     running,
@@ -171,4 +191,17 @@ export async function startHub(opts: { boxes: string[] }): Promise<Hub> {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+async function readStream(nc: NatsConnection, stream: string): Promise<StoredMessage[]> {
+  const { state } = await (await jetstreamManager(nc)).streams.info(stream);
+  const out: StoredMessage[] = [];
+  if (state.messages === 0) return out;
+  const messages = await (await jetstream(nc).consumers.get(stream)).consume();
+  for await (const m of messages) {
+    out.push({ seq: m.seq, subject: m.subject, data: m.string(), msgId: m.headers?.get('Nats-Msg-Id') || undefined });
+    if (m.seq >= state.last_seq) break;
+  }
+  await messages.close();
+  return out;
 }
