@@ -227,15 +227,19 @@ async function makeBox(name: string, root: string, importFile: string, site: boo
     pool = new Pool(url, { connections: 16 });
     laneOpen = false;
   };
+  // The process goes first, then the client's connections: an answer already on its way is still read, and a
+  // request in flight when the box dies fails as a client would see it.
   const signal = async (sig: NodeJS.Signals) => {
     const c = child;
-    await pool?.destroy();
+    if (c && running()) {
+      const done = exited(c);
+      c.kill(sig);
+      await done;
+    }
+    const p = pool;
     pool = undefined;
-    if (!c || !running()) return c?.exitCode ?? null;
-    const done = exited(c);
-    c.kill(sig);
-    await done;
-    return c.exitCode;
+    await p?.destroy();
+    return c?.exitCode ?? null;
   };
 
   const request: SiteBox['request'] = async (method, urlPath, body) => {
