@@ -1,7 +1,10 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBoxes, until, type SiteBoxes } from '../support/site-boxes.js';
+import { createClock } from '../../src/clock.js';
+import { startFakeCloud } from '../support/fake-cloud.js';
+import { siteTickets, SITE_TZ, startBoxes, until, type SiteBoxes } from '../support/site-boxes.js';
+import { cloudEnv } from '../support/site-cloud.js';
 import { startHub, type Hub } from '../support/site-hub.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
@@ -191,5 +194,25 @@ describe('boxes', () => {
     expect(await norte.stop()).toBe(0);
     await norte.start();
     expect((await norte.get('/api/local/eventos')).status).toBe(200);
+  });
+});
+
+describe('a box with the fake cloud', () => {
+  it('pushes its check-in to the cloud with its own cloud key', async () => {
+    const cloud = await startFakeCloud({ clock: createClock(SITE_TZ), recordRequests: false });
+    const dataset = siteTickets({ orders: 1, people: 2 });
+    cloud.addOrders(dataset.pedidos);
+    const site = await startBoxes({ names: ['leste'], dataset, env: (name) => cloudEnv(cloud, name) });
+    try {
+      const qr = dataset.tickets.fresh();
+      expect((await site.box('leste').checkin(qr)).status).toBe(200);
+      await until('the cloud applies it', () => cloud.applied().some((r) => r.qr_code === qr));
+      expect(cloud.applied()).toEqual([
+        expect.objectContaining({ action: 'checkin', qr_code: qr, key_name: 'caixa-leste' }),
+      ]);
+    } finally {
+      await site.close();
+      await cloud.close();
+    }
   });
 });

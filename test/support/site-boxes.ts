@@ -8,10 +8,10 @@ import { BIN, ensureBuilt, ROOT } from './gate-process.js';
 import { exited, freePort, spawnTied, startHub, type Hub } from './site-hub.js';
 import { openSiteLane, type SiteLane } from './site-lanes.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
-import { parkToday, siteTickets, SITE_TZ } from './site-tickets.js';
+import { parkToday, siteTickets, SITE_TZ, type SiteDataset } from './site-tickets.js';
 import { tempDir } from './temp.js';
 
-export { parkToday, SITE_TZ, type SiteTickets } from './site-tickets.js';
+export { parkToday, siteTickets, SITE_TZ, type SiteDataset, type SiteTickets } from './site-tickets.js';
 
 // Several boxes of one park as real processes (`node bin/gate.js serve` on dist/, as gate-process.ts runs it), each
 // with its own data dir and API key, all holding the same tickets (one import file, valid today in the park's time
@@ -75,14 +75,16 @@ export interface SiteBoxesOptions {
   /** The shared dataset: `orders` orders (default 20) of `people` people (default 3). */
   orders?: number;
   people?: number;
+  /** Or a dataset made beforehand with siteTickets (to load the same orders into a fake cloud first). */
+  dataset?: SiteDataset;
 }
 
 /** Makes the boxes' data dirs (tenant, the shared tickets, a key each), then starts them all. */
 export async function startBoxes(opts: SiteBoxesOptions) {
   ensureBuilt();
   const root = tempDir('gate-site-');
-  const day = parkToday();
-  const { pedidos, tickets } = siteTickets({ orders: opts.orders ?? 20, people: opts.people ?? 3, day });
+  const { pedidos, tickets } =
+    opts.dataset ?? siteTickets({ orders: opts.orders ?? 20, people: opts.people ?? 3, day: parkToday() });
   const importFile = writeImportFile(root, { pedidos }, 'ingressos.json');
   const site = opts.site ?? opts.hub !== undefined;
   const boxes: (SiteBox & { dispose(): Promise<void> })[] = [];

@@ -1,3 +1,4 @@
+import type { PedidoInput } from '../../src/orders/order.schemas.js';
 import { makeOrder } from './fixtures.js';
 
 // The tickets every box of a test site holds: one import file, the same on every box, valid today in the park's
@@ -21,12 +22,19 @@ export interface SiteTickets {
   freshOrder(): { numero: string; qrs: string[] };
 }
 
-/** The shared dataset: `orders` paid orders of `people` people each, for `day`. */
-export function siteTickets(opts: { orders: number; people: number; day: string }) {
-  const compact = opts.day.replaceAll('-', '');
+export interface SiteDataset {
+  /** What `gate import` loads on every box (and a fake cloud's addOrders takes). */
+  pedidos: PedidoInput[];
+  tickets: SiteTickets;
+}
+
+/** The shared dataset: `orders` paid orders of `people` people each, for `day` (default: today in the park). */
+export function siteTickets(opts: { orders: number; people: number; day?: string }): SiteDataset {
+  const day = opts.day ?? parkToday();
+  const compact = day.replaceAll('-', '');
   const pedidos = Array.from({ length: opts.orders }, (_, i) => {
     const numero = `${compact}-${String(i + 1).padStart(4, '0')}`;
-    return makeOrder({ numero, dataUso: opts.day, people: opts.people, prefix: `ST${compact}${i + 1}` });
+    return makeOrder({ numero, dataUso: day, people: opts.people, prefix: `ST${compact}${i + 1}` });
   });
   const orders = pedidos.map((p) => ({
     numero: p.numero_pedido,
@@ -37,7 +45,7 @@ export function siteTickets(opts: { orders: number; people: number; day: string 
   const taken = new Set<string>();
   const qrs = orders.flatMap((o) => o.qrs);
   const tickets: SiteTickets = {
-    day: opts.day,
+    day: day,
     orders,
     qrs,
     fresh() {
