@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
@@ -71,5 +73,63 @@ describe('configuration from the environment', () => {
       host: 'gate-box.local',
       port: 8080,
     });
+  });
+
+  it('reads the site, and names every problem with it without echoing a value', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-site-config-'));
+    const secret = path.join(dir, 'senha');
+    fs.writeFileSync(secret, 'segredo-da-caixa', { mode: 0o600 });
+    try {
+      expect(loadConfig({}).site).toBeUndefined();
+      const site = loadConfig({
+        GATE_SITE_NATS_URLS: 'nats://10.0.0.10:4222, nats://10.0.0.11:4222',
+        GATE_SITE_BOX: 'sul',
+        GATE_SITE_BOXES: 'norte,sul,leste',
+        GATE_SITE_NATS_PASSWORD_FILE: secret,
+      }).site;
+      expect(site).toEqual({
+        urls: ['nats://10.0.0.10:4222', 'nats://10.0.0.11:4222'],
+        box: 'sul',
+        boxes: ['norte', 'sul', 'leste'],
+        user: 'gate-sul',
+        passwordFile: secret,
+        caFile: undefined,
+        casTimeoutMs: 150,
+        replicas: 1,
+      });
+      let error: unknown;
+      try {
+        loadConfig({
+          GATE_SITE_NATS_URLS: 'nats://gate-sul:segredo@10.0.0.10:4222',
+          GATE_SITE_BOX: 'Sul!',
+          GATE_SITE_BOXES: 'norte,leste',
+          GATE_SITE_NATS_PASSWORD_FILE: path.join(dir, 'nenhuma'),
+          GATE_SITE_CAS_TIMEOUT_MS: '5',
+        });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      const message = (error as Error).message;
+      for (const name of [
+        'GATE_SITE_NATS_URLS',
+        'GATE_SITE_BOX',
+        'GATE_SITE_NATS_PASSWORD_FILE',
+        'GATE_SITE_CAS_TIMEOUT_MS',
+      ])
+        expect(message).toContain(name);
+      expect(message).not.toContain('segredo');
+      expect(() => loadConfig({ GATE_SITE_BOX: 'sul' })).toThrow(/GATE_SITE_BOX: definida sem GATE_SITE_NATS_URLS/);
+      expect(() =>
+        loadConfig({
+          GATE_SITE_NATS_URLS: 'nats://h:4222',
+          GATE_SITE_BOX: 'sul',
+          GATE_SITE_BOXES: 'norte',
+          GATE_SITE_NATS_PASSWORD_FILE: secret,
+        }),
+      ).toThrow(/GATE_SITE_BOXES: deve incluir esta caixa \(sul\)/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,14 @@
 import { storageFailure } from '../db/storage.js';
 import type { CheckinRepo } from './checkin.repo.js';
-import type { CheckinCaller, CheckinDeps, CheckinInput, CheckinOptions, Reply, ScanNotice } from './checkin.types.js';
+import type {
+  CheckinCaller,
+  CheckinDeps,
+  CheckinInput,
+  CheckinOptions,
+  Reply,
+  ScanNotice,
+  SiteDecisions,
+} from './checkin.types.js';
 import type { Flow } from './flow.js';
 import { StorageUnavailableError, type CheckinResult, type ReversalResult } from './result.js';
 import { PARK_AREA, requestTarget } from './rules/index.js';
@@ -19,7 +27,13 @@ export interface Engine extends CheckinDeps {
   /** The write queue; a database that cannot be written throws StorageUnavailableError, not a 500. */
   write<T>(work: () => T, background?: boolean): Promise<T>;
   inSavepoint<T>(work: () => T): T;
+  /** The site link, while one is attached (checkin.attachSite). */
+  site: { current: SiteDecisions | undefined };
 }
+
+/** One decision: through the site when the box is part of one, else straight to the write queue. */
+export const decide = <T>(e: Engine, work: () => T): Promise<T> =>
+  e.site.current ? e.site.current.decide(work, (w) => e.write(w)) : e.write(work);
 
 export function createEngine(deps: CheckinDeps, repo: CheckinRepo): Engine {
   const { db, storage } = deps;
@@ -37,7 +51,7 @@ export function createEngine(deps: CheckinDeps, repo: CheckinRepo): Engine {
       },
     );
   const inSavepoint = db.sqlite.transaction((work: () => unknown) => work()) as <T>(work: () => T) => T;
-  return { ...deps, repo, write, inSavepoint };
+  return { ...deps, repo, write, inSavepoint, site: { current: undefined } };
 }
 
 export function flowFor(e: Engine, input: CheckinInput, caller: CheckinCaller, area = PARK_AREA): Flow {
@@ -93,7 +107,7 @@ export async function execute<R extends CheckinResult | ReversalResult, V>(
   const viewOf = (result: R) =>
     result.ok && options.view ? options.view(result as Extract<R, { ok: true }>) : undefined;
   if (target.kind === 'order' || target.codes.length === 1) {
-    const reply = await e.write((): Reply<R, V> => {
+    const reply = await decide(e, (): Reply<R, V> => {
       const f = flowFor(e, input, caller);
       const result = target.kind === 'order' ? flows.order(f, target.numero) : flows.code(f, target.codes[0]!);
       return { batch: false, result, view: viewOf(result) };
@@ -116,6 +130,8 @@ export async function execute<R extends CheckinResult | ReversalResult, V>(
   return { batch: true, items };
 }
 
+type Item<R, V> = { code: string; result: R; view: V | undefined };
+
 /**
  * Batch: sequential, each code in its own savepoint, so one failure does not undo the others;
  * a slice of codes per commit, so a scan at a turnstile never waits behind a whole batch.
@@ -127,15 +143,20 @@ async function runBatch<R extends CheckinResult | ReversalResult, V>(
   codes: string[],
   flow: Flows<R>['code'],
   viewOf: (result: R) => V | undefined,
-): Promise<{ code: string; result: R; view: V | undefined }[]> {
-  const items: { code: string; result: R; view: V | undefined }[] = [];
-  for (let from = 0; from < codes.length; from += BATCH_SLICE) {
-    const slice = codes.slice(from, from + BATCH_SLICE);
+): Promise<Item<R, V>[]> {
+  const items: Item<R, V>[] = [];
+  // On a site each code is its own claim: the other boxes see it before the batch goes on.
+  const slice = e.site.current ? 1 : BATCH_SLICE;
+  for (let from = 0; from < codes.length; from += slice) {
+    const some = codes.slice(from, from + slice);
     // A batch of more than one slice is bulk work (an ERP, a back office): single scans go first.
+    const run = e.site.current
+      ? (w: () => Item<R, V>[]) => decide(e, w)
+      : (w: () => Item<R, V>[]) => e.write(w, codes.length > BATCH_SLICE);
     items.push(
-      ...(await e.write(() => {
+      ...(await run(() => {
         const f = flowFor(e, input, caller);
-        return slice.map((code) => {
+        return some.map((code) => {
           try {
             return e.inSavepoint(() => {
               const result = flow(f, code);
@@ -148,7 +169,7 @@ async function runBatch<R extends CheckinResult | ReversalResult, V>(
             return { code, result: { ok: false, code: 'INTERNAL_ERROR' } as R, view: undefined };
           }
         });
-      }, codes.length > BATCH_SLICE)),
+      })),
     );
   }
   return items;

@@ -9,6 +9,7 @@ import {
   mayBeAdditional,
   mayBeGroup,
   orderCheckin,
+  PARK_AREA,
   pendingValid,
   personCheckin,
 } from './rules/index.js';
@@ -59,7 +60,7 @@ export function checkInPerson(f: Flow, code: string, p: PersonState): CheckinRes
     const current = f.repo.personByQr(f.actor.tenantId, p.qr_code);
     return refuseWith(f, ev, alreadyUsed(code, current?.checkin_em ?? f.now));
   }
-  record(f, { ...ev, result: 'ok' });
+  record(f, { ...ev, result: 'ok', ...areaOf(f) });
   return checkedIn(f, {
     target: 'person',
     code,
@@ -68,6 +69,9 @@ export function checkInPerson(f: Flow, code: string, p: PersonState): CheckinRes
     people: [moved(p)],
   });
 }
+
+/** A check-in at a door into another area than the park says so in its event (the site's boxes apply it there). */
+const areaOf = (f: Flow) => (f.area === PARK_AREA ? {} : { details: { area: f.area } });
 
 /** The check-in is the first entry: into the flow's area. */
 function markCheckedIn(f: Flow, p: PersonState): boolean {
@@ -95,6 +99,7 @@ export function checkInMany(
       numeroPedido: p.numero_pedido,
       personId: p.id,
       result: 'ok',
+      ...areaOf(f),
     });
   return done.length > 0 ? done : 'all-used';
 }

@@ -1,13 +1,30 @@
 import { checkInCode, checkInOrder } from './checkin.flows.js';
 import { createCheckinRepo } from './checkin.repo.js';
-import { createEngine, execute, flowFor, notify } from './checkin.engine.js';
-import type { CheckinCaller, CheckinDeps, CheckinInput, CheckinOptions, Reply } from './checkin.types.js';
+import { createEngine, decide, execute, flowFor, notify } from './checkin.engine.js';
+import type {
+  CheckinCaller,
+  CheckinDeps,
+  CheckinInput,
+  CheckinOptions,
+  Reply,
+  SiteDecisions,
+} from './checkin.types.js';
+import { applyFact, type FactOutcome, type MovementFact } from './fact.flows.js';
 import { moveCode } from './movement.flows.js';
 import type { CheckinResult, ReversalResult } from './result.js';
 import { reverseCode, reverseOrder } from './reversal.flows.js';
 import { requestTarget, type MovePolicy } from './rules/index.js';
 
-export type { CheckinCaller, CheckinDeps, CheckinInput, CheckinOptions, Reply, ScanNotice } from './checkin.types.js';
+export type {
+  CheckinCaller,
+  CheckinDeps,
+  CheckinInput,
+  CheckinOptions,
+  Reply,
+  ScanNotice,
+  SiteDecisions,
+} from './checkin.types.js';
+export type { FactOutcome, MovementFact } from './fact.flows.js';
 
 export interface CheckinService {
   /**
@@ -29,7 +46,19 @@ export interface CheckinService {
   move(input: CheckinInput, caller: CheckinCaller, policy: MovePolicy): Promise<CheckinResult>;
   /** People inside each area now (today, tenant-local); areas nobody is in are absent. */
   occupancy(tenantId: number): { area: string; inside: number }[];
+  /** Every decision goes through the site from now on (src/site/); the function returned detaches it. */
+  attachSite(site: SiteDecisions): () => void;
+  /**
+   * Records movements decided elsewhere (fact.flows.ts) in one background write: `run` calls `apply` per fact and
+   * writes its own bookkeeping in the same transaction.
+   */
+  applyFacts<T>(
+    tenantId: number,
+    run: (apply: (fact: MovementFact, changeState: boolean) => FactOutcome) => T,
+  ): Promise<T>;
 }
+
+const FACTS: CheckinCaller['source'] = 'site';
 
 /** The one rule set for every door: HTTP routes, serial lanes and the console all call this. */
 export function createCheckinService(deps: CheckinDeps): CheckinService {
@@ -43,10 +72,23 @@ export function createCheckinService(deps: CheckinDeps): CheckinService {
       const started = performance.now();
       const target = requestTarget(input, false);
       const code = target.kind === 'order' ? target.numero : target.codes[0]!;
-      const result = await engine.write(() => moveCode(flowFor(engine, input, caller, policy.area), code, policy));
+      const result = await decide(engine, () => moveCode(flowFor(engine, input, caller, policy.area), code, policy));
       notify(engine, 'movimento', input, caller, [result], started);
       return result;
     },
     occupancy: (tenantId) => engine.repo.occupancy(tenantId, deps.clock.today()),
+    attachSite(site) {
+      engine.site.current = site;
+      return () => {
+        if (engine.site.current === site) engine.site.current = undefined;
+      };
+    },
+    applyFacts(tenantId, run) {
+      const caller = { tenantId, apiKeyId: null, keyName: null, source: FACTS };
+      return engine.write(() => {
+        const f = flowFor(engine, {}, caller);
+        return run((fact, changeState) => engine.inSavepoint(() => applyFact(f, fact, changeState)));
+      }, true);
+    },
   };
 }

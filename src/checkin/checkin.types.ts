@@ -64,3 +64,12 @@ export interface CheckinDeps {
   onResult?: (notice: ScanNotice) => void;
   clockCheck?: Pick<ClockCheck, 'eventMark'>;
 }
+
+/**
+ * The site link's hold on every decision of the core (src/site/): it runs `work` (one decision, which writes its
+ * events in a transaction of the write queue) so that the other boxes agree before any door is answered, and
+ * falls back to `write` alone when the hub is away.
+ */
+export interface SiteDecisions {
+  decide<T>(work: () => T, write: <U>(work: () => U) => Promise<U>): Promise<T>;
+}

@@ -25,9 +25,18 @@ export interface EventInput {
   personId?: number | null;
   additionalId?: number | null;
   details?: Record<string, unknown>;
+  /** A movement of the site (src/site/): its id there and, when another box made it, that box and its sequence. */
+  site?: { id: string; box: string | null; seq: number | null; withoutSite: boolean };
 }
 
-const insertEvent = defineQuery((k, p: Omit<EventsTable, 'id'>) =>
+type EventRow = Omit<EventsTable, 'id' | 'site_id' | 'site_box' | 'site_seq' | 'sem_site'> & {
+  site_id: string | null;
+  site_box: string | null;
+  site_seq: number | null;
+  sem_site: number;
+};
+
+const insertEvent = defineQuery((k, p: EventRow) =>
   k.insertInto('events').values({
     tenant_id: p.tenant_id,
     occurred_at: p.occurred_at,
@@ -45,15 +54,19 @@ const insertEvent = defineQuery((k, p: Omit<EventsTable, 'id'>) =>
     source: p.source,
     details: p.details,
     relogio_suspeito: p.relogio_suspeito,
+    site_id: p.site_id,
+    site_box: p.site_box,
+    site_seq: p.site_seq,
+    sem_site: p.sem_site,
   }),
 );
 
 /**
- * Appends one immutable event; must run in the transaction of the change it records. `relogio`: why
+ * Appends one immutable event, returning its id; must run in the transaction of the change it records. `relogio`: why
  * the clock was suspect when `at` was read (src/clock-check.ts), kept with the event.
  */
-export function appendEvent(db: Db, actor: Actor, at: string, e: EventInput, relogio: string | null = null): void {
-  insertEvent.run(db, {
+export function appendEvent(db: Db, actor: Actor, at: string, e: EventInput, relogio: string | null = null): number {
+  const { lastInsertRowid } = insertEvent.run(db, {
     tenant_id: actor.tenantId,
     occurred_at: at,
     action: e.action,
@@ -74,5 +87,10 @@ export function appendEvent(db: Db, actor: Actor, at: string, e: EventInput, rel
         ? JSON.stringify(e.details)
         : null,
     relogio_suspeito: relogio,
+    site_id: e.site?.id ?? null,
+    site_box: e.site?.box ?? null,
+    site_seq: e.site?.seq ?? null,
+    sem_site: e.site?.withoutSite ? 1 : 0,
   });
+  return Number(lastInsertRowid);
 }

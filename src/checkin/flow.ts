@@ -21,7 +21,8 @@ export interface Flow {
   area: string;
 }
 
-export const record = (f: Flow, e: EventInput) => appendEvent(f.db, f.actor, f.now, e, f.relogio);
+/** Appends the flow's event (at the flow's instant), returning its id. */
+export const record = (f: Flow, e: EventInput): number => appendEvent(f.db, f.actor, f.now, e, f.relogio);
 
 /** A refusal is recorded in the event log too, then returned. */
 export function refuse(

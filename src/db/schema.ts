@@ -24,6 +24,12 @@ import type {
   EventMarksTable,
   RetentionMovingTable,
   RetentionRunsTable,
+  SiteStateTable,
+  SiteMovesTable,
+  SiteSubjectsTable,
+  SiteParkedTable,
+  SiteRejectsTable,
+  SiteConflictsTable,
 } from './tables.log.js';
 
 // The database as kysely sees it: one row type per table of migrations/, kept in two files by kind (sale data
@@ -55,4 +61,10 @@ export interface DB {
   event_marks: EventMarksTable;
   retention_moving: RetentionMovingTable;
   retention_runs: RetentionRunsTable;
+  site_state: SiteStateTable;
+  site_moves: SiteMovesTable;
+  site_subjects: SiteSubjectsTable;
+  site_parked: SiteParkedTable;
+  site_rejects: SiteRejectsTable;
+  site_conflicts: SiteConflictsTable;
 }

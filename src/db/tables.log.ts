@@ -24,6 +24,14 @@ export interface EventsTable {
    * looked right.
    */
   relogio_suspeito: string | null;
+  /**
+   * A movement applied from another box of the site (migrations/0013_site.ts): its id there, that box, its sequence
+   * on the hub, and 1 when that box decided without the site. Null (0) for this box's own events.
+   */
+  site_id: Generated<string | null>;
+  site_box: Generated<string | null>;
+  site_seq: Generated<number | null>;
+  sem_site: Generated<number>;
 }
 
 /** Who is inside each area today (migrations/0004_movements.ts). */
@@ -131,4 +139,54 @@ export interface RetentionRunsTable {
   finished_at: string | null;
   events: Generated<number>;
   lane_events: Generated<number>;
+}
+
+/** The site (migrations/0013_site.ts, src/site/): this box's own movements there. */
+export interface SiteMovesTable {
+  event_id: number;
+  tenant_id: number;
+  site_id: string;
+  seq: number | null;
+  sem_site: number;
+  occurred_at: string;
+}
+
+export interface SiteStateTable {
+  tenant_id: number;
+  applied_seq: Generated<number>;
+  applied_id: string | null;
+  /** JSON list of this database's recent runs (site-messages.ts, Origin.run). */
+  runs: Generated<string>;
+}
+
+export interface SiteSubjectsTable {
+  tenant_id: number;
+  subject: string;
+  seq: number;
+}
+
+export interface SiteParkedTable {
+  tenant_id: number;
+  seq: number;
+  code: string;
+  body: string;
+  parked_at: string;
+}
+
+export interface SiteRejectsTable {
+  id: Generated<number>;
+  tenant_id: number;
+  seq: number;
+  reason: string;
+  detail: string | null;
+  at: string;
+}
+
+export interface SiteConflictsTable {
+  id: Generated<number>;
+  tenant_id: number;
+  kind: 'duplo_no_site';
+  event_id: number;
+  other_event_id: number;
+  found_at: string;
 }

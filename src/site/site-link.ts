@@ -1,5 +1,24 @@
+import fs from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BoxRoutes } from '../app.js';
-import type { SiteInfo } from './site.answers.js';
+import type { Auth } from '../auth/auth.js';
+import type { CheckinService } from '../checkin/checkin.service.js';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/open.js';
+import type { Log } from '../lib/log.js';
+import type { SiteConfig } from '../site-config.js';
+import { VERSION } from '../version.js';
+import { SITE_REJECT_REASONS, type SiteInfo, type SiteView } from './site.answers.js';
+import { createApplier } from './site-apply.js';
+import { createBacklog, messageOf } from './site-backlog.js';
+import { createSiteDecisions, type HubClaims } from './site-claims.js';
+import { createConsumer } from './site-consumer.js';
+import { connectHub, listen, type Hub } from './site-hub.js';
+import { fingerprint, newRun, presenceSubject, signingKey, type Origin } from './site-messages.js';
+import { createSiteMode, type SiteModeState } from './site-mode.js';
+import { createPresence, PRESENCE_EVERY_MS } from './site-presence.js';
+import { forgetHub, siteCounts, siteState, startRun, type OwnMovement } from './site-store.js';
+import { createCompensations } from './site-undo.js';
 
 export interface SitePart {
   /** What status, metrics and the console read; undefined on a single box. */
@@ -9,7 +28,235 @@ export interface SitePart {
   close: (() => Promise<void>) | undefined;
 }
 
-// The site link: being written (issue 23).
-export function startLink(_deps: unknown): Promise<SitePart> {
-  return Promise.reject(new Error('o site ainda não está pronto nesta versão'));
+// The site link (docs/site.md): the box's one connection to the hub. It claims every decision of the check-in core
+// while the hub answers (site-claims.ts), applies the other boxes' movements as they come (site-apply.ts), and
+// keeps what it decided alone to publish once the hub is back (site-backlog.ts, site-mode.ts).
+
+const PROBE_EVERY_MS = 1000;
+const PUBLISH_TIMEOUT_MS = 2000;
+/** How far back a box republishes its own movements when the hub lost them. */
+const REPUBLISH_MS = 72 * 3600_000;
+
+interface LinkDeps {
+  link: SiteConfig;
+  db: Db;
+  clock: Clock;
+  auth: Auth;
+  checkin: CheckinService;
+  tenantId: number;
+  cloudKey: string | undefined;
+  log: Log;
+}
+
+export async function startLink(deps: LinkDeps): Promise<SitePart> {
+  const { link, db, clock, checkin, tenantId, log } = deps;
+  const origin = await originOf(db, tenantId, link);
+  const applied = () => siteState(db, tenantId).applied_seq;
+
+  const mode = createSiteMode({ clock, log });
+  let hub: Hub | undefined;
+  let closed = false;
+  let claimMs: number[] = [];
+  const publish = (subject: string, id: string, body: Uint8Array) =>
+    hub && mode.connected() ? hub.publish(subject, id, body, PUBLISH_TIMEOUT_MS) : Promise.resolve(null);
+  const backlog = createBacklog({ db, tenantId, origin, publish });
+  const undo = createCompensations({ origin, publish, log });
+  const applier = createApplier({ checkin, db, tenantId, origin, clock, log, compensate: undo.orphan });
+  const consumer = createConsumer({ apply: (batch) => applier.apply(batch, true), from: () => applied() + 1, log });
+  const presence = createPresence({ origin, version: VERSION, cloudKey: deps.cloudKey, now: () => Date.now() });
+
+  const detach = checkin.attachSite(
+    createSiteDecisions({
+      db,
+      tenantId,
+      origin,
+      hub: hubClaims({ hub: () => hub, link, mode, applier, undo, backlog, claimed: (ms) => claimMs.push(ms) }),
+    }),
+  );
+
+  /** On (re)connecting: the stream is there and still holds what this box applied, else its movements go again. */
+  async function onConnected(on: Hub) {
+    const { firstSeq, lastSeq } = await on.ensureStream(link.replicas);
+    consumer.saw(lastSeq);
+    const st = siteState(db, tenantId);
+    if (st.applied_seq > 0 && st.applied_seq >= firstSeq) {
+      const there = st.applied_seq <= lastSeq ? await on.messageAt(st.applied_seq) : null;
+      if (!there || fingerprint(there.data) !== st.applied_id) {
+        const since = new Date(clock.now().getTime() - REPUBLISH_MS).toISOString();
+        const again = await db.writes.run(() => forgetHub(db, tenantId, since), { background: true });
+        log.warn({ republicar: again }, 'site: o hub não tem mais o que esta caixa aplicou; publicando de novo');
+      }
+    }
+    await consumer.start(on);
+    await goOnline();
+  }
+  let syncing: Promise<void> | undefined;
+  const resync = () => {
+    if (!hub || closed) return;
+    syncing ??= onConnected(hub)
+      .catch((err: unknown) => log.warn({ err: String(err) }, 'site: o hub não respondeu'))
+      .finally(() => (syncing = undefined));
+  };
+
+  async function goOnline() {
+    if (mode.online() || !mode.connected()) return;
+    mode.publishing();
+    await undo.publish();
+    if ((await backlog.drain()) && mode.connected()) mode.site();
+  }
+
+  async function probe() {
+    if (!hub || !mode.connected() || closed) return;
+    try {
+      consumer.saw(await hub.lastSeq());
+      mode.answered(true);
+      if (mode.mayReturn() && !syncing) await goOnline();
+      else if (mode.online()) void backlog.drain();
+      void undo.publish();
+    } catch {
+      mode.failed();
+    }
+  }
+
+  function announce() {
+    if (!hub || !mode.connected()) return;
+    const at = applied();
+    const backlog = siteCounts(db, tenantId, clock.nowIso()).backlog;
+    const state = { applied: at, lag: Math.max(0, (consumer.newest() ?? at) - at), backlog };
+    hub.nc.publish(presenceSubject(origin.tenant, origin.box), presence.announce(state));
+    void applier.retryParked().catch(() => undefined);
+  }
+  const timers = [setInterval(() => void probe(), PROBE_EVERY_MS), setInterval(announce, PRESENCE_EVERY_MS)];
+  for (const t of timers) t.unref();
+
+  // The box never waits for the hub: the link connects in the background, again and again until it does.
+  void connectLoop({
+    link,
+    closed: () => closed,
+    onStatus(up) {
+      mode.connection(up);
+      if (up) resync();
+      else consumer.stop();
+    },
+    onHub(h) {
+      hub = h;
+      mode.connection(true);
+      listen(h.nc, presenceSubject(origin.tenant, '*'), presence.heard);
+      resync();
+    },
+  });
+
+  return {
+    info: {
+      view: () => siteView({ db, tenantId, clock, origin, link, mode, consumer, presence }),
+      drainClaimMs() {
+        const drained = claimMs;
+        claimMs = [];
+        return drained;
+      },
+    },
+    routes: {},
+    async close() {
+      closed = true;
+      for (const t of timers) clearInterval(t);
+      detach();
+      await consumer.close();
+      await syncing;
+      await hub?.close();
+    },
+  };
+}
+
+function siteView(p: {
+  db: Db;
+  tenantId: number;
+  clock: Clock;
+  origin: Origin;
+  link: SiteConfig;
+  mode: SiteModeState;
+  consumer: ReturnType<typeof createConsumer>;
+  presence: ReturnType<typeof createPresence>;
+}): SiteView {
+  const counts = siteCounts(p.db, p.tenantId, p.clock.startOfLocalDate(p.clock.today()).toISOString());
+  const at = siteState(p.db, p.tenantId).applied_seq;
+  const newest = p.consumer.newest();
+  const rejects = Object.fromEntries(SITE_REJECT_REASONS.map((r) => [r, 0])) as SiteView['rejeitadas'];
+  for (const r of counts.rejects) if (r.reason in rejects) rejects[r.reason] = r.n;
+  return {
+    ...p.mode.view(),
+    caixa: p.origin.box,
+    hub: { urls: [...p.link.urls], conectado: p.mode.connected(), replicas: p.link.replicas },
+    sequencia_aplicada: at,
+    ultima_sequencia: newest,
+    atraso: Math.max(0, (newest ?? at) - at),
+    pendentes: counts.backlog,
+    estacionadas: counts.parked,
+    decisoes_sem_site_hoje: counts.withoutSiteToday,
+    conflitos: counts.conflicts,
+    chave_nuvem_repetida: p.presence.sharingKey(),
+    rejeitadas: rejects,
+    caixas: p.presence.boxes(),
+  };
+}
+
+async function connectLoop(p: {
+  link: SiteConfig;
+  closed: () => boolean;
+  onStatus: (up: boolean) => void;
+  onHub: (hub: Hub) => void;
+}) {
+  while (!p.closed()) {
+    try {
+      const hub = await connectHub(p.link, ({ type }) => p.onStatus(type === 'connected'));
+      if (p.closed()) return void hub.close();
+      return p.onHub(hub);
+    } catch {
+      await sleep(1000);
+    }
+  }
+}
+
+/** What the claims need of the hub, with the breaker told of every answer. */
+function hubClaims(p: {
+  hub: () => Hub | undefined;
+  link: SiteConfig;
+  mode: SiteModeState;
+  applier: ReturnType<typeof createApplier>;
+  undo: ReturnType<typeof createCompensations>;
+  backlog: ReturnType<typeof createBacklog>;
+  claimed: (ms: number) => void;
+}): HubClaims {
+  return {
+    online: p.mode.online,
+    async claim(subject, id, body, expected) {
+      const started = performance.now();
+      const hub = p.hub();
+      const answer = hub
+        ? await hub.claim(subject, id, body, expected, p.link.casTimeoutMs)
+        : ({ kind: 'unreachable' } as const);
+      p.claimed(performance.now() - started);
+      if (answer.kind === 'unreachable') p.mode.failed();
+      else p.mode.answered();
+      return answer;
+    },
+    async catchUp(subject) {
+      // Bounded like a claim: a hub that stops answering now must not hold the scan.
+      const hub = p.hub();
+      const newest = hub
+        ? await Promise.race([hub.latest(subject).catch(() => null), sleep(p.link.casTimeoutMs).then(() => null)])
+        : null;
+      if (newest) await p.applier.apply([newest], false);
+    },
+    compensate: (c: { id: string; movement: OwnMovement }) => p.undo.claim(c.id, messageOf(c.movement, c.id)),
+    backlogGrew: () => void (p.mode.online() && p.backlog.drain()),
+  };
+}
+
+/** Who this box is on the site, for this run; the run is recorded first (an orphan claim is an earlier run's). */
+async function originOf(db: Db, tenantId: number, link: SiteConfig): Promise<Origin> {
+  const run = newRun();
+  const earlierRuns = await db.writes.run(() => startRun(db, tenantId, run));
+  const tenant = db.sqlite.prepare('SELECT slug FROM tenants WHERE id = ?').get(tenantId) as { slug: string };
+  const secret = signingKey(fs.readFileSync(link.passwordFile, 'utf8').trim());
+  return { tenant: tenant.slug, box: link.box, boxes: link.boxes, run, earlierRuns, secret };
 }

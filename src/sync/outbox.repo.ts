@@ -59,6 +59,8 @@ function enqueue(o: Outbox, limit: number): number {
           .select(['id', 'tenant_id', sql<string>`coalesce(qr_code, code)`.as('chave'), 'action'])
           .where('tenant_id', '=', tenantId)
           .where('result', '=', 'ok')
+          // Movements applied from another box of the site are that box's to push (docs/site.md).
+          .where('site_box', 'is', null)
           .where('id', '>', cursor)
           .where('action', 'in', SENT_ACTIONS)
           .orderBy('id')

@@ -43,7 +43,15 @@ describe('migration 0004_movements on a database with data', () => {
     );
     // 0010_clock adds a column, null on every earlier event.
     expect(s.prepare('select * from events order by id').all()).toEqual(
-      before.map((r) => ({ ...(r as object), relogio_suspeito: null })),
+      // Columns added by later migrations come with their defaults (0010_clock, 0013_site).
+      before.map((r) => ({
+        ...(r as object),
+        relogio_suspeito: null,
+        site_id: null,
+        site_box: null,
+        site_seq: null,
+        sem_site: 0,
+      })),
     );
     expect(s.prepare('select event_id from sync_push').pluck().all()).toEqual([7]);
     expect(s.pragma('foreign_key_check')).toEqual([]);

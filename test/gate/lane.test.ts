@@ -189,7 +189,14 @@ describe('lane flow', () => {
   it('any other failure gets the generic signal; a rejected read gets "not found"', async () => {
     box = await createTestBox();
     const fail = () => Promise.reject(new Error('disk on fire'));
-    const broken: CheckinService = { checkIn: fail, reverse: fail, move: fail, occupancy: () => [] };
+    const broken: CheckinService = {
+      checkIn: fail,
+      reverse: fail,
+      move: fail,
+      occupancy: () => [],
+      attachSite: () => () => undefined,
+      applyFacts: fail,
+    };
     const { lane, calls, lines } = await setup({}, { checkin: broken });
     expect(await lane.scan('ANY')).toMatchObject({ kind: 'denied', refusal: 'INTERNAL_ERROR', reason: 'other' });
     expect(await lane.scanRejected('non_printable')).toMatchObject({

@@ -5,6 +5,7 @@ import { createBox, type BoxParts } from '../../src/box.js';
 import { createFixedClock, type Clock } from '../../src/clock.js';
 import { migrateToLatest, openDatabase, type Db } from '../../src/db/open.js';
 import type { GateSpec } from '../../src/gate/gate.start.js';
+import type { SiteConfig } from '../../src/site-config.js';
 import type { SyncSpec } from '../../src/sync/sync.start.js';
 import { upsertOrder } from '../../src/orders/orders.repo.js';
 import { pedidoSchema, type PedidoInput } from '../../src/orders/order.schemas.js';
@@ -27,6 +28,8 @@ export interface TestBoxOptions {
   consolePingMs?: number;
   /** Gate lanes on the box's check-in service (tenant `parque`), as the box starts them from GATE_CONFIG. */
   lanes?: GateSpec;
+  /** A box of a site (GATE_SITE_*): its hub and its name there. */
+  siteLink?: SiteConfig;
 }
 
 /**
@@ -87,6 +90,7 @@ export async function createTestBox(opts: TestBoxOptions = {}) {
     tenant: 'parque',
     lanes: opts.lanes,
     consolePingMs: opts.consolePingMs,
+    siteLink: opts.siteLink,
   });
   closers.push('caixa', () => box.close());
   const { app, db, checkin, gates, status } = await box.start();

@@ -66,6 +66,9 @@ export interface StoredMessage {
   msgId: string | undefined;
 }
 
+/** The name the first site tests knew it by. */
+export type TestHub = Hub;
+
 export interface Hub {
   /** nats://127.0.0.1:port, straight to the hub (a box reaches it through its own proxy). */
   url: string;
@@ -90,7 +93,7 @@ export interface Hub {
   stop(): Promise<void>;
   /** SIGKILL, and waits for the exit. */
   kill(): Promise<void>;
-  /** Starts it again on the same port, with the same configuration and store. */
+  /** Starts it again on the same port, with the same configuration and store (stopping it first if it runs). */
   restart(): Promise<void>;
   /** While stopped: removes the JetStream store ("the hub lost its data"). */
   wipeStore(): void;
@@ -179,7 +182,7 @@ export async function startHub(opts: { boxes: string[] }): Promise<Hub> {
     stop: () => signal('SIGTERM'),
     kill: () => signal('SIGKILL'),
     restart: async () => {
-      if (running()) throw new Error('the hub is running: stop() or kill() it first');
+      await signal('SIGTERM');
       await start();
     },
     wipeStore: () => {

@@ -1,0 +1,124 @@
+import type { CheckinService, FactOutcome, MovementFact } from '../checkin/checkin.service.js';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/open.js';
+import type { Log } from '../lib/log.js';
+import type { SiteRejectReason } from './site.answers.js';
+import { decodeMessage, factOf, fingerprint, subjectOf, type Origin, type SiteMessage } from './site-messages.js';
+import {
+  advanceSubject,
+  conflict,
+  ownBySiteId,
+  park,
+  parked,
+  reject,
+  setApplied,
+  setPublished,
+  subjectSeq,
+  unpark,
+} from './site-store.js';
+
+// Applying the hub's messages (docs/site.md, "Applying the others' movements"): each batch in one background
+// write, with the stream sequence it reached, so a restart resumes exactly there. Other boxes' movements go
+// through the check-in core as facts (idempotent by site id); a ticket's state follows only its newest message
+// (an older one is recorded as history); a code not known here is parked, never dropped; anything that is not a
+// movement of this site is skipped, counted by reason, and changes nothing.
+
+export interface RawMessage {
+  seq: number;
+  subject: string;
+  data: Uint8Array;
+}
+
+type Apply = (fact: MovementFact, changeState: boolean) => FactOutcome;
+
+const LOG_EVERY_MS = 60_000;
+
+export function createApplier({
+  checkin,
+  db,
+  tenantId,
+  origin,
+  clock,
+  log,
+  compensate,
+}: {
+  checkin: CheckinService;
+  db: Db;
+  tenantId: number;
+  origin: Origin;
+  clock: Clock;
+  log: Log;
+  /** A claim of an earlier run of this box with nothing recorded here: a crash between claim and commit. */
+  compensate: (orphan: SiteMessage) => void;
+}) {
+  const loggedAt = new Map<SiteRejectReason, number>();
+
+  function rejected(seq: number, reason: SiteRejectReason, detail: string | null) {
+    reject(db, tenantId, seq, reason, detail, clock.nowIso());
+    const now = Date.now();
+    if (now - (loggedAt.get(reason) ?? 0) < LOG_EVERY_MS) return;
+    loggedAt.set(reason, now);
+    log.warn({ motivo: reason, sequencia: seq }, 'site: mensagem do hub ignorada');
+  }
+
+  function applyOne(apply: Apply, raw: RawMessage, orphans: SiteMessage[]): void {
+    const decoded = decodeMessage(origin, raw.subject, raw.data);
+    if (!decoded.ok) return rejected(raw.seq, decoded.reason, decoded.detail);
+    const m = decoded.message;
+    // This box's own: published (it is in site_moves), or a claim still being committed (this run), or an orphan
+    // of a crash (an earlier run on this database). A run this database never had is an earlier life of the box
+    // (a reinstall): its movements are applied like any other box's.
+    if (decoded.mine && (m.run === origin.run || origin.earlierRuns.has(m.run) || ownBySiteId(db, m.id))) {
+      const own = ownBySiteId(db, m.id);
+      if (own && own.seq === null) setPublished(db, m.id, raw.seq);
+      else if (!own && m.run !== origin.run && m.undoes === undefined) orphans.push(m);
+      advanceSubject(db, tenantId, raw.subject, raw.seq);
+      return;
+    }
+    const outcome = apply(factOf(m, raw.seq), raw.seq > subjectSeq(db, tenantId, raw.subject));
+    if (outcome.kind === 'unknown') {
+      park(db, tenantId, raw.seq, m.qr, new TextDecoder().decode(raw.data), clock.nowIso());
+      return;
+    }
+    if (outcome.kind === 'double') conflict(db, tenantId, outcome.eventId, outcome.otherEventId, clock.nowIso());
+    advanceSubject(db, tenantId, raw.subject, raw.seq);
+  }
+
+  return {
+    /**
+     * Applies messages in stream order; `reached` true when they are the stream's next ones (the consumer), false
+     * for a ticket's newest message read after a lost claim (the stream's position does not move).
+     */
+    async apply(batch: RawMessage[], reached: boolean): Promise<void> {
+      if (batch.length === 0) return;
+      const orphans: SiteMessage[] = [];
+      await checkin.applyFacts(tenantId, (apply) => {
+        for (const raw of batch) applyOne(apply, raw, orphans);
+        const last = batch.at(-1)!;
+        if (reached) setApplied(db, tenantId, last.seq, fingerprint(last.data));
+      });
+      for (const o of orphans) compensate(o);
+    },
+
+    /** Parked movements whose code this box now knows (after a cloud pull) are applied; the others stay. */
+    async retryParked(): Promise<number> {
+      const rows = parked(db, tenantId, 500);
+      if (rows.length === 0) return 0;
+      return checkin.applyFacts(tenantId, (apply) => {
+        let applied = 0;
+        for (const row of rows) {
+          // Checked when it was parked.
+          const m = JSON.parse(row.body) as SiteMessage;
+          const subject = subjectOf(origin.tenant, m.kind, m.qr);
+          const outcome = apply(factOf(m, row.seq), row.seq > subjectSeq(db, tenantId, subject));
+          if (outcome.kind === 'unknown') continue;
+          if (outcome.kind === 'double') conflict(db, tenantId, outcome.eventId, outcome.otherEventId, clock.nowIso());
+          advanceSubject(db, tenantId, subject, row.seq);
+          unpark(db, tenantId, row.seq);
+          applied++;
+        }
+        return applied;
+      });
+    },
+  };
+}

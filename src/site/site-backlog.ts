@@ -1,0 +1,81 @@
+import { PARK_AREA } from '../checkin/movement.settings.js';
+import type { Db } from '../db/open.js';
+import { encodeMessage, subjectOf, type Origin, type SiteMessage } from './site-messages.js';
+import { advanceSubject, backlog, setPublished, type OwnMovement } from './site-store.js';
+
+// The backlog (docs/site.md, "Local mode"): this box's movements not yet on the hub — decisions made without it,
+// exits (facts, never claims), claims whose answer never came — published in order, as facts (no expected
+// sequence), with their site id as the message id so that one the hub already has is answered "duplicate".
+
+const PAGE = 500;
+
+type Body = Omit<SiteMessage, 'v' | 'box' | 'run' | 'sig' | 'tenant'>;
+
+export function messageOf(m: OwnMovement, id: string, extra: Partial<Body> = {}): Body {
+  const details = m.details ? (JSON.parse(m.details) as { area?: string }) : {};
+  return {
+    id,
+    action: m.action,
+    kind: m.person_id ? 'person' : 'additional',
+    qr: m.qr_code ?? m.code,
+    code: m.code,
+    mode: m.mode as Body['mode'],
+    at: m.occurred_at,
+    area: details.area ?? PARK_AREA,
+    terminal: m.terminal,
+    operator: m.operador,
+    source: m.source,
+    local: m.sem_site === 1,
+    ...extra,
+  };
+}
+
+export interface Publish {
+  /** Publishes a fact; resolves with its sequence, or null when the hub did not answer. */
+  (subject: string, id: string, body: Uint8Array): Promise<number | null>;
+}
+
+/** Publishes the backlog page by page; resolves true once it is empty, false when the hub stopped answering. */
+export function createBacklog({
+  db,
+  tenantId,
+  origin,
+  publish,
+}: {
+  db: Db;
+  tenantId: number;
+  origin: Origin;
+  publish: Publish;
+}) {
+  let draining: Promise<boolean> | undefined;
+  async function drainOnce(): Promise<boolean> {
+    for (;;) {
+      const page = backlog(db, tenantId, PAGE);
+      if (page.length === 0) return true;
+      const sent = page.map((m) => {
+        const message = messageOf(m, m.site_id);
+        const subject = subjectOf(origin.tenant, message.kind, message.qr);
+        return publish(subject, m.site_id, encodeMessage(origin, message)).then((seq) => ({ m, subject, seq }));
+      });
+      const acks = await Promise.all(sent);
+      await db.writes.run(
+        () => {
+          for (const a of acks)
+            if (a.seq !== null) {
+              setPublished(db, a.m.site_id, a.seq);
+              advanceSubject(db, tenantId, a.subject, a.seq);
+            }
+        },
+        { background: true },
+      );
+      if (acks.some((a) => a.seq === null)) return false;
+    }
+  }
+  return {
+    /** One drain at a time; a call during a drain waits for it. */
+    drain(): Promise<boolean> {
+      draining ??= drainOnce().finally(() => (draining = undefined));
+      return draining;
+    },
+  };
+}

@@ -1,0 +1,154 @@
+import fs from 'node:fs';
+import {
+  DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  jetstream,
+  jetstreamManager,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
+import { connect, nanos, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import type { SiteConfig } from '../site-config.js';
+import type { ClaimAnswer } from './site-claims.js';
+import { STREAM, STREAM_SUBJECTS } from './site-messages.js';
+import type { RawMessage } from './site-apply.js';
+
+// The hub as the site link uses it (docs/site.md): one NATS connection with JetStream, written against Debian's
+// nats-server 2.9.10 (no filter_subjects arrays, no per-message TTL). Silent loss of the link (Wi-Fi gone, no
+// RST) is noticed by the client's pings: PING_MS × MAX_PINGS_OUT.
+
+const PING_MS = 1000;
+const MAX_PINGS_OUT = 2;
+const API_TIMEOUT_MS = 2000;
+/** The stream keeps a week: a box away longer starts over from what is left. */
+const KEEP_MS = 8 * 24 * 3600_000;
+/** JetStream's default duplicate window, said explicitly: a republish within it is answered "duplicate". */
+const DUPLICATE_WINDOW_MS = 2 * 60_000;
+
+export interface HubStatus {
+  type: 'connected' | 'disconnected';
+}
+
+export interface Hub {
+  readonly nc: NatsConnection;
+  claim(subject: string, id: string, body: Uint8Array, expected: number, timeoutMs: number): Promise<ClaimAnswer>;
+  /** Publishes a fact; its sequence, or null when the hub did not answer in time. */
+  publish(subject: string, id: string, body: Uint8Array, timeoutMs: number): Promise<number | null>;
+  /** A ticket's newest message on the hub. */
+  latest(subject: string): Promise<RawMessage | null>;
+  /** The stream (made when missing) and its last sequence. */
+  ensureStream(replicas: number): Promise<{ firstSeq: number; lastSeq: number; created: boolean }>;
+  /** The message at a sequence, or null when the hub has none there. */
+  messageAt(seq: number): Promise<RawMessage | null>;
+  lastSeq(): Promise<number>;
+  /** Delivers the stream's messages from `from` on, in order, until stopped. */
+  consume(from: number, onMessage: (m: RawMessage, pending: number) => void): Promise<{ stop(): void }>;
+  close(): Promise<void>;
+}
+
+export async function connectHub(config: SiteConfig, onStatus: (s: HubStatus) => void): Promise<Hub> {
+  const nc = await connect({
+    servers: [...config.urls],
+    name: `gate-${config.box}`,
+    user: config.user,
+    pass: fs.readFileSync(config.passwordFile, 'utf8').trim(),
+    ...(config.caFile ? { tls: { caFile: config.caFile } } : {}),
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 1000,
+    pingInterval: PING_MS,
+    maxPingOut: MAX_PINGS_OUT,
+    timeout: API_TIMEOUT_MS,
+  });
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect') onStatus({ type: 'disconnected' });
+      if (s.type === 'reconnect') onStatus({ type: 'connected' });
+    }
+  })().catch(() => undefined);
+  const js: JetStreamClient = jetstream(nc, { timeout: API_TIMEOUT_MS });
+  const jsm: JetStreamManager = await jetstreamManager(nc, { timeout: API_TIMEOUT_MS, checkAPI: false });
+  const raw = (m: { seq: number; subject: string; data: Uint8Array }): RawMessage => ({
+    seq: m.seq,
+    subject: m.subject,
+    data: m.data,
+  });
+
+  return {
+    nc,
+    async claim(subject, id, body, expected, timeoutMs) {
+      try {
+        const ack = await js.publish(subject, body, {
+          msgID: id,
+          expect: { lastSubjectSequence: expected },
+          timeout: timeoutMs,
+        });
+        // "duplicate": this very claim was stored before (a retry within the window): it is ours.
+        return { kind: 'won', seq: ack.seq };
+      } catch (err) {
+        if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamWrongLastSequence)
+          return { kind: 'lost' };
+        return { kind: 'unreachable' };
+      }
+    },
+    async publish(subject, id, body, timeoutMs) {
+      try {
+        return (await js.publish(subject, body, { msgID: id, timeout: timeoutMs })).seq;
+      } catch {
+        return null;
+      }
+    },
+    async latest(subject) {
+      const m = await jsm.streams.getMessage(STREAM, { last_by_subj: subject });
+      return m && raw(m);
+    },
+    async ensureStream(replicas) {
+      try {
+        const { state } = await jsm.streams.info(STREAM);
+        return { firstSeq: state.first_seq, lastSeq: state.last_seq, created: false };
+      } catch (err) {
+        if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) throw err;
+      }
+      const info = await jsm.streams.add({
+        name: STREAM,
+        subjects: [STREAM_SUBJECTS],
+        num_replicas: replicas,
+        max_age: nanos(KEEP_MS),
+        duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+      });
+      return { firstSeq: info.state.first_seq, lastSeq: info.state.last_seq, created: true };
+    },
+    async messageAt(seq) {
+      const m = await jsm.streams.getMessage(STREAM, { seq });
+      return m && raw(m);
+    },
+    async lastSeq() {
+      return (await jsm.streams.info(STREAM)).state.last_seq;
+    },
+    async consume(from, onMessage) {
+      const consumer = await js.consumers.get(STREAM, {
+        deliver_policy: DeliverPolicy.StartSequence,
+        opt_start_seq: Math.max(1, from),
+      });
+      const messages: ConsumerMessages = await consumer.consume({ max_messages: 500 });
+      void (async () => {
+        for await (const m of messages) onMessage(raw(m), m.info.pending);
+      })().catch(() => undefined);
+      return { stop: () => void messages.stop() };
+    },
+    async close() {
+      await nc.drain().catch(() => nc.close());
+    },
+  };
+}
+
+/** Core NATS (not stored) messages between the boxes: their presence. */
+export function listen(nc: NatsConnection, subject: string, onData: (subject: string, data: Uint8Array) => void) {
+  const sub: Subscription = nc.subscribe(subject, {
+    callback: (err, m) => {
+      if (!err) onData(m.subject, m.data);
+    },
+  });
+  return () => sub.unsubscribe();
+}

@@ -1,0 +1,135 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import type { MovementFact } from '../checkin/checkin.service.js';
+import type { SiteRejectReason } from './site.answers.js';
+
+// The site's messages on the hub (docs/site.md, "Messages"): one JetStream stream, one subject per ticket (a
+// person's QR or an additional's), so that the server's expected-last-subject-sequence check makes exactly one
+// claim of a ticket win. The body is the movement, JSON, version 1.
+
+export const STREAM = 'GATE_SITE';
+export const STREAM_SUBJECTS = 'gate.site.>';
+/** A message larger than this is skipped unread (a movement is well under 1 KB). */
+export const MAX_MESSAGE_BYTES = 8 * 1024;
+export const VERSION = 1;
+
+/** A ticket's subject: the tenant, the kind, and a hash of the QR (the QR itself never appears in a subject). */
+export const subjectOf = (tenant: string, kind: MovementFact['kind'], qr: string): string =>
+  `gate.site.${tenant}.${kind === 'person' ? 'p' : 'a'}.${createHash('sha256').update(qr).digest('hex').slice(0, 32)}`;
+
+/** Live presence of the boxes (core NATS, not stored): each box announces itself every few seconds. */
+export const presenceSubject = (tenant: string, box: string) => `gate.presenca.${tenant}.${box}`;
+
+export const ACTIONS = ['checkin', 'entrada', 'reentrada', 'saida', 'estorno'] as const;
+
+const messageSchema = z.strictObject({
+  v: z.literal(VERSION),
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}\.[A-Za-z0-9_-]{8,40}$/),
+  box: z.string().min(1).max(32),
+  run: z.string().min(1).max(40),
+  sig: z.string().regex(/^[0-9a-f]{32}$/),
+  tenant: z.string().min(1).max(64),
+  action: z.string().min(1).max(32),
+  kind: z.enum(['person', 'additional']),
+  qr: z.string().min(1).max(200),
+  code: z.string().min(1).max(1000),
+  mode: z.enum(['qr', 'combo', 'adicional', 'pedido']),
+  at: z.iso.datetime({ offset: true }),
+  area: z.string().min(1).max(64),
+  terminal: z.string().max(200).nullable(),
+  operator: z.string().max(200).nullable(),
+  source: z.string().min(1).max(32),
+  local: z.boolean(),
+  undoes: z.string().max(80).optional(),
+});
+
+export type SiteMessage = z.output<typeof messageSchema>;
+
+/**
+ * Who this box is on the site. Its messages are signed with a key made from its hub password (the file on this
+ * box, kept across a reinstall): another holder of the hub's credentials of another box cannot sign as this one.
+ */
+export interface Origin {
+  tenant: string;
+  box: string;
+  boxes: readonly string[];
+  /** This process's run: a claim of another run with no local event is an orphan of a crash. */
+  run: string;
+  /** This database's earlier runs: an orphan claim is one of theirs with nothing recorded here. */
+  earlierRuns: ReadonlySet<string>;
+  secret: Buffer;
+}
+
+export const signingKey = (password: string) => createHash('sha256').update(`gate-site\n${password}`).digest();
+
+export const newSiteId = (box: string) => `${box}.${randomBytes(12).toString('base64url')}`;
+export const newRun = () => randomBytes(9).toString('base64url');
+
+const signature = (secret: Buffer, id: string) => createHmac('sha256', secret).update(id).digest('hex').slice(0, 32);
+
+export function encodeMessage(o: Origin, m: Omit<SiteMessage, 'v' | 'box' | 'run' | 'sig' | 'tenant'>): Uint8Array {
+  const body: SiteMessage = {
+    v: VERSION,
+    box: o.box,
+    run: o.run,
+    sig: signature(o.secret, m.id),
+    tenant: o.tenant,
+    ...m,
+  };
+  return new TextEncoder().encode(JSON.stringify(body));
+}
+
+type Action = (typeof ACTIONS)[number];
+
+export type Decoded =
+  | { ok: true; message: SiteMessage & { action: Action }; mine: boolean }
+  | { ok: false; reason: SiteRejectReason; detail: string | null };
+
+const rejected = (reason: SiteRejectReason, detail: string | null = null): Decoded => ({ ok: false, reason, detail });
+
+/** Reads a message from the hub: anything that is not a movement of this site's boxes, for this tenant, is refused. */
+export function decodeMessage(o: Origin, subject: string, data: Uint8Array): Decoded {
+  if (data.byteLength > MAX_MESSAGE_BYTES) return rejected('grande_demais', `${data.byteLength} bytes`);
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(data));
+  } catch {
+    return rejected('nao_json');
+  }
+  if (typeof json === 'object' && json !== null && 'v' in json && json.v !== VERSION)
+    return rejected('versao', String((json as { v: unknown }).v).slice(0, 20));
+  const parsed = messageSchema.safeParse(json);
+  if (!parsed.success) return rejected('esquema', parsed.error.issues[0]?.path.join('.') ?? null);
+  const m = parsed.data;
+  if (m.tenant !== o.tenant) return rejected('outro_tenant', m.tenant);
+  if (!o.boxes.includes(m.box)) return rejected('caixa_desconhecida', m.box);
+  if (!(ACTIONS as readonly string[]).includes(m.action)) return rejected('acao_desconhecida', m.action);
+  if (!m.id.startsWith(`${m.box}.`) || subject !== subjectOf(o.tenant, m.kind, m.qr))
+    return rejected('origem_forjada', m.box);
+  const mine = m.box === o.box;
+  if (mine && !sameSignature(signature(o.secret, m.id), m.sig)) return rejected('origem_forjada', m.box);
+  return { ok: true, message: m as SiteMessage & { action: Action }, mine };
+}
+
+function sameSignature(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+/** A movement of another box as the check-in core records it. */
+export const factOf = (m: SiteMessage, seq: number): MovementFact => ({
+  action: m.action as MovementFact['action'],
+  kind: m.kind,
+  qr: m.qr,
+  code: m.code,
+  mode: m.mode,
+  at: m.at,
+  area: m.area,
+  terminal: m.terminal,
+  operator: m.operator,
+  source: m.source,
+  site: { id: m.id, box: m.box, seq, withoutSite: m.local },
+  undoes: m.undoes,
+});
+
+/** What identifies the message at a sequence: to tell, on reconnecting, whether the hub still holds what we applied. */
+export const fingerprint = (data: Uint8Array) => createHash('sha256').update(data).digest('hex').slice(0, 24);

@@ -1,0 +1,246 @@
+import type { Db } from '../db/open.js';
+import { all, first, run } from '../db/query.js';
+import type { SiteRejectReason } from './site.answers.js';
+
+// The site's tables (migrations/0013_site.ts): synchronous, short statements, run inside the write queue's
+// transactions (the claim's commit, an applied batch) or read for the status.
+
+/** A movement this box made, as it is published. */
+export interface OwnMovement {
+  id: number;
+  site_id: string;
+  occurred_at: string;
+  action: 'checkin' | 'estorno' | 'entrada' | 'reentrada' | 'saida';
+  mode: string;
+  code: string;
+  qr_code: string | null;
+  person_id: number | null;
+  terminal: string | null;
+  operador: string | null;
+  source: string;
+  details: string | null;
+  sem_site: number;
+}
+
+const movementColumns = [
+  'id',
+  'site_id',
+  'occurred_at',
+  'action',
+  'mode',
+  'code',
+  'qr_code',
+  'person_id',
+  'terminal',
+  'operador',
+  'source',
+  'details',
+  'sem_site',
+] as const;
+
+export function siteState(db: Db, tenantId: number) {
+  const k = db.kysely;
+  const read = () => first(db, k.selectFrom('site_state').selectAll().where('tenant_id', '=', tenantId));
+  const found = read();
+  if (found) return found;
+  run(db, k.insertInto('site_state').values({ tenant_id: tenantId }));
+  return read()!;
+}
+
+const KEPT_RUNS = 50;
+
+/** Adds this run to the database's runs; returns the earlier ones. */
+export function startRun(db: Db, tenantId: number, runId: string): Set<string> {
+  const earlier = JSON.parse(siteState(db, tenantId).runs) as string[];
+  const runs = [...earlier, runId].slice(-KEPT_RUNS);
+  run(
+    db,
+    db.kysely
+      .updateTable('site_state')
+      .set({ runs: JSON.stringify(runs) })
+      .where('tenant_id', '=', tenantId),
+  );
+  return new Set(earlier);
+}
+
+export const subjectSeq = (db: Db, tenantId: number, subject: string): number =>
+  first(
+    db,
+    db.kysely
+      .selectFrom('site_subjects')
+      .select('seq')
+      .where('tenant_id', '=', tenantId)
+      .where('subject', '=', subject),
+  )?.seq ?? 0;
+
+/** The newest sequence applied on a subject; never goes back. */
+export function advanceSubject(db: Db, tenantId: number, subject: string, seq: number): void {
+  db.sqlite
+    .prepare(
+      `INSERT INTO site_subjects (tenant_id, subject, seq) VALUES (?, ?, ?)
+       ON CONFLICT (tenant_id, subject) DO UPDATE SET seq = max(seq, excluded.seq)`,
+    )
+    .run(tenantId, subject, seq);
+}
+
+export function setApplied(db: Db, tenantId: number, seq: number, fingerprint: string): void {
+  run(
+    db,
+    db.kysely
+      .updateTable('site_state')
+      .set({ applied_seq: seq, applied_id: fingerprint })
+      .where('tenant_id', '=', tenantId)
+      .where('applied_seq', '<', seq),
+  );
+}
+
+/** The ok movements written after event `after`: what a decision would claim or publish. */
+export const movementsAfter = (db: Db, tenantId: number, after: number): OwnMovement[] =>
+  all(
+    db,
+    db.kysely
+      .selectFrom('events')
+      .select(movementColumns)
+      .where('tenant_id', '=', tenantId)
+      .where('id', '>', after)
+      .where('result', '=', 'ok')
+      .where((eb) => eb.or([eb('person_id', 'is not', null), eb('additional_id', 'is not', null)]))
+      .orderBy('id'),
+  ) as OwnMovement[];
+
+export const newestEventId = (db: Db): number =>
+  (db.sqlite.prepare('SELECT coalesce(max(id), 0) AS id FROM events').get() as { id: number }).id;
+
+/** One of this box's movements, under the id it was claimed or will be published with. */
+export function markMovement(
+  db: Db,
+  tenantId: number,
+  movement: { id: number; occurred_at: string },
+  mark: { siteId: string; seq: number | null; withoutSite: boolean },
+): void {
+  run(
+    db,
+    db.kysely.insertInto('site_moves').values({
+      event_id: movement.id,
+      tenant_id: tenantId,
+      site_id: mark.siteId,
+      seq: mark.seq,
+      sem_site: mark.withoutSite ? 1 : 0,
+      occurred_at: movement.occurred_at,
+    }),
+  );
+}
+
+export const setPublished = (db: Db, siteId: string, seq: number) =>
+  run(db, db.kysely.updateTable('site_moves').set({ seq }).where('site_id', '=', siteId).where('seq', 'is', null))
+    .changes === 1;
+
+/** One of this box's own movements by its site id. */
+export const ownBySiteId = (db: Db, siteId: string) =>
+  first(db, db.kysely.selectFrom('site_moves').select(['event_id', 'seq']).where('site_id', '=', siteId));
+
+/** This box's movements not yet on the hub, oldest first. */
+export const backlog = (db: Db, tenantId: number, limit: number): OwnMovement[] =>
+  all(
+    db,
+    db.kysely
+      .selectFrom('site_moves as s')
+      .innerJoin('events as e', 'e.id', 's.event_id')
+      .select([
+        'e.id',
+        's.site_id',
+        'e.occurred_at',
+        'e.action',
+        'e.mode',
+        'e.code',
+        'e.qr_code',
+        'e.person_id',
+        'e.terminal',
+        'e.operador',
+        'e.source',
+        'e.details',
+        's.sem_site',
+      ])
+      .where('s.tenant_id', '=', tenantId)
+      .where('s.seq', 'is', null)
+      .orderBy('s.event_id')
+      .limit(limit),
+  );
+
+/**
+ * The hub lost what this box had applied: forget the stream's positions and put this box's own movements of the
+ * last `since` back in the backlog, to publish again.
+ */
+export function forgetHub(db: Db, tenantId: number, since: string): number {
+  const k = db.kysely;
+  run(db, k.updateTable('site_state').set({ applied_seq: 0, applied_id: null }).where('tenant_id', '=', tenantId));
+  run(db, k.deleteFrom('site_subjects').where('tenant_id', '=', tenantId));
+  return Number(
+    run(
+      db,
+      k
+        .updateTable('site_moves')
+        .set({ seq: null })
+        .where('tenant_id', '=', tenantId)
+        .where('occurred_at', '>=', since),
+    ).changes,
+  );
+}
+
+export function park(db: Db, tenantId: number, seq: number, code: string, body: string, at: string): void {
+  db.sqlite
+    .prepare('INSERT OR IGNORE INTO site_parked (tenant_id, seq, code, body, parked_at) VALUES (?, ?, ?, ?, ?)')
+    .run(tenantId, seq, code, body, at);
+}
+
+export const parked = (db: Db, tenantId: number, limit: number) =>
+  all(
+    db,
+    db.kysely
+      .selectFrom('site_parked')
+      .select(['seq', 'body'])
+      .where('tenant_id', '=', tenantId)
+      .orderBy('seq')
+      .limit(limit),
+  );
+
+export const unpark = (db: Db, tenantId: number, seq: number) =>
+  run(db, db.kysely.deleteFrom('site_parked').where('tenant_id', '=', tenantId).where('seq', '=', seq));
+
+export function reject(
+  db: Db,
+  tenantId: number,
+  seq: number,
+  reason: SiteRejectReason,
+  detail: string | null,
+  at: string,
+) {
+  run(db, db.kysely.insertInto('site_rejects').values({ tenant_id: tenantId, seq, reason, detail, at }));
+}
+
+export function conflict(db: Db, tenantId: number, eventId: number, otherEventId: number, at: string): void {
+  db.sqlite
+    .prepare(
+      `INSERT OR IGNORE INTO site_conflicts (tenant_id, kind, event_id, other_event_id, found_at)
+       VALUES (?, 'duplo_no_site', ?, ?, ?)`,
+    )
+    .run(tenantId, eventId, otherEventId, at);
+}
+
+/** The counts the site's status shows. */
+export function siteCounts(db: Db, tenantId: number, todayStart: string) {
+  const count = (q: string, ...args: unknown[]) => (db.sqlite.prepare(q).get(...args) as { n: number }).n;
+  return {
+    backlog: count('SELECT count(*) AS n FROM site_moves WHERE tenant_id = ? AND seq IS NULL', tenantId),
+    parked: count('SELECT count(*) AS n FROM site_parked WHERE tenant_id = ?', tenantId),
+    conflicts: count('SELECT count(*) AS n FROM site_conflicts WHERE tenant_id = ?', tenantId),
+    withoutSiteToday: count(
+      'SELECT count(*) AS n FROM site_moves WHERE tenant_id = ? AND sem_site = 1 AND occurred_at >= ?',
+      tenantId,
+      todayStart,
+    ),
+    rejects: db.sqlite
+      .prepare('SELECT reason, count(*) AS n FROM site_rejects WHERE tenant_id = ? GROUP BY reason')
+      .all(tenantId) as { reason: SiteRejectReason; n: number }[],
+  };
+}

@@ -1,0 +1,53 @@
+import type { Log } from '../lib/log.js';
+import type { messageOf } from './site-backlog.js';
+import { encodeMessage, newSiteId, subjectOf, type Origin, type SiteMessage } from './site-messages.js';
+
+// Compensations (docs/site.md, "A crash between claim and commit"): a claim this box won on the hub but has no
+// movement for — its commit failed, the decision changed meanwhile, another ticket of the same group lost, or the
+// box died before committing — is undone on the hub, so that no ticket stays used on the site with nobody let in.
+// A check-in is undone by a reversal naming it (the other boxes reverse only that check-in), an entry by an exit.
+
+type Body = ReturnType<typeof messageOf>;
+type Publish = (subject: string, id: string, body: Uint8Array) => Promise<number | null>;
+
+export function createCompensations({ origin, publish, log }: { origin: Origin; publish: Publish; log: Log }) {
+  const pending: { subject: string; id: string; body: Uint8Array; undoes: string }[] = [];
+  let publishing: Promise<void> | undefined;
+
+  function undo(claimId: string, claimed: Body) {
+    if (claimed.action === 'estorno' || claimed.action === 'saida') return;
+    const id = newSiteId(origin.box);
+    const message: Body = {
+      ...claimed,
+      id,
+      action: claimed.action === 'checkin' ? 'estorno' : 'saida',
+      undoes: claimId,
+      local: false,
+    };
+    const subject = subjectOf(origin.tenant, message.kind, message.qr);
+    pending.push({ subject, id, body: encodeMessage(origin, message), undoes: claimId });
+    void publishAll();
+  }
+
+  async function drain() {
+    while (pending.length > 0) {
+      const c = pending[0]!;
+      if ((await publish(c.subject, c.id, c.body)) === null) return;
+      pending.shift();
+      log.warn({ desfeita: c.undoes }, 'site: reivindicação desfeita no hub');
+    }
+  }
+  const publishAll = () => (publishing ??= drain().finally(() => (publishing = undefined)));
+
+  return {
+    /** A claim of this run that was not kept. */
+    claim: undo,
+    /** A claim of an earlier run of this database, found on the hub with nothing recorded here. */
+    orphan: (m: SiteMessage) => {
+      const { v: _v, box: _b, run: _r, sig: _s, tenant: _t, ...body } = m;
+      undo(m.id, body);
+    },
+    /** Publishes what is still pending (kept in memory: a restart finds the orphans again only before applying). */
+    publish: publishAll,
+  };
+}
