@@ -24,6 +24,13 @@ export interface Answer {
   body: any;
 }
 
+export interface BoxLane extends SiteLane {
+  /** Scans on the lane's scanner, once the box has the port open. */
+  scan(code: string): Promise<void>;
+  /** The lane's counters as the box shows them (GET /api/local/gates): leituras, liberadas, negadas... */
+  counters(): Promise<Record<string, number>>;
+}
+
 export interface SiteBox {
   name: string;
   /** http://127.0.0.1:port; the same after a restart. */
@@ -34,7 +41,7 @@ export interface SiteBox {
   /** Between this box and the hub; undefined without a hub. */
   proxy: TcpProxy | undefined;
   /** Its entrance lane on ptys, when made with `lanes: true`; `scan` waits until the box has the scanner open. */
-  lane: (SiteLane & { scan(code: string): Promise<void> }) | undefined;
+  lane: BoxLane | undefined;
   /** The environment it runs with (GATE_SITE_* included when on the site). */
   env: NodeJS.ProcessEnv;
   checkin(qr: string, terminal?: string): Promise<Answer>;
@@ -43,10 +50,15 @@ export interface SiteBox {
   request(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', urlPath: string, body?: unknown): Promise<Answer>;
   /** Authenticated GET of any path (/api/local/site, /api/local/eventos, /metrics...). */
   get(urlPath: string): Promise<Answer>;
-  /** GET /api/local/site's data, checked against its schema. */
+  /** GET /api/local/site's data, checked against its schema (throws while the box has no such route). */
   siteView(): Promise<SiteView>;
-  /** Waits until the box says it is in this mode (the test's timeout bounds it). */
-  untilMode(mode: SiteMode): Promise<SiteView>;
+  /**
+   * Its site mode: GET /api/local/site's when the box serves it, else its last `site: modo` log line of this run
+   * ('local', connecting, before the first).
+   */
+  mode(): Promise<SiteMode>;
+  /** Waits until the box is in this mode (the test's timeout bounds it). */
+  untilMode(mode: SiteMode): Promise<void>;
   running(): boolean;
   /** SIGKILL (power lost), and waits for the exit. */
   kill(): Promise<void>;
@@ -133,6 +145,8 @@ export async function makeBox(name: string, root: string, importFile: string, op
   let pool: Pool | undefined;
   let log = '';
   let laneOpen = false;
+  /** Where this run's output starts in `log`. */
+  let runFrom = 0;
   const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
 
   const start = async () => {
@@ -140,6 +154,7 @@ export async function makeBox(name: string, root: string, importFile: string, op
     const c = spawnTied(process.execPath, [BIN, 'serve'], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     child = c;
     const from = log.length;
+    runFrom = from;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Error(`box ${name} did not start in 60 s:\n${log.slice(from)}`)),
@@ -200,6 +215,13 @@ export async function makeBox(name: string, root: string, importFile: string, op
       throw new Error(`GET /api/local/site at ${name}: ${answer.status} ${JSON.stringify(answer.body)}`);
     return siteAnswerSchema.parse(answer.body).data;
   };
+  const mode = async (): Promise<SiteMode> => {
+    const answer = await request('GET', '/api/local/site');
+    if (answer.status === 200) return siteAnswerSchema.parse(answer.body).data.modo;
+    if (answer.status !== 404) throw new Error(`GET /api/local/site at ${name}: ${answer.status}`);
+    const said = parseLines(log.slice(runFrom)).filter((l) => l.msg === 'site: modo');
+    return (said.at(-1)?.modo as SiteMode | undefined) ?? 'local';
+  };
   const withTerminal = (qr: string, terminal: string | undefined) => ({
     qr_code: qr,
     ...(terminal === undefined ? {} : { terminal }),
@@ -223,6 +245,7 @@ export async function makeBox(name: string, root: string, importFile: string, op
         }
         await rig.scanRaw(code);
       },
+      counters: async () => (await request('GET', '/api/local/gates')).body.data.pistas[0].contadores,
     },
     env,
     checkin: (qr: string, terminal = `catraca-${name}`) => request('POST', CHECKIN, withTerminal(qr, terminal)),
@@ -230,11 +253,8 @@ export async function makeBox(name: string, root: string, importFile: string, op
     request,
     get: (urlPath: string) => request('GET', urlPath),
     siteView,
-    untilMode: async (mode: SiteMode) => {
-      let view: SiteView | undefined;
-      await until(`box ${name} in mode ${mode}`, async () => (view = await siteView()).modo === mode);
-      return view!;
-    },
+    mode,
+    untilMode: (wanted: SiteMode) => until(`box ${name} in mode ${wanted}`, async () => (await mode()) === wanted),
     running,
     kill: async () => {
       await signal('SIGKILL');
@@ -242,17 +262,7 @@ export async function makeBox(name: string, root: string, importFile: string, op
     stop: () => signal('SIGTERM'),
     start,
     logs: () => log,
-    logLines: () =>
-      log
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .flatMap((l) => {
-          try {
-            return [JSON.parse(l) as Record<string, unknown>];
-          } catch {
-            return []; // a line being written
-          }
-        }),
+    logLines: () => parseLines(log),
     dispose: async () => {
       await signal('SIGKILL');
       await proxy?.close();
@@ -260,3 +270,15 @@ export async function makeBox(name: string, root: string, importFile: string, op
     },
   };
 }
+
+const parseLines = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as Record<string, unknown>];
+      } catch {
+        return []; // a line being written
+      }
+    });
