@@ -13,6 +13,9 @@ import { execDdl } from './ddl.js';
 //   a hub that lost its data), and the runs of the box on this database: a claim of one of them with no event here
 //   is the orphan of a crash between claim and commit.
 // - site_subjects: per person (or additional) subject, the newest sequence applied: the claim's expected sequence.
+// - site_moves.nuvem_anunciada: 1 once this box told the site that the cloud settled the movement (its push got
+//   an answer); site_settled: the other boxes' movements the cloud settled, as they told. A box holds a ticket's
+//   check-in or reversal for the cloud while an earlier one of that ticket from another box is not settled.
 // - site_parked: movements for a code this box does not know yet, retried after each cloud pull.
 // - site_rejects: messages from the hub that were skipped, with the reason (never applied).
 // - site_conflicts: a second entry of the same ticket found when merging (duplo_no_site), with both events.
@@ -23,16 +26,23 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     'ALTER TABLE events ADD COLUMN site_seq INTEGER',
     'ALTER TABLE events ADD COLUMN sem_site INTEGER NOT NULL DEFAULT 0',
     'CREATE UNIQUE INDEX events_site_id ON events (site_id) WHERE site_id IS NOT NULL',
+    'CREATE INDEX events_site_ticket ON events (qr_code, id) WHERE site_box IS NOT NULL',
     `CREATE TABLE site_moves (
        event_id INTEGER PRIMARY KEY,
        tenant_id INTEGER NOT NULL,
        site_id TEXT NOT NULL UNIQUE,
        seq INTEGER,
        sem_site INTEGER NOT NULL,
-       occurred_at TEXT NOT NULL
+       occurred_at TEXT NOT NULL,
+       nuvem_anunciada INTEGER NOT NULL DEFAULT 0
      )`,
     'CREATE INDEX site_moves_backlog ON site_moves (tenant_id, event_id) WHERE seq IS NULL',
     'CREATE INDEX site_moves_day ON site_moves (tenant_id, occurred_at) WHERE sem_site = 1',
+    'CREATE INDEX site_moves_unannounced ON site_moves (tenant_id, event_id) WHERE nuvem_anunciada = 0',
+    `CREATE TABLE site_settled (
+       site_id TEXT PRIMARY KEY,
+       settled_at TEXT NOT NULL
+     ) WITHOUT ROWID`,
     `CREATE TABLE site_state (
        tenant_id INTEGER PRIMARY KEY REFERENCES tenants (id),
        applied_seq INTEGER NOT NULL DEFAULT 0,

@@ -55,6 +55,7 @@ export interface CheckinService {
   applyFacts<T>(
     tenantId: number,
     run: (apply: (fact: MovementFact, changeState: boolean) => FactOutcome) => T,
+    background?: boolean,
   ): Promise<T>;
 }
 
@@ -83,12 +84,12 @@ export function createCheckinService(deps: CheckinDeps): CheckinService {
         if (engine.site.current === site) engine.site.current = undefined;
       };
     },
-    applyFacts(tenantId, run) {
+    applyFacts(tenantId, run, background = true) {
       const caller = { tenantId, apiKeyId: null, keyName: null, source: FACTS };
       return engine.write(() => {
         const f = flowFor(engine, {}, caller);
         return run((fact, changeState) => engine.inSavepoint(() => applyFact(f, fact, changeState)));
-      }, true);
+      }, background);
     },
   };
 }

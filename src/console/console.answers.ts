@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { fireAlarmSchema, laneSchema } from '../gate/gates.answers.js';
 import { listedPedidoSchema } from '../orders/order.answers.js';
+import { siteBoxSchema, SITE_MODES, SITE_REJECT_REASONS } from '../site/site.answers.js';
 import { conflictsAnswerSchema } from '../sync/sync.answers.js';
 
 // The console's answers (docs/console.md): the one description of what the console's routes and views
@@ -114,6 +115,32 @@ export const relatorioSchema = z.strictObject({
   recusas: z.array(z.strictObject({ code: z.string(), titulo: z.string(), total: count })),
 });
 
+export const modoSiteSchema = z
+  .strictObject({
+    modo: z.enum(SITE_MODES).describe('site: decide com o hub; local: decide sozinha; desligado: caixa única'),
+    motivo: z.string().nullable().describe('Por que decide sozinha, em palavras'),
+    desde: z.string().nullable(),
+    pendentes: count.describe('Movimentos desta caixa ainda não publicados no hub'),
+  })
+  .describe('A faixa de modo local, para todos');
+
+export const painelSiteSchema = z.strictObject({
+  ...modoSiteSchema.shape,
+  caixa: z.string().nullable(),
+  hub: z.strictObject({
+    enderecos: z.array(z.string()).describe('host:porta, sem usuário nem senha'),
+    conectado: z.boolean(),
+  }),
+  atraso: count,
+  estacionadas: count,
+  decisoes_sem_site_hoje: count,
+  conflitos: count.describe('Conflitos duplo_no_site'),
+  rejeitadas: z.array(z.strictObject({ motivo: z.enum(SITE_REJECT_REASONS), descricao: z.string(), total: count })),
+  chave_nuvem_repetida: z.array(z.string()),
+  alarme_chave: z.string().nullable().describe('O alarme de chave da nuvem repetida, em palavras'),
+  caixas: z.array(siteBoxSchema),
+});
+
 /** The 200 of each console route, by what it answers. */
 export const consoleAnswers = {
   sessao: ok(sessaoSchema),
@@ -136,6 +163,8 @@ export const consoleAnswers = {
   ),
   operadorDesativado: ok(z.strictObject({ id: z.number().int(), ativo: z.literal(false) })),
   relatorio: ok(relatorioSchema),
+  modoSite: ok(modoSiteSchema),
+  site: ok(painelSiteSchema),
 };
 
 export type Papel = z.output<typeof papel>;
@@ -150,6 +179,8 @@ export type PainelPistas = z.output<typeof painelPistasSchema>;
 export type SyncEstado = z.output<typeof syncEstadoSchema>;
 export type Operador = z.output<typeof operadorSchema>;
 export type Relatorio = z.output<typeof relatorioSchema>;
+export type ModoSite = z.output<typeof modoSiteSchema>;
+export type PainelSite = z.output<typeof painelSiteSchema>;
 export type { Conflict as Conflito } from '../sync/sync.answers.js';
 export type { FireAlarm as AlarmeIncendio, Lane as Pista } from '../gate/gates.answers.js';
 export type { ApiErrorBody } from '../http/error-body.js';

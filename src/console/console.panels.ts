@@ -5,6 +5,7 @@ import { lanePayload } from '../gate/gates.payload.js';
 import { errorCatalogue, type ErrorCode } from '../http/errors.js';
 import type { BoxStatus } from '../status/box-status.js';
 import { refusalTitle, type Leitura } from './console.view.js';
+import { sitePanel } from './site.panel.js';
 
 // The supervisor's panels (docs/console.md): lanes and alarms, sync, the day's report. Read from the
 // tables the lanes, the event log and the sync worker write.
@@ -150,6 +151,8 @@ export function createConsolePanels({ db, clock, status }: { db: Db; clock: Cloc
         conflitos_total: s.conflictsTotal,
       };
     },
+    /** The tenant's site (site.panel.ts): the live monitor samples it like the lanes and the sync. */
+    site: (tenantId: number) => sitePanel(status, tenantId),
     report(tenantId: number, date: string) {
       const [from, to] = dayRange(date);
       const hours = new Map<string, number>();

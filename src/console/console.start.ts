@@ -13,6 +13,8 @@ import { createConsoleView } from './console.view.js';
 import { createFeed } from './feed.js';
 import { liveRoutes, scanPublisher, startMonitor } from './live.js';
 import { consoleGuard, createConsoleSessions } from './sessions.js';
+import { siteConsoleDocs } from './site.docs.js';
+import { siteConsoleRoutes } from './site.panel.js';
 import { staticRoutes } from './static.routes.js';
 import { supervisorRoutes } from './supervisor.routes.js';
 
@@ -20,7 +22,7 @@ export interface ConsolePart {
   routes: BoxRoutes;
   /** What /docs shows of the console's routes (their schemas carry none). */
   docs: Record<string, OperationDocs>;
-  /** Stops the monitor that samples lanes, alarms and the sync for connected consoles. */
+  /** Stops the monitor that samples lanes, alarms, the sync and the site for connected consoles. */
   close(): void;
 }
 
@@ -72,10 +74,11 @@ export function startConsole({
         consoleRoutes({ db, clock, checkin, sessions, guard, view }),
         supervisorRoutes({ db, clock, guard, panels, feed }),
         liveRoutes({ feed, guard, sessions, pingMs }),
+        siteConsoleRoutes({ status, guard }),
         staticRoutes(),
       ],
     },
-    docs: consoleDocs,
+    docs: { ...consoleDocs, ...siteConsoleDocs },
     close: () => monitor.stop(),
   };
 }

@@ -1,8 +1,15 @@
 // What the consoles' live streams carry (GET /api/console/eventos): scans from every door, lane
-// status, alarms and the sync state, per tenant. Supervisor-only kinds go to supervisors only.
+// status, alarms, the sync state and the site, per tenant. Supervisor-only kinds go to supervisors only (the
+// site's mode, `modo_site`, goes to everyone: it is the local-mode banner).
 
-export type FeedKind = 'leitura' | 'pistas' | 'alarme' | 'alarme_reconhecido' | 'sync';
-export const SUPERVISOR_KINDS: ReadonlySet<FeedKind> = new Set(['pistas', 'alarme', 'alarme_reconhecido', 'sync']);
+export type FeedKind = 'leitura' | 'pistas' | 'alarme' | 'alarme_reconhecido' | 'sync' | 'site' | 'modo_site';
+export const SUPERVISOR_KINDS: ReadonlySet<FeedKind> = new Set([
+  'pistas',
+  'alarme',
+  'alarme_reconhecido',
+  'sync',
+  'site',
+]);
 
 export interface FeedMessage {
   tenantId: number;

@@ -4,10 +4,11 @@ import type { Clock } from '../clock.js';
 import type { ConsolePanels } from './console.panels.js';
 import type { ConsoleView } from './console.view.js';
 import { SUPERVISOR_KINDS, type Feed } from './feed.js';
+import { siteBanner } from './site.panel.js';
 import { cookieToken, type ConsoleGuard, type ConsoleSessions } from './sessions.js';
 
 // Live updates for the consoles: every door's scans come from the check-in service as they are
-// committed; lane status, new alarms and the sync state are sampled once a second, and only while a
+// committed; lane status, new alarms, the sync state and the site are sampled once a second, and only while a
 // console is connected, and sent when they change.
 
 const PING_MS = 15_000;
@@ -33,7 +34,7 @@ export function startMonitor({
   tenants: () => number[];
   onError?: ((error: unknown) => void) | undefined;
 }) {
-  const last = new Map<number, { pistas: string; sync: string }>();
+  const last = new Map<number, { pistas: string; sync: string; site: string; modo: string }>();
   // Lane event ids are global: alarms newer than the cursor are new, whoever is connected.
   let cursor = panels.lastLaneEventId();
   let failing = false;
@@ -59,14 +60,20 @@ export function startMonitor({
       cursor = Math.max(cursor, alarme.alarme.id);
     }
     for (const tenantId of tenants()) {
-      const seen = last.get(tenantId) ?? { pistas: '', sync: '' };
+      const seen = last.get(tenantId) ?? { pistas: '', sync: '', site: '', modo: '' };
       const pistas = panels.lanes(tenantId);
       const pistasJson = JSON.stringify(pistas);
       if (pistasJson !== seen.pistas) feed.publish({ tenantId, kind: 'pistas', data: pistas });
       const sync = panels.sync(tenantId);
       const syncJson = JSON.stringify(sync);
       if (syncJson !== seen.sync) feed.publish({ tenantId, kind: 'sync', data: sync });
-      last.set(tenantId, { pistas: pistasJson, sync: syncJson });
+      const site = panels.site(tenantId);
+      const siteJson = JSON.stringify(site);
+      if (siteJson !== seen.site) feed.publish({ tenantId, kind: 'site', data: site });
+      const modo = siteBanner(site);
+      const modoJson = JSON.stringify(modo);
+      if (modoJson !== seen.modo) feed.publish({ tenantId, kind: 'modo_site', data: modo });
+      last.set(tenantId, { pistas: pistasJson, sync: syncJson, site: siteJson, modo: modoJson });
     }
   }
   timer.unref();

@@ -26,6 +26,7 @@ import type {
   RetentionRunsTable,
   SiteStateTable,
   SiteMovesTable,
+  SiteSettledTable,
   SiteSubjectsTable,
   SiteParkedTable,
   SiteRejectsTable,
@@ -63,6 +64,7 @@ export interface DB {
   retention_runs: RetentionRunsTable;
   site_state: SiteStateTable;
   site_moves: SiteMovesTable;
+  site_settled: SiteSettledTable;
   site_subjects: SiteSubjectsTable;
   site_parked: SiteParkedTable;
   site_rejects: SiteRejectsTable;

@@ -149,6 +149,13 @@ export interface SiteMovesTable {
   seq: number | null;
   sem_site: number;
   occurred_at: string;
+  /** 1 once the other boxes were told the cloud settled it. */
+  nuvem_anunciada: Generated<number>;
+}
+
+export interface SiteSettledTable {
+  site_id: string;
+  settled_at: string;
 }
 
 export interface SiteStateTable {

@@ -10,6 +10,7 @@ import {
   ownBySiteId,
   park,
   parked,
+  recordSettled,
   reject,
   setApplied,
   setPublished,
@@ -63,7 +64,15 @@ export function createApplier({
 
   function applyOne(apply: Apply, raw: RawMessage, orphans: SiteMessage[]): void {
     const decoded = decodeMessage(origin, raw.subject, raw.data);
-    if (!decoded.ok) return rejected(raw.seq, decoded.reason, decoded.detail);
+    if (!decoded.ok) {
+      // Skipped, but it is the subject's newest message now: the next claim there expects it.
+      advanceSubject(db, tenantId, raw.subject, raw.seq);
+      return rejected(raw.seq, decoded.reason, decoded.detail);
+    }
+    if (decoded.kind === 'settled') {
+      if (!decoded.mine) recordSettled(db, decoded.ids, clock.nowIso());
+      return;
+    }
     const m = decoded.message;
     // This box's own: published (it is in site_moves), or a claim still being committed (this run), or an orphan
     // of a crash (an earlier run on this database). A run this database never had is an earlier life of the box
@@ -86,23 +95,25 @@ export function createApplier({
 
   return {
     /**
-     * Applies messages in stream order; `reached` true when they are the stream's next ones (the consumer), false
-     * for a ticket's newest message read after a lost claim (the stream's position does not move).
+     * Applies messages in stream order. 'stream': the stream's next ones (the consumer), in the background.
+     * 'ticket': a ticket's newest message read after a lost claim, for a scan that waits on it: the stream's
+     * position does not move.
      */
-    async apply(batch: RawMessage[], reached: boolean): Promise<void> {
+    async apply(batch: RawMessage[], from: 'stream' | 'ticket'): Promise<void> {
       if (batch.length === 0) return;
       const orphans: SiteMessage[] = [];
-      await checkin.applyFacts(tenantId, (apply) => {
+      const run = (apply: Apply) => {
         for (const raw of batch) applyOne(apply, raw, orphans);
         const last = batch.at(-1)!;
-        if (reached) setApplied(db, tenantId, last.seq, fingerprint(last.data));
-      });
+        if (from === 'stream') setApplied(db, tenantId, last.seq, fingerprint(last.data));
+      };
+      await checkin.applyFacts(tenantId, run, from === 'stream');
       for (const o of orphans) compensate(o);
     },
 
     /** Parked movements whose code this box now knows (after a cloud pull) are applied; the others stay. */
     async retryParked(): Promise<number> {
-      const rows = parked(db, tenantId, 500);
+      const rows = parked(db, tenantId, 100);
       if (rows.length === 0) return 0;
       return checkin.applyFacts(tenantId, (apply) => {
         let applied = 0;

@@ -1,7 +1,22 @@
 import { PARK_AREA } from '../checkin/movement.settings.js';
 import type { Db } from '../db/open.js';
-import { encodeMessage, subjectOf, type Origin, type SiteMessage } from './site-messages.js';
-import { advanceSubject, backlog, setPublished, type OwnMovement } from './site-store.js';
+import {
+  encodeMessage,
+  encodeSettled,
+  newSiteId,
+  settledSubject,
+  subjectOf,
+  type Origin,
+  type SiteMessage,
+} from './site-messages.js';
+import {
+  advanceSubject,
+  backlog,
+  markAnnounced,
+  setPublished,
+  settledUnannounced,
+  type OwnMovement,
+} from './site-store.js';
 
 // The backlog (docs/site.md, "Local mode"): this box's movements not yet on the hub — decisions made without it,
 // exits (facts, never claims), claims whose answer never came — published in order, as facts (no expected
@@ -77,5 +92,49 @@ export function createBacklog({
       draining ??= drainOnce().finally(() => (draining = undefined));
       return draining;
     },
+  };
+}
+
+/**
+ * Tells the other boxes which of this box's movements the cloud settled: a ticket's next movement at another box
+ * is held for the cloud until then (a reversal there must not reach the cloud before this box's check-in).
+ */
+export function createSettledNotices({
+  db,
+  tenantId,
+  origin,
+  publish,
+}: {
+  db: Db;
+  tenantId: number;
+  origin: Origin;
+  publish: Publish;
+}) {
+  let running = false;
+  return async function announce(): Promise<void> {
+    if (running) return;
+    running = true;
+    try {
+      for (
+        let rows = settledUnannounced(db, tenantId, PAGE);
+        rows.length > 0;
+        rows = settledUnannounced(db, tenantId, PAGE)
+      ) {
+        const id = newSiteId(origin.box);
+        const ids = rows.map((r) => r.site_id);
+        const seq = await publish(settledSubject(origin.tenant, origin.box), id, encodeSettled(origin, id, ids));
+        if (seq === null) return;
+        await db.writes.run(
+          () =>
+            markAnnounced(
+              db,
+              rows.map((r) => r.event_id),
+            ),
+          { background: true },
+        );
+      }
+    } finally {
+      running = false;
+    }
   };
 }

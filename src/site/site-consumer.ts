@@ -5,7 +5,7 @@ import type { Hub } from './site-hub.js';
 // The stream's messages as they arrive, applied in batches of up to BATCH, one batch at a time (each a background
 // write, so a scan never waits behind a catch-up for more than one of them).
 
-const BATCH = 500;
+const BATCH = 100;
 
 export function createConsumer({
   apply,

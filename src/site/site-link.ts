@@ -10,7 +10,7 @@ import type { SiteConfig } from '../site-config.js';
 import { VERSION } from '../version.js';
 import { SITE_REJECT_REASONS, type SiteInfo, type SiteView } from './site.answers.js';
 import { createApplier } from './site-apply.js';
-import { createBacklog, messageOf } from './site-backlog.js';
+import { createBacklog, createSettledNotices, messageOf } from './site-backlog.js';
 import { createSiteDecisions, type HubClaims } from './site-claims.js';
 import { createConsumer } from './site-consumer.js';
 import { connectHub, listen, type Hub } from './site-hub.js';
@@ -34,6 +34,8 @@ export interface SitePart {
 
 const PROBE_EVERY_MS = 1000;
 const PUBLISH_TIMEOUT_MS = 2000;
+/** How long a lost claim waits for the winner's message. */
+const CATCH_UP_MS = 2000;
 /** How far back a box republishes its own movements when the hub lost them. */
 const REPUBLISH_MS = 72 * 3600_000;
 
@@ -61,8 +63,9 @@ export async function startLink(deps: LinkDeps): Promise<SitePart> {
     hub && mode.connected() ? hub.publish(subject, id, body, PUBLISH_TIMEOUT_MS) : Promise.resolve(null);
   const backlog = createBacklog({ db, tenantId, origin, publish });
   const undo = createCompensations({ origin, publish, log });
+  const announceSettled = createSettledNotices({ db, tenantId, origin, publish });
   const applier = createApplier({ checkin, db, tenantId, origin, clock, log, compensate: undo.orphan });
-  const consumer = createConsumer({ apply: (batch) => applier.apply(batch, true), from: () => applied() + 1, log });
+  const consumer = createConsumer({ apply: (batch) => applier.apply(batch, 'stream'), from: () => applied() + 1, log });
   const presence = createPresence({ origin, version: VERSION, cloudKey: deps.cloudKey, now: () => Date.now() });
 
   const detach = checkin.attachSite(
@@ -111,7 +114,7 @@ export async function startLink(deps: LinkDeps): Promise<SitePart> {
       consumer.saw(await hub.lastSeq());
       mode.answered(true);
       if (mode.mayReturn() && !syncing) await goOnline();
-      else if (mode.online()) void backlog.drain();
+      else if (mode.online()) void backlog.drain().then(announceSettled);
       void undo.publish();
     } catch {
       mode.failed();
@@ -240,12 +243,13 @@ function hubClaims(p: {
       return answer;
     },
     async catchUp(subject) {
-      // Bounded like a claim: a hub that stops answering now must not hold the scan.
+      // The hub has just answered the claim, so it is there: wait for the winner's message (behind a catch-up's
+      // deliveries on the same connection it can take longer than a claim), never for a hub gone meanwhile.
       const hub = p.hub();
       const newest = hub
-        ? await Promise.race([hub.latest(subject).catch(() => null), sleep(p.link.casTimeoutMs).then(() => null)])
+        ? await Promise.race([hub.latest(subject).catch(() => null), sleep(CATCH_UP_MS).then(() => null)])
         : null;
-      if (newest) await p.applier.apply([newest], false);
+      if (newest) await p.applier.apply([newest], 'ticket');
     },
     compensate: (c: { id: string; movement: OwnMovement }) => p.undo.claim(c.id, messageOf(c.movement, c.id)),
     backlogGrew: () => void (p.mode.online() && p.backlog.drain()),

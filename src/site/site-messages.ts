@@ -17,6 +17,9 @@ export const VERSION = 1;
 export const subjectOf = (tenant: string, kind: MovementFact['kind'], qr: string): string =>
   `gate.site.${tenant}.${kind === 'person' ? 'p' : 'a'}.${createHash('sha256').update(qr).digest('hex').slice(0, 32)}`;
 
+/** A box's notices that the cloud settled some of its movements (a ticket's next movement elsewhere waits for it). */
+export const settledSubject = (tenant: string, box: string) => `gate.site.${tenant}.n.${box}`;
+
 /** Live presence of the boxes (core NATS, not stored): each box announces itself every few seconds. */
 export const presenceSubject = (tenant: string, box: string) => `gate.presenca.${tenant}.${box}`;
 
@@ -44,6 +47,17 @@ const messageSchema = z.strictObject({
 });
 
 export type SiteMessage = z.output<typeof messageSchema>;
+
+const settledSchema = z.strictObject({
+  v: z.literal(VERSION),
+  type: z.literal('nuvem'),
+  id: messageSchema.shape.id,
+  box: messageSchema.shape.box,
+  run: messageSchema.shape.run,
+  sig: messageSchema.shape.sig,
+  tenant: messageSchema.shape.tenant,
+  ids: z.array(z.string().min(1).max(80)).min(1).max(500),
+});
 
 /**
  * Who this box is on the site. Its messages are signed with a key made from its hub password (the file on this
@@ -82,7 +96,8 @@ export function encodeMessage(o: Origin, m: Omit<SiteMessage, 'v' | 'box' | 'run
 type Action = (typeof ACTIONS)[number];
 
 export type Decoded =
-  | { ok: true; message: SiteMessage & { action: Action }; mine: boolean }
+  | { ok: true; kind: 'movement'; message: SiteMessage & { action: Action }; mine: boolean }
+  | { ok: true; kind: 'settled'; box: string; ids: string[]; mine: boolean }
   | { ok: false; reason: SiteRejectReason; detail: string | null };
 
 const rejected = (reason: SiteRejectReason, detail: string | null = null): Decoded => ({ ok: false, reason, detail });
@@ -98,6 +113,7 @@ export function decodeMessage(o: Origin, subject: string, data: Uint8Array): Dec
   }
   if (typeof json === 'object' && json !== null && 'v' in json && json.v !== VERSION)
     return rejected('versao', String((json as { v: unknown }).v).slice(0, 20));
+  if (subject.startsWith(settledSubject(o.tenant, ''))) return decodeSettled(o, subject, json);
   const parsed = messageSchema.safeParse(json);
   if (!parsed.success) return rejected('esquema', parsed.error.issues[0]?.path.join('.') ?? null);
   const m = parsed.data;
@@ -108,7 +124,34 @@ export function decodeMessage(o: Origin, subject: string, data: Uint8Array): Dec
     return rejected('origem_forjada', m.box);
   const mine = m.box === o.box;
   if (mine && !sameSignature(signature(o.secret, m.id), m.sig)) return rejected('origem_forjada', m.box);
-  return { ok: true, message: m as SiteMessage & { action: Action }, mine };
+  return { ok: true, kind: 'movement', message: m as SiteMessage & { action: Action }, mine };
+}
+
+function decodeSettled(o: Origin, subject: string, json: unknown): Decoded {
+  const parsed = settledSchema.safeParse(json);
+  if (!parsed.success) return rejected('esquema', parsed.error.issues[0]?.path.join('.') ?? null);
+  const m = parsed.data;
+  if (m.tenant !== o.tenant) return rejected('outro_tenant', m.tenant);
+  if (!o.boxes.includes(m.box)) return rejected('caixa_desconhecida', m.box);
+  if (!m.id.startsWith(`${m.box}.`) || subject !== settledSubject(o.tenant, m.box))
+    return rejected('origem_forjada', m.box);
+  const mine = m.box === o.box;
+  if (mine && !sameSignature(signature(o.secret, m.id), m.sig)) return rejected('origem_forjada', m.box);
+  return { ok: true, kind: 'settled', box: m.box, ids: m.ids, mine };
+}
+
+export function encodeSettled(o: Origin, id: string, ids: string[]): Uint8Array {
+  const body = {
+    v: VERSION,
+    type: 'nuvem',
+    id,
+    box: o.box,
+    run: o.run,
+    sig: signature(o.secret, id),
+    tenant: o.tenant,
+    ids,
+  };
+  return new TextEncoder().encode(JSON.stringify(body));
 }
 
 function sameSignature(a: string, b: string): boolean {

@@ -1,5 +1,5 @@
 import type { Db } from '../db/open.js';
-import { all, first, run } from '../db/query.js';
+import { all, first, inList, run } from '../db/query.js';
 import type { SiteRejectReason } from './site.answers.js';
 
 // The site's tables (migrations/0013_site.ts): synchronous, short statements, run inside the write queue's
@@ -243,4 +243,27 @@ export function siteCounts(db: Db, tenantId: number, todayStart: string) {
       .prepare('SELECT reason, count(*) AS n FROM site_rejects WHERE tenant_id = ? GROUP BY reason')
       .all(tenantId) as { reason: SiteRejectReason; n: number }[],
   };
+}
+
+/** This box's movements the cloud settled (their push got its answer) that the other boxes were not told of yet. */
+export const settledUnannounced = (db: Db, tenantId: number, limit: number) =>
+  all(
+    db,
+    db.kysely
+      .selectFrom('site_moves as s')
+      .innerJoin('sync_push as p', 'p.event_id', 's.event_id')
+      .select(['s.event_id', 's.site_id'])
+      .where('s.tenant_id', '=', tenantId)
+      .where('s.nuvem_anunciada', '=', 0)
+      .where('p.status', '=', 'concluido')
+      .orderBy('s.event_id')
+      .limit(limit),
+  );
+
+export const markAnnounced = (db: Db, eventIds: readonly number[]) =>
+  run(db, db.kysely.updateTable('site_moves').set({ nuvem_anunciada: 1 }).where('event_id', 'in', inList(eventIds)));
+
+export function recordSettled(db: Db, siteIds: readonly string[], at: string): void {
+  const insert = db.sqlite.prepare('INSERT OR IGNORE INTO site_settled (site_id, settled_at) VALUES (?, ?)');
+  for (const id of siteIds) insert.run(id, at);
 }

@@ -69,3 +69,11 @@ export interface SiteInfo {
   /** Claim round trips (publish to ack), ms, since the last call: the metrics' histogram drains it. */
   drainClaimMs(): number[];
 }
+
+/**
+ * The site link's SiteInfo with the tenant whose movements it shares (the box's, GATE_TENANT), as site.start.ts hands
+ * it to the box: keys and console sessions of another tenant see no site.
+ */
+export interface TenantSite extends SiteInfo {
+  readonly tenantId: number;
+}

@@ -6,6 +6,10 @@ import type { Db } from '../db/open.js';
 import type { Log } from '../lib/log.js';
 import type { SiteConfig } from '../site-config.js';
 import type { SitePart } from './site-link.js';
+import type { SiteInfo, TenantSite } from './site.answers.js';
+import { siteRoutes } from './site.routes.js';
+
+export { siteRoutes } from './site.routes.js';
 
 /**
  * The site link (src/box.ts starts it after the sync): only when GATE_SITE_NATS_URLS is set, and then its NATS
@@ -22,12 +26,20 @@ export async function startSiteLink(deps: {
   /** Fingerprint of this box's cloud key (the sync's), announced to the other boxes; undefined without a cloud. */
   cloudKey: string | undefined;
   log: Log;
-}): Promise<SitePart> {
-  if (!deps.link) return { info: undefined, routes: {}, close: undefined };
+}): Promise<SitePart & { info: TenantSite | undefined }> {
+  // GET /api/local/site is mounted here, link on or off: a single box answers `desligado`.
+  if (!deps.link)
+    return { info: undefined, routes: { local: [siteRoutes({ auth: deps.auth, site: undefined })] }, close: undefined };
   if (deps.tenantId === undefined)
     throw new Error('o site precisa do tenant da caixa: defina GATE_TENANT (há mais de um tenant neste banco)');
   const { startLink } = await import('./site-link.js');
-  return startLink({ ...deps, link: deps.link, tenantId: deps.tenantId });
+  const part = await startLink({ ...deps, link: deps.link, tenantId: deps.tenantId });
+  const info = part.info && tenantSite(part.info, deps.tenantId);
+  return {
+    ...part,
+    info,
+    routes: { ...part.routes, local: [...(part.routes.local ?? []), siteRoutes({ auth: deps.auth, site: info })] },
+  };
 }
 
 /**
@@ -40,3 +52,10 @@ export const cloudKeyPrint = (cloud: { url: string; apiKey: string } | undefined
     .update(`${new URL(cloud.url).host}\n${cloud.apiKey}`)
     .digest('hex')
     .slice(0, 16);
+
+/** The link's view, said to be the box's tenant's. */
+const tenantSite = (info: SiteInfo, tenantId: number): TenantSite => ({
+  tenantId,
+  view: () => info.view(),
+  drainClaimMs: () => info.drainClaimMs(),
+});

@@ -2,7 +2,8 @@ import type { ClockCheck, ClockState } from '../clock-check.js';
 import type { Db } from '../db/open.js';
 import type { StorageHealth } from '../db/storage.js';
 import type { GatesInfo, GatesStatus } from '../gate/lanes/gates.js';
-import type { SiteInfo, SiteView } from '../site/site.answers.js';
+import type { SiteView, TenantSite } from '../site/site.answers.js';
+import { publicView } from '../site/site.view.js';
 import type { SyncInfo } from '../sync/worker.js';
 import { CONFLICT_KINDS, eventsWaiting, syncSummary } from '../sync/sync.repo.js';
 
@@ -42,11 +43,16 @@ export interface BoxStatus {
   storage(): string | null;
   /** Whether the wall clock can be trusted; null when not checked. */
   clock(): ClockState | null;
-  /** The site as this box sees it; null on a single box (GATE_SITE_NATS_URLS unset). */
-  site(): SiteView | null;
+  /**
+   * The site as this box sees it (its tenant's, or the given tenant's), hub addresses without credentials; null on a
+   * single box (GATE_SITE_NATS_URLS unset) and for a tenant the site does not share.
+   */
+  site(tenantId?: number): SiteView | null;
   /** Whether the box runs a sync worker (its tenant) and lanes (theirs). */
   readonly syncTenantId: number | undefined;
   readonly lanesTenantId: number | undefined;
+  /** The tenant the site shares; undefined on a single box. */
+  readonly siteTenantId: number | undefined;
 }
 
 export function createBoxStatus({
@@ -62,10 +68,11 @@ export function createBoxStatus({
   clockCheck?: ClockCheck | undefined;
   gates?: GatesInfo | undefined;
   sync?: SyncInfo | undefined;
-  site?: SiteInfo | undefined;
+  site?: TenantSite | undefined;
 }): BoxStatus {
   return {
-    site: () => site?.view() ?? null,
+    site: (tenantId = site?.tenantId) => (site && tenantId === site.tenantId ? publicView(site.view()) : null),
+    siteTenantId: site?.tenantId,
     syncTenantId: sync?.tenantId,
     lanesTenantId: gates?.tenantId,
     lanes(tenantId = gates?.tenantId) {

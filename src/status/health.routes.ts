@@ -6,6 +6,7 @@ import { CANNOT_RECORD } from '../db/storage.js';
 import { healthDocs, liveDocs, readyDocs } from './status.docs.js';
 import { AppError } from '../http/errors.js';
 import { VERSION } from '../version.js';
+import { cloudKeyAlarm, LOCAL_MODE_TITLE, LOCAL_REASON_TEXT } from '../site/site.view.js';
 import type { BoxStatus } from './box-status.js';
 import type { HealthAnswer, LiveAnswer, ReadyAnswer, ReadyPart } from './status.answers.js';
 
@@ -22,9 +23,11 @@ type Part = ReadyPart;
 
 /**
  * Parts that are reported without making the box unready: a wrong clock is no reason to stop the gates
- * (docs/operations.md, "Clock").
+ * (docs/operations.md, "Clock"), nor is the site in local mode (a box deciding alone still lets people in); two
+ * boxes pulling with one cloud key is (docs/site.md).
  */
-const ADVISORY = new Set(['relogio']);
+const advisory = (name: string, p: Part) =>
+  name === 'relogio' || (name === 'site' && !Array.isArray(p.chave_nuvem_repetida));
 
 const databasePart = ({ db, status }: HealthDeps): Part => {
   try {
@@ -78,6 +81,18 @@ const clockPart = ({ status }: HealthDeps): Part | null => {
   return { ok: false, motivo: s.motivo!, ...times, mensagem: describeClock(s) };
 };
 
+const sitePart = ({ status }: HealthDeps): Part | null => {
+  const s = status.site();
+  if (!s) return null;
+  const local =
+    s.modo === 'local'
+      ? `${LOCAL_MODE_TITLE} (${s.motivo ? LOCAL_REASON_TEXT[s.motivo] : 'sem o hub'}) desde ${s.desde ?? '?'}; ${s.pendentes} movimento(s) a publicar`
+      : null;
+  const alarm = cloudKeyAlarm(s);
+  if (alarm) return { ok: false, motivo: alarm, chave_nuvem_repetida: s.chave_nuvem_repetida, modo: s.modo };
+  return local ? { ok: false, motivo: local, modo: s.modo } : { ok: true, modo: s.modo };
+};
+
 /** Each part of readiness that applies to this box, with its reason when it fails. */
 const readyParts = (deps: HealthDeps): Record<string, Part> =>
   Object.fromEntries(
@@ -87,13 +102,15 @@ const readyParts = (deps: HealthDeps): Record<string, Part> =>
       pistas: lanesPart(deps),
       sincronizacao: syncPart(deps),
       relogio: clockPart(deps),
+      site: sitePart(deps),
     }).filter(([, p]) => p !== null),
   ) as Record<string, Part>;
 
 /**
  * GET /health (as always: the database readable and writable), /health/live (the process answers)
  * and /health/ready (database writable, migrations current, every lane's devices online, sync not
- * stuck; each part with its reason; the clock reported, never failing it). No key needed, no data exposed.
+ * stuck, no other box of the site on this box's cloud key; each part with its reason; the clock and the site's
+ * local mode reported, never failing it). No key needed, no data exposed.
  */
 export const healthRoutes =
   (deps: HealthDeps): RouteRegistrar =>
@@ -141,7 +158,7 @@ export const healthRoutes =
       },
       async (): Promise<ReadyAnswer> => {
         const parts = readyParts(deps);
-        const failing = Object.entries(parts).filter(([name, p]) => !p.ok && !ADVISORY.has(name));
+        const failing = Object.entries(parts).filter(([name, p]) => !p.ok && !advisory(name, p));
         if (failing.length > 0)
           throw new AppError(
             'SERVICE_UNAVAILABLE',

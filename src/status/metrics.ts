@@ -9,14 +9,27 @@ import type { WriteQueue } from '../db/write-queue.js';
 import { metricsDocs } from './status.docs.js';
 import { AppError } from '../http/errors.js';
 import type { BoxStatus, SyncStatus } from './box-status.js';
+import { siteMetrics } from './site.metrics.js';
+import type { SiteInfo } from '../site/site.answers.js';
 
 // GET /metrics in Prometheus' text format (docs/operations.md): scans by door and result and their
-// latency, the event loop and the process (prom-client's defaults), lanes and devices, the sync.
+// latency, the event loop and the process (prom-client's defaults), lanes and devices, the sync, the site.
 // One registry per box, never prom-client's global one.
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
-export function createMetrics({ db, clock, status }: { db: Db; clock: Clock; status?: BoxStatus | undefined }) {
+export function createMetrics({
+  db,
+  clock,
+  status,
+  site,
+}: {
+  db: Db;
+  clock: Clock;
+  status?: BoxStatus | undefined;
+  /** The site link: its claim times (the view itself is read through `status`). */
+  site?: SiteInfo | undefined;
+}) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'gate_' });
   // Gauges named like counters, which `promtool check metrics` refuses: their sums by type stay
@@ -47,10 +60,14 @@ export function createMetrics({ db, clock, status }: { db: Db; clock: Clock; sta
   let scraped: SyncStatus | null = null;
   if (status) statusMetrics(registry, status, clock, () => (scraped ??= status.sync()!));
   writeQueueMetrics(registry, db.writes);
+  const siteSeries = site && status ? siteMetrics(registry, status, site) : undefined;
   return {
+    /** Stops draining the site's claim times (the box's closing). */
+    stop: () => siteSeries?.stop(),
     /** The text of one scrape. */
     async scrape(): Promise<string> {
       scraped = null;
+      siteSeries?.fresh();
       return registry.metrics();
     },
     contentType: registry.contentType,

@@ -29,8 +29,11 @@ export const readyAnswerSchema = z.strictObject({
     versao: z.string(),
     partes: z
       .record(z.string(), readyPartSchema)
-      .describe('banco, migracoes e, quando configurados, pistas, sincronizacao e relogio'),
-    avisos: z.array(z.string()).optional().describe('Partes que falham sem tirar a caixa do ar (o relógio)'),
+      .describe('banco, migracoes e, quando configurados, pistas, sincronizacao, relogio e site'),
+    avisos: z
+      .array(z.string())
+      .optional()
+      .describe('Partes que falham sem tirar a caixa do ar (o relógio, o site em modo local)'),
   }),
 });
 

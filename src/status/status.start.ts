@@ -7,7 +7,7 @@ import type { Db } from '../db/open.js';
 import type { StorageHealth } from '../db/storage.js';
 import type { GatesInfo } from '../gate/lanes/gates.js';
 import type { Listeners } from '../lib/listeners.js';
-import type { SiteInfo } from '../site/site.answers.js';
+import type { TenantSite } from '../site/site.answers.js';
 import type { SyncInfo } from '../sync/worker.js';
 import { createBoxStatus, type BoxStatus } from './box-status.js';
 import { healthRoutes } from './health.routes.js';
@@ -36,13 +36,18 @@ export function startStatus({
   clockCheck: ClockCheck;
   gates: GatesInfo | undefined;
   sync: SyncInfo | undefined;
-  site: SiteInfo | undefined;
+  site: TenantSite | undefined;
   scans: Listeners<[ScanNotice]>;
   grants: Listeners<[lane: string, seconds: number]>;
-}): { status: BoxStatus; routes: BoxRoutes } {
+}): { status: BoxStatus; routes: BoxRoutes; close: (() => void) | undefined } {
   const status = createBoxStatus({ db, storage, clockCheck, gates, sync, site });
-  const metrics = createMetrics({ db, clock, status });
+  const metrics = createMetrics({ db, clock, status, site });
   scans.add(metrics.observe);
   grants.add(metrics.observeGrant);
-  return { status, routes: { local: [healthRoutes({ db, clock, status }), metricsRoutes({ metrics, auth })] } };
+  return {
+    status,
+    routes: { local: [healthRoutes({ db, clock, status }), metricsRoutes({ metrics, auth })] },
+    // Only the site's claim times are drained on a timer: a single box has nothing to stop.
+    close: site ? metrics.stop : undefined,
+  };
 }

@@ -115,6 +115,27 @@ function previousCheckin(
   );
 }
 
+/**
+ * How long a ticket's movement waits for the cloud to settle an earlier one of the same ticket made at another box
+ * of the site (docs/site.md, "The cloud"): that box may be cut from the cloud; after a day this one goes anyway.
+ */
+const SITE_HOLD_MS = 24 * 3600_000;
+
+/** Whether an earlier movement of the same ticket, made at another box of the site, is not settled with the cloud. */
+function heldForSite({ db, tenantId }: Outbox, chave: string, beforeEventId: number, nowIso: string): boolean {
+  return (
+    db.sqlite
+      .prepare(
+        `SELECT 1 FROM events o
+          WHERE o.qr_code = ? AND o.site_box IS NOT NULL AND o.tenant_id = ? AND o.id < ?
+            AND o.action IN ('checkin', 'estorno') AND o.result = 'ok' AND o.occurred_at >= ?
+            AND NOT EXISTS (SELECT 1 FROM site_settled s WHERE s.site_id = o.site_id)
+          LIMIT 1`,
+      )
+      .get(chave, tenantId, beforeEventId, new Date(Date.parse(nowIso) - SITE_HOLD_MS).toISOString()) !== undefined
+  );
+}
+
 /** Recorded before the call, so that after a crash the box knows the cloud may have applied it. */
 function markSending({ db }: Outbox, eventIds: readonly number[], nowIso: string): void {
   run(
@@ -183,6 +204,7 @@ export function createOutboxRepo(db: Db, tenantId: number) {
     enqueue: (limit: number) => enqueue(o, limit),
     pending: (limit: number) => pendingRows(o, limit),
     previousCheckin: (chave: string, beforeEventId: number) => previousCheckin(o, chave, beforeEventId),
+    heldForSite: (chave: string, beforeEventId: number, nowIso: string) => heldForSite(o, chave, beforeEventId, nowIso),
     markSending: (eventIds: readonly number[], nowIso: string) => markSending(o, eventIds, nowIso),
     settle: (eventId: number, c: Classified, nowIso: string) => settle(o, eventId, c, nowIso),
     retryLater: (eventIds: readonly number[], nextAttemptAt: string | null, error: string) =>

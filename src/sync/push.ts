@@ -198,7 +198,11 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
       while ((await tx(() => repo.enqueue(ENQUEUE_SLICE))) === ENQUEUE_SLICE);
       let settled = 0;
       for (;;) {
-        const due = dueHeads(repo.pending(tuning.window), clock.nowIso());
+        const now = clock.nowIso();
+        // On a site, a ticket's movement waits while an earlier one from another box is not settled with the cloud.
+        const due = dueHeads(repo.pending(tuning.window), now).filter(
+          (r) => !repo.heldForSite(r.chave, r.event_id, now),
+        );
         if (due.length === 0 || signal.aborted) break;
         const held = due.length;
         const toSend = await holdBackReversals(ctx, due);

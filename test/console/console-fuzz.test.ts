@@ -41,6 +41,8 @@ const ROUTES: [string, string][] = [
   ['POST', '/api/console/alarmes/1/reconhecer'],
   ['POST', '/api/console/alarmes/x/reconhecer'],
   ['GET', '/api/console/sync'],
+  ['GET', '/api/console/site'],
+  ['GET', '/api/console/site/modo'],
   ['GET', '/api/console/conflitos'],
   ['GET', '/api/console/operadores'],
   ['POST', '/api/console/operadores/abc/desativar'],

@@ -122,6 +122,8 @@ const ROWS: {
     nowhere: () => post('/api/console/alarmes/999999/reconhecer'),
   },
   { route: 'GET /api/console/sync', foreign: () => get('/api/console/sync') },
+  { route: 'GET /api/console/site', foreign: () => get('/api/console/site') },
+  { route: 'GET /api/console/site/modo', foreign: () => get('/api/console/site/modo') },
   { route: 'GET /api/console/conflitos', foreign: () => get('/api/console/conflitos?formato=csv') },
   { route: 'GET /api/console/operadores', foreign: () => get('/api/console/operadores') },
   {

@@ -63,7 +63,7 @@ function checkpointsOnThisThread(sqlite: Db['sqlite']): string[] {
   return asked;
 }
 
-/** The WAL header's checkpoint sequence number (bytes 12–15, big-endian): SQLite adds one each time the WAL starts over. */
+/** The WAL header's checkpoint sequence number (bytes 12–15, big-endian): one more each time the WAL starts over. */
 function walRestarts(wal: string): number {
   const header = Buffer.alloc(16);
   const fd = fs.openSync(wal, 'r');

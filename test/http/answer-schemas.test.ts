@@ -15,6 +15,7 @@ import { errorEnvelopeSchema } from '../../src/http/error-envelope.js';
 import { vouchersAnswerSchema } from '../../src/orders/order.answers.js';
 import { EXAMPLE_ADDITIONAL_QR, EXAMPLE_QRS, examplePedido } from '../../src/orders/order.docs.js';
 import type { PedidoInput } from '../../src/orders/order.schemas.js';
+import { siteAnswerSchema } from '../../src/site/site.answers.js';
 import { conflictsAnswerSchema, eventsAnswerSchema, syncStatusAnswerSchema } from '../../src/sync/sync.answers.js';
 import { makeAvailability, makeCombo, seedAvailability, seedCombos } from '../combos/combo-data.js';
 import { makeClient, seedClients } from '../clients/client-data.js';
@@ -174,6 +175,7 @@ describe('a real answer of every JSON operation of /docs', () => {
     'GET /health/live': [{ schema: liveAnswerSchema, run: () => get('/health/live', {}) }],
     'GET /health/ready': [{ schema: readyAnswerSchema, run: () => get('/health/ready', {}) }],
     'GET /api/local/sync': [{ schema: syncStatusAnswerSchema, run: () => get('/api/local/sync') }],
+    'GET /api/local/site': [{ schema: siteAnswerSchema, run: () => get('/api/local/site') }],
     'GET /api/local/conflicts': [
       {
         schema: conflictsAnswerSchema,
@@ -231,6 +233,10 @@ describe('a real answer of every JSON operation of /docs', () => {
     ],
     'GET /api/console/pistas': [{ schema: consoleAnswers.pistas, run: () => get('/api/console/pistas', asConsole()) }],
     'GET /api/console/sync': [{ schema: consoleAnswers.sync, run: () => get('/api/console/sync', asConsole()) }],
+    'GET /api/console/site/modo': [
+      { schema: consoleAnswers.modoSite, run: () => get('/api/console/site/modo', asConsole()) },
+    ],
+    'GET /api/console/site': [{ schema: consoleAnswers.site, run: () => get('/api/console/site', asConsole()) }],
     'GET /api/console/conflitos': [
       {
         schema: consoleAnswers.conflitos,

@@ -27,6 +27,7 @@ const ROUTES: [string, string][] = [
   ['GET', '/api/local/gates'],
   ['GET', '/api/local/eventos'],
   ['GET', '/api/local/sync'],
+  ['GET', '/api/local/site'],
   ['GET', '/health'],
   ['GET', '/health/live'],
   ['GET', '/health/ready'],

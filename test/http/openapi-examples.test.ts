@@ -133,6 +133,7 @@ describe('the examples have the keys of real answers', () => {
       ['/health/live', 'ok', await get('/health/live')],
       ['/health/ready', 'pronta', await get('/health/ready')],
       ['/api/local/sync', 'online', await get('/api/local/sync', apiKey)],
+      ['/api/local/site', 'desligado', await get('/api/local/site', apiKey)],
       ['/api/local/eventos', 'pagina', await get('/api/local/eventos?limit=1', apiKey)],
       ['/api/local/gates', 'sem_pistas', await get('/api/local/gates', apiKey)],
       ['/api/local/ocupacao', 'areas', await get('/api/local/ocupacao', apiKey)],

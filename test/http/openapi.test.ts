@@ -5,6 +5,7 @@ import * as movementDocs from '../../src/checkin/movement.docs.js';
 import * as clientsDocs from '../../src/clients/clients.docs.js';
 import * as combosDocs from '../../src/combos/combos.docs.js';
 import { consoleDocs } from '../../src/console/console.docs.js';
+import { siteConsoleDocs } from '../../src/console/site.docs.js';
 import { createOperator } from '../../src/operators/operators.repo.js';
 import { COOKIE } from '../../src/console/sessions.js';
 import * as gatesDocs from '../../src/gate/gates.docs.js';
@@ -12,6 +13,7 @@ import * as boxDocs from '../../src/status/status.docs.js';
 import { errorCatalogue, type ErrorCode } from '../../src/http/errors.js';
 import { errorEnvelopeSchema, SECURITY_SCHEMES, type OperationDocs } from '../../src/http/openapi.js';
 import * as vouchersDocs from '../../src/orders/vouchers.docs.js';
+import * as siteDocs from '../../src/site/site.docs.js';
 import * as syncDocs from '../../src/sync/sync.docs.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
@@ -171,7 +173,17 @@ describe('responses', () => {
   });
 
   it('documents, at the catalogue’s status, every code each route declares', () => {
-    const modules = [checkinDocs, movementDocs, clientsDocs, combosDocs, gatesDocs, boxDocs, vouchersDocs, syncDocs];
+    const modules = [
+      checkinDocs,
+      movementDocs,
+      clientsDocs,
+      combosDocs,
+      gatesDocs,
+      boxDocs,
+      vouchersDocs,
+      syncDocs,
+      siteDocs,
+    ];
     const declared = [
       ...modules.flatMap((m) =>
         Object.values(m).filter(
@@ -179,6 +191,7 @@ describe('responses', () => {
         ),
       ),
       ...Object.values(consoleDocs),
+      ...Object.values(siteConsoleDocs),
     ];
     expect(declared.length).toBe(ops.length);
     for (const docs of declared) {

@@ -1020,6 +1020,13 @@ const ROWS: Row[] = [
     },
   },
   {
+    // A single box: no site, whoever asks (the site shares one tenant's movements: test/site/site-visible.test.ts).
+    name: 'site',
+    route: 'GET /api/local/site',
+    key: 'local',
+    check: (j) => expect([j.data.modo, j.data.caixas, j.data.pendentes]).toEqual(['desligado', [], 0]),
+  },
+  {
     name: 'conflicts',
     route: 'GET /api/local/conflicts',
     key: 'local',

@@ -9,6 +9,9 @@ import { ReportView } from './report/ReportView';
 import { ScanView } from './scan/ScanView';
 import { SearchView } from './search/SearchView';
 import { SyncView } from './sync/SyncView';
+import { SiteBanner } from './site/SiteBanner';
+import { SiteView } from './site/SiteView';
+import { useSiteMode } from './site/use-site-mode';
 
 interface Screen {
   id: string;
@@ -20,6 +23,7 @@ const SCREENS: Screen[] = [
   { id: 'busca', label: 'Busca', supervisor: false },
   { id: 'pistas', label: 'Pistas', supervisor: true },
   { id: 'sync', label: 'Sincronização', supervisor: true },
+  { id: 'site', label: 'Site', supervisor: true },
   { id: 'operadores', label: 'Operadores', supervisor: true },
   { id: 'relatorio', label: 'Relatório', supervisor: true },
 ];
@@ -40,6 +44,10 @@ export function Shell(props: { onSignOut: () => void }) {
   const route = useRoute();
   const supervisor = isSupervisor(sessao);
   const screen = route.parts[0] ?? '';
+  const siteMode = useSiteMode();
+  // The site's screen is in the menu of a box that is part of a site (its address works on any box).
+  const shown = (s: Screen) =>
+    (supervisor || !s.supervisor) && (s.id !== 'site' || (siteMode?.modo ?? 'desligado') !== 'desligado');
 
   useEffect(() => {
     if (!screen) navigate('#/leitura');
@@ -62,6 +70,7 @@ export function Shell(props: { onSignOut: () => void }) {
   else if (screen === 'pedido') content = <OrderView numero={route.parts[1] ?? ''} />;
   else if (screen === 'pistas') content = <GatesView />;
   else if (screen === 'sync') content = <SyncView />;
+  else if (screen === 'site') content = <SiteView />;
   else if (screen === 'operadores') content = <OperatorsView />;
   else if (screen === 'relatorio') content = <ReportView date={route.query.get('data') ?? ''} />;
   else content = <ScanView />;
@@ -81,7 +90,7 @@ export function Shell(props: { onSignOut: () => void }) {
       <header class="topbar">
         <nav aria-label="Telas">
           <ul>
-            {SCREENS.filter((s) => supervisor || !s.supervisor).map((s) => (
+            {SCREENS.filter(shown).map((s) => (
               <li key={s.id}>
                 <a
                   href={href(s.id)}
@@ -104,6 +113,7 @@ export function Shell(props: { onSignOut: () => void }) {
         </div>
       </header>
       <ConnectionBanner />
+      <SiteBanner mode={siteMode} />
       <main id="conteudo" tabIndex={-1}>
         {content}
       </main>

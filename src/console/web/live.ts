@@ -7,8 +7,18 @@ import { api, ApiError, NO_CONNECTION } from './api';
 // once; the console then retries with backoff by itself and, back online, bumps `generation` so the
 // open screen fetches its data again.
 
-export type LiveEventType = 'pronto' | 'leitura' | 'pistas' | 'alarme' | 'alarme_reconhecido' | 'sync';
-const EVENT_TYPES: LiveEventType[] = ['pronto', 'leitura', 'pistas', 'alarme', 'alarme_reconhecido', 'sync'];
+export type LiveEventType =
+  'pronto' | 'leitura' | 'pistas' | 'alarme' | 'alarme_reconhecido' | 'sync' | 'site' | 'modo_site';
+const EVENT_TYPES: LiveEventType[] = [
+  'pronto',
+  'leitura',
+  'pistas',
+  'alarme',
+  'alarme_reconhecido',
+  'sync',
+  'site',
+  'modo_site',
+];
 
 export interface LiveStatus {
   /** null while the first connection is being made. */

@@ -1,10 +1,11 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { formatAge, formatDateTime } from '../format';
 import { useLiveEvent } from '../live';
 import { ErrorNote } from '../ui/ErrorNote';
 import type { Conflito, SyncEstado } from '../../console.answers';
 import { useLoad } from '../use-load';
+import { useNow } from '../use-now';
 
 const KINDS: [string, string][] = [
   ['', 'Todos'],
@@ -14,15 +15,6 @@ const KINDS: [string, string][] = [
   ['outro', 'Outro'],
 ];
 const kindLabel = (k: string | null) => KINDS.find(([v]) => v === k)?.[1] ?? k ?? '—';
-
-function useNow(everyMs: number): number {
-  const [now, setNow] = useState(Date.now());
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), everyMs);
-    return () => clearInterval(t);
-  }, [everyMs]);
-  return now;
-}
 
 export function SyncView() {
   const sync = useLoad(() => api<SyncEstado>('GET', '/api/console/sync'), []);
