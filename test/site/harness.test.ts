@@ -161,6 +161,7 @@ describe('boxes on the site', () => {
     expect((await sul.checkin(qr)).status).toBe(200);
     expect((await norte.checkin(qr)).status).toBe(200);
     expect((await norte.checkin(qr, 'catraca-2')).body.error.code).toBe('TICKET_ALREADY_USED');
+    expect(await sul.siteView()).toMatchObject({ modo: 'local', decisoes_sem_site_hoje: 1, pendentes: 1 });
     // A key belongs to its own box.
     expect((await sul.get('/api/local/eventos')).status).toBe(200);
     const foreign = await fetch(`${sul.url}/api/local/eventos`, { headers: { 'x-api-key': norte.apiKey } });
@@ -174,6 +175,10 @@ describe('boxes on the site', () => {
       return body.data.eventos.some(
         (e: { qr_code: string; terminal: string }) => e.qr_code === qr && e.terminal === 'catraca-sul',
       );
+    });
+    await until('the double entry is a site conflict at both', async () => {
+      const views = await Promise.all([norte.siteView(), sul.siteView()]);
+      return views.every((v) => v.conflitos === 1);
     });
     const raced = await site.race(site.tickets.fresh());
     expect(raced.map((a) => a.status).sort()).toEqual([200, 409]);
