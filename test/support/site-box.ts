@@ -50,12 +50,9 @@ export interface SiteBox {
   request(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', urlPath: string, body?: unknown): Promise<Answer>;
   /** Authenticated GET of any path (/api/local/site, /api/local/eventos, /metrics...). */
   get(urlPath: string): Promise<Answer>;
-  /** GET /api/local/site's data, checked against its schema (throws while the box has no such route). */
+  /** GET /api/local/site's data, checked against its schema. */
   siteView(): Promise<SiteView>;
-  /**
-   * Its site mode: GET /api/local/site's when the box serves it, else its last `site: modo` log line of this run
-   * ('local', connecting, before the first).
-   */
+  /** Its site mode (GET /api/local/site). */
   mode(): Promise<SiteMode>;
   /** Waits until the box is in this mode (the test's timeout bounds it). */
   untilMode(mode: SiteMode): Promise<void>;
@@ -145,8 +142,6 @@ export async function makeBox(name: string, root: string, importFile: string, op
   let pool: Pool | undefined;
   let log = '';
   let laneOpen = false;
-  /** Where this run's output starts in `log`. */
-  let runFrom = 0;
   const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
 
   const start = async () => {
@@ -154,7 +149,6 @@ export async function makeBox(name: string, root: string, importFile: string, op
     const c = spawnTied(process.execPath, [BIN, 'serve'], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     child = c;
     const from = log.length;
-    runFrom = from;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Error(`box ${name} did not start in 60 s:\n${log.slice(from)}`)),
@@ -215,13 +209,7 @@ export async function makeBox(name: string, root: string, importFile: string, op
       throw new Error(`GET /api/local/site at ${name}: ${answer.status} ${JSON.stringify(answer.body)}`);
     return siteAnswerSchema.parse(answer.body).data;
   };
-  const mode = async (): Promise<SiteMode> => {
-    const answer = await request('GET', '/api/local/site');
-    if (answer.status === 200) return siteAnswerSchema.parse(answer.body).data.modo;
-    if (answer.status !== 404) throw new Error(`GET /api/local/site at ${name}: ${answer.status}`);
-    const said = parseLines(log.slice(runFrom)).filter((l) => l.msg === 'site: modo');
-    return (said.at(-1)?.modo as SiteMode | undefined) ?? 'local';
-  };
+  const mode = async (): Promise<SiteMode> => (await siteView()).modo;
   const withTerminal = (qr: string, terminal: string | undefined) => ({
     qr_code: qr,
     ...(terminal === undefined ? {} : { terminal }),
