@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import type { SiteView } from '../src/site/site.answers.js';
 import type { Observed } from './observe.js';
 import { quantile } from './report.js';
 import type { ChildMessage, ParentMessage } from './server-child.js';
@@ -16,13 +17,20 @@ export interface Child {
   mem(): Promise<{ rss: number; hwm: number; wal: number }>;
   /** Starts observing server-side latency, GC and event-loop delay in the child; resolves to a stop function. */
   observe(): Promise<() => Promise<Observed>>;
+  /** The box's site view (BENCH_SITE); null on a single box. */
+  site(): Promise<SiteView | null>;
   stop(): Promise<void>;
 }
 
 /** Forks dist/bench/server-child.js and resolves once it listens on 127.0.0.1. */
-export function startChild(args: string[], execArgv: string[] = []): Promise<Child> {
+export function startChild(
+  args: string[],
+  execArgv: string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Child> {
   const proc: ChildProcess = fork(path.join(here, 'server-child.js'), args, {
     execArgv,
+    env,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   let exited: string | null = null;
@@ -59,6 +67,7 @@ export function startChild(args: string[], execArgv: string[] = []): Promise<Chi
         return observed;
       };
     },
+    site: async () => (await next('site', { type: 'site' })).view,
     stop: async () => {
       const exit = new Promise<void>((resolve) => (exited ? resolve() : proc.once('exit', () => resolve())));
       await next('stopped', { type: 'stop' }).catch(() => undefined);

@@ -3,12 +3,15 @@ import Fastify from 'fastify';
 import { buildApp } from '../src/app.js';
 import { createAuth } from '../src/auth/auth.js';
 import { createBox } from '../src/box.js';
+import type { SiteConfig } from '../src/site-config.js';
+import type { SiteView } from '../src/site/site.answers.js';
 import { asJson } from '../src/checkin/checkin.payload.js';
 import { checkinRoutes } from '../src/checkin/checkin.routes.js';
 import { createByteSlots } from '../src/lib/byte-slots.js';
 import type { CheckinService } from '../src/checkin/checkin.service.js';
 import { createClock } from '../src/clock.js';
 import { migrateToLatest, openDatabase, type Db } from '../src/db/open.js';
+import { TENANT } from './fill.js';
 import { observe, type CommitLog, type Observed } from './observe.js';
 
 // Forked by checkin.bench.ts: `box <db file>` runs the real box (durable pragmas of openDatabase,
@@ -18,12 +21,16 @@ import { observe, type CommitLog, type Observed } from './observe.js';
 // Talks to the parent over IPC: {type:'ready', port}, then answers {type:'mem'}, {type:'observe'} /
 // {type:'observed'} (server-side latency, GC and event-loop delay between the two) and {type:'stop'}.
 
-export type ParentMessage = { type: 'mem' } | { type: 'observe' } | { type: 'observed' } | { type: 'stop' };
+// BENCH_SITE (JSON of a SiteConfig) gives the box a site link (site.bench.ts); {type:'site'} asks for its view.
+
+export type ParentMessage =
+  { type: 'mem' } | { type: 'observe' } | { type: 'observed' } | { type: 'site' } | { type: 'stop' };
 export type ChildMessage =
   | { type: 'ready'; port: number; pid: number }
   | { type: 'mem'; rss: number; hwm: number; wal: number }
   | { type: 'observing' }
   | ({ type: 'observed' } & Observed)
+  | { type: 'site'; view: SiteView | null }
   | { type: 'stopped' }
   | { type: 'error'; message: string };
 
@@ -44,6 +51,7 @@ type Listening = {
   close: () => Promise<void>;
   commits?: CommitLog;
   walFile?: string;
+  site?: () => SiteView | null;
 };
 
 /** Listens on 127.0.0.1, any free port; closing stops the app, then its database. */
@@ -86,8 +94,18 @@ async function start(): Promise<Listening> {
         },
         failed: (priority, stage) => o?.failed(priority, stage),
       });
-    const { app } = await createBox({ database: db, clock: createClock('America/Sao_Paulo'), logger: false }).start();
-    return { ...(await listen(app, db)), commits, walFile: `${file}-wal` };
+    // The site needs the box's tenant named (fill.ts makes one more for the key's owner).
+    const tenant = process.env.BENCH_SITE ? TENANT : undefined;
+    const siteLink = process.env.BENCH_SITE ? (JSON.parse(process.env.BENCH_SITE) as SiteConfig) : undefined;
+    const box = createBox({ database: db, clock: createClock('America/Sao_Paulo'), logger: false, siteLink, tenant });
+    const { app, status } = await box.start();
+    const listening = await listen(app, db);
+    // The box closes its parts (the site link drains and leaves the hub), then the database it was given.
+    const close = async () => {
+      await box.close();
+      db.close();
+    };
+    return { ...listening, close, commits, walFile: `${file}-wal`, site: () => status.site() };
   }
   if (mode === 'door') {
     const db = openDatabase(file!);
@@ -118,6 +136,7 @@ try {
   let stopObserving: (() => Observed) | null = null;
   process.on('message', (m: ParentMessage) => {
     if (m.type === 'mem') send({ type: 'mem', ...memory() });
+    if (m.type === 'site') send({ type: 'site', view: server.site?.() ?? null });
     if (m.type === 'observe') {
       stopObserving = observe(server.server, { commits: server.commits, walFile: server.walFile });
       send({ type: 'observing' });

@@ -32,8 +32,8 @@ export interface Engine extends CheckinDeps {
 }
 
 /** One decision: through the site when the box is part of one, else straight to the write queue. */
-export const decide = <T>(e: Engine, work: () => T): Promise<T> =>
-  e.site.current ? e.site.current.decide(work, (w) => e.write(w)) : e.write(work);
+export const decide = <T>(e: Engine, work: () => T, trial?: () => unknown): Promise<T> =>
+  e.site.current ? e.site.current.decide(work, (w) => e.write(w), trial) : e.write(work);
 
 export function createEngine(deps: CheckinDeps, repo: CheckinRepo): Engine {
   const { db, storage } = deps;
@@ -107,11 +107,18 @@ export async function execute<R extends CheckinResult | ReversalResult, V>(
   const viewOf = (result: R) =>
     result.ok && options.view ? options.view(result as Extract<R, { ok: true }>) : undefined;
   if (target.kind === 'order' || target.codes.length === 1) {
-    const reply = await decide(e, (): Reply<R, V> => {
+    const decided = () => {
       const f = flowFor(e, input, caller);
-      const result = target.kind === 'order' ? flows.order(f, target.numero) : flows.code(f, target.codes[0]!);
-      return { batch: false, result, view: viewOf(result) };
-    });
+      return target.kind === 'order' ? flows.order(f, target.numero) : flows.code(f, target.codes[0]!);
+    };
+    const reply = await decide(
+      e,
+      (): Reply<R, V> => {
+        const result = decided();
+        return { batch: false, result, view: viewOf(result) };
+      },
+      decided,
+    );
     if (!reply.batch) notify(e, action, input, caller, [reply.result], started);
     return reply;
   }

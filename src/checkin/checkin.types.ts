@@ -71,5 +71,6 @@ export interface CheckinDeps {
  * falls back to `write` alone when the hub is away.
  */
 export interface SiteDecisions {
-  decide<T>(work: () => T, write: <U>(work: () => U) => Promise<U>): Promise<T>;
+  /** `trial`: the same decision without what only the answer needs (the order's payload), to learn what it moves. */
+  decide<T>(work: () => T, write: <U>(work: () => U) => Promise<U>, trial?: () => unknown): Promise<T>;
 }

@@ -155,6 +155,8 @@ export interface SiteMovesTable {
 
 export interface SiteSettledTable {
   site_id: string;
+  /** What the cloud said of it (its box's sync_push.resultado). */
+  resultado: PushResult;
   settled_at: string;
 }
 

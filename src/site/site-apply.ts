@@ -33,6 +33,8 @@ export interface RawMessage {
 type Apply = (fact: MovementFact, changeState: boolean) => FactOutcome;
 
 const LOG_EVERY_MS = 60_000;
+/** How long one write of applied messages may hold the event loop. */
+const SLICE_MS = 4;
 
 export function createApplier({
   checkin,
@@ -70,7 +72,7 @@ export function createApplier({
       return rejected(raw.seq, decoded.reason, decoded.detail);
     }
     if (decoded.kind === 'settled') {
-      if (!decoded.mine) recordSettled(db, decoded.ids, clock.nowIso());
+      if (!decoded.mine) recordSettled(db, decoded.settled, clock.nowIso());
       return;
     }
     const m = decoded.message;
@@ -99,16 +101,23 @@ export function createApplier({
      * 'ticket': a ticket's newest message read after a lost claim, for a scan that waits on it: the stream's
      * position does not move.
      */
-    async apply(batch: RawMessage[], from: 'stream' | 'ticket'): Promise<void> {
-      if (batch.length === 0) return;
+    async apply(batch: RawMessage[], from: 'stream' | 'ticket'): Promise<number> {
+      if (batch.length === 0) return 0;
       const orphans: SiteMessage[] = [];
+      let done = 0;
       const run = (apply: Apply) => {
-        for (const raw of batch) applyOne(apply, raw, orphans);
-        const last = batch.at(-1)!;
+        // A write holds the event loop: at most SLICE_MS of it, the rest goes in the next one.
+        const started = performance.now();
+        while (done < batch.length) {
+          applyOne(apply, batch[done++]!, orphans);
+          if (performance.now() - started > SLICE_MS) break;
+        }
+        const last = batch[done - 1]!;
         if (from === 'stream') setApplied(db, tenantId, last.seq, fingerprint(last.data));
       };
       await checkin.applyFacts(tenantId, run, from === 'stream');
       for (const o of orphans) compensate(o);
+      return done;
     },
 
     /** Parked movements whose code this box now knows (after a cloud pull) are applied; the others stay. */

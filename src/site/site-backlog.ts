@@ -1,5 +1,6 @@
 import { PARK_AREA } from '../checkin/movement.settings.js';
 import type { Db } from '../db/open.js';
+import type { PushResult } from '../db/schema.js';
 import {
   encodeMessage,
   encodeSettled,
@@ -121,8 +122,9 @@ export function createSettledNotices({
         rows = settledUnannounced(db, tenantId, PAGE)
       ) {
         const id = newSiteId(origin.box);
-        const ids = rows.map((r) => r.site_id);
-        const seq = await publish(settledSubject(origin.tenant, origin.box), id, encodeSettled(origin, id, ids));
+        // A push settled as 'concluido' always has its answer.
+        const settled = rows.map((r) => [r.site_id, r.resultado ?? 'outro'] as [string, PushResult]);
+        const seq = await publish(settledSubject(origin.tenant, origin.box), id, encodeSettled(origin, id, settled));
         if (seq === null) return;
         await db.writes.run(
           () =>

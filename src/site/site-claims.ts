@@ -79,6 +79,7 @@ export function createSiteDecisions({
     const before = newestEventId(db);
     const value = work();
     const left = [...claims];
+    let queued = false;
     for (const movement of movementsAfter(db, tenantId, before)) {
       const subject = subjectOfMovement(movement);
       const at = left.findIndex((c) => c.subject === subject && c.movement.action === movement.action);
@@ -87,8 +88,9 @@ export function createSiteDecisions({
       const withoutSite = alone || (!claim && CLAIMED.has(movement.action));
       markMovement(db, tenantId, movement, { siteId: claim?.id ?? newSiteId(origin.box), seq, withoutSite });
       if (seq !== null) advanceSubject(db, tenantId, subject, seq);
+      else queued = true;
     }
-    return { value, unmatched: left.filter((c) => c.seq !== null) };
+    return { value, queued, unmatched: left.filter((c) => c.seq !== null) };
   }
 
   async function commitWith<T>(
@@ -97,7 +99,7 @@ export function createSiteDecisions({
     claims: (Planned & { seq: number | null })[],
     alone: boolean,
   ) {
-    let outcome: { value: T; unmatched: (Planned & { seq: number | null })[] };
+    let outcome: { value: T; queued: boolean; unmatched: (Planned & { seq: number | null })[] };
     try {
       outcome = await write(() => commit(work, claims, alone));
     } catch (err) {
@@ -105,19 +107,19 @@ export function createSiteDecisions({
       throw err;
     }
     for (const c of outcome.unmatched) hub.compensate(c);
-    hub.backlogGrew();
+    if (outcome.queued) hub.backlogGrew();
     return outcome.value;
   }
 
-  async function decide<T>(work: () => T, write: <U>(w: () => U) => Promise<U>): Promise<T> {
+  async function decide<T>(work: () => T, write: <U>(w: () => U) => Promise<U>, trial: () => unknown = work) {
     for (let attempt = 0; attempt < ATTEMPTS && hub.online(); attempt++) {
-      const first = predict(work);
+      const first = predict(trial);
       if (!first) break;
       if (first.length === 0) return commitWith(work, write, [], false);
       const held = await locks.hold(first.map((p) => p.subject));
       try {
         // Another decision on one of these tickets may have been committed while this one waited for its lock.
-        const plan = held.waited ? predict(work) : first;
+        const plan = held.waited ? predict(trial) : first;
         if (!plan || plan.length === 0) return await commitWith(work, write, [], false);
         if (plan.some((p) => !held.subjects.has(p.subject))) continue;
         const answers = await Promise.all(

@@ -2,17 +2,18 @@ import type { Log } from '../lib/log.js';
 import type { RawMessage } from './site-apply.js';
 import type { Hub } from './site-hub.js';
 
-// The stream's messages as they arrive, applied in batches of up to BATCH, one batch at a time (each a background
-// write, so a scan never waits behind a catch-up for more than one of them).
+// The stream's messages as they arrive, applied in order, one background write at a time, each holding the event
+// loop a few ms at most (site-apply.ts): a scan never waits behind a catch-up for more than one of them.
 
-const BATCH = 100;
+const BATCH = 500;
 
 export function createConsumer({
   apply,
   from,
   log,
 }: {
-  apply: (batch: RawMessage[]) => Promise<void>;
+  /** Applies from the start of the batch; how many it applied (a write stops after a few ms). */
+  apply: (batch: RawMessage[]) => Promise<number>;
   /** The next sequence to apply: after the one stored with the last batch. */
   from: () => number;
   log: Log;
@@ -22,13 +23,15 @@ export function createConsumer({
   let flushing: Promise<void> | undefined;
   let newest: number | null = null;
   let hub: Hub | undefined;
+  /** A new consumer (stop, restart) makes a new queue: a batch of the old one must not trim it. */
+  let generation = 0;
 
   async function flush() {
     while (queue.length > 0) {
-      const batch = queue.slice(0, BATCH);
-      queue = queue.slice(BATCH);
+      const started = generation;
       try {
-        await apply(batch);
+        const done = await apply(queue.slice(0, BATCH));
+        if (started === generation) queue = queue.slice(done);
       } catch (err) {
         log.error({ err }, 'site: falha ao aplicar mensagens do hub');
         queue = [];
@@ -52,6 +55,7 @@ export function createConsumer({
     consumer?.stop();
     consumer = undefined;
     queue = [];
+    generation++;
   }
   return {
     start,

@@ -56,8 +56,19 @@ const settledSchema = z.strictObject({
   run: messageSchema.shape.run,
   sig: messageSchema.shape.sig,
   tenant: messageSchema.shape.tenant,
-  ids: z.array(z.string().min(1).max(80)).min(1).max(500),
+  /** Each settled movement's site id and what the cloud said of it (sync_push.resultado). */
+  settled: z
+    .array(
+      z.tuple([
+        z.string().min(1).max(80),
+        z.enum(['aceito', 'ja_utilizado_na_nuvem', 'fora_do_prazo', 'cancelado_na_nuvem', 'outro']),
+      ]),
+    )
+    .min(1)
+    .max(500),
 });
+
+export type Settled = z.output<typeof settledSchema>['settled'];
 
 /**
  * Who this box is on the site. Its messages are signed with a key made from its hub password (the file on this
@@ -97,7 +108,7 @@ type Action = (typeof ACTIONS)[number];
 
 export type Decoded =
   | { ok: true; kind: 'movement'; message: SiteMessage & { action: Action }; mine: boolean }
-  | { ok: true; kind: 'settled'; box: string; ids: string[]; mine: boolean }
+  | { ok: true; kind: 'settled'; box: string; settled: Settled; mine: boolean }
   | { ok: false; reason: SiteRejectReason; detail: string | null };
 
 const rejected = (reason: SiteRejectReason, detail: string | null = null): Decoded => ({ ok: false, reason, detail });
@@ -137,10 +148,10 @@ function decodeSettled(o: Origin, subject: string, json: unknown): Decoded {
     return rejected('origem_forjada', m.box);
   const mine = m.box === o.box;
   if (mine && !sameSignature(signature(o.secret, m.id), m.sig)) return rejected('origem_forjada', m.box);
-  return { ok: true, kind: 'settled', box: m.box, ids: m.ids, mine };
+  return { ok: true, kind: 'settled', box: m.box, settled: m.settled, mine };
 }
 
-export function encodeSettled(o: Origin, id: string, ids: string[]): Uint8Array {
+export function encodeSettled(o: Origin, id: string, settled: Settled): Uint8Array {
   const body = {
     v: VERSION,
     type: 'nuvem',
@@ -149,7 +160,7 @@ export function encodeSettled(o: Origin, id: string, ids: string[]): Uint8Array 
     run: o.run,
     sig: signature(o.secret, id),
     tenant: o.tenant,
-    ids,
+    settled,
   };
   return new TextEncoder().encode(JSON.stringify(body));
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../db/open.js';
-import { all, first, inList, run } from '../db/query.js';
+import { all, inList, run } from '../db/query.js';
+import type { PushResult } from '../db/schema.js';
 import type { SiteRejectReason } from './site.answers.js';
 
 // The site's tables (migrations/0013_site.ts): synchronous, short statements, run inside the write queue's
@@ -22,28 +23,22 @@ export interface OwnMovement {
   sem_site: number;
 }
 
-const movementColumns = [
-  'id',
-  'site_id',
-  'occurred_at',
-  'action',
-  'mode',
-  'code',
-  'qr_code',
-  'person_id',
-  'terminal',
-  'operador',
-  'source',
-  'details',
-  'sem_site',
-] as const;
+const MOVEMENT_COLUMNS =
+  'id, site_id, occurred_at, action, mode, code, qr_code, person_id, terminal, operador, source, details, sem_site';
 
-export function siteState(db: Db, tenantId: number) {
-  const k = db.kysely;
-  const read = () => first(db, k.selectFrom('site_state').selectAll().where('tenant_id', '=', tenantId));
+interface SiteStateRow {
+  tenant_id: number;
+  applied_seq: number;
+  applied_id: string | null;
+  runs: string;
+}
+
+export function siteState(db: Db, tenantId: number): SiteStateRow {
+  const read = () =>
+    db.statement('SELECT * FROM site_state WHERE tenant_id = ?').get(tenantId) as SiteStateRow | undefined;
   const found = read();
   if (found) return found;
-  run(db, k.insertInto('site_state').values({ tenant_id: tenantId }));
+  db.statement('INSERT INTO site_state (tenant_id) VALUES (?)').run(tenantId);
   return read()!;
 }
 
@@ -64,52 +59,40 @@ export function startRun(db: Db, tenantId: number, runId: string): Set<string> {
 }
 
 export const subjectSeq = (db: Db, tenantId: number, subject: string): number =>
-  first(
-    db,
-    db.kysely
-      .selectFrom('site_subjects')
-      .select('seq')
-      .where('tenant_id', '=', tenantId)
-      .where('subject', '=', subject),
+  (
+    db.statement('SELECT seq FROM site_subjects WHERE tenant_id = ? AND subject = ?').get(tenantId, subject) as
+      { seq: number } | undefined
   )?.seq ?? 0;
 
 /** The newest sequence applied on a subject; never goes back. */
 export function advanceSubject(db: Db, tenantId: number, subject: string, seq: number): void {
-  db.sqlite
-    .prepare(
-      `INSERT INTO site_subjects (tenant_id, subject, seq) VALUES (?, ?, ?)
-       ON CONFLICT (tenant_id, subject) DO UPDATE SET seq = max(seq, excluded.seq)`,
-    )
-    .run(tenantId, subject, seq);
+  db.statement(
+    `INSERT INTO site_subjects (tenant_id, subject, seq) VALUES (?, ?, ?)
+     ON CONFLICT (tenant_id, subject) DO UPDATE SET seq = max(seq, excluded.seq)`,
+  ).run(tenantId, subject, seq);
 }
 
 export function setApplied(db: Db, tenantId: number, seq: number, fingerprint: string): void {
-  run(
-    db,
-    db.kysely
-      .updateTable('site_state')
-      .set({ applied_seq: seq, applied_id: fingerprint })
-      .where('tenant_id', '=', tenantId)
-      .where('applied_seq', '<', seq),
+  db.statement('UPDATE site_state SET applied_seq = ?, applied_id = ? WHERE tenant_id = ? AND applied_seq < ?').run(
+    seq,
+    fingerprint,
+    tenantId,
+    seq,
   );
 }
 
 /** The ok movements written after event `after`: what a decision would claim or publish. */
 export const movementsAfter = (db: Db, tenantId: number, after: number): OwnMovement[] =>
-  all(
-    db,
-    db.kysely
-      .selectFrom('events')
-      .select(movementColumns)
-      .where('tenant_id', '=', tenantId)
-      .where('id', '>', after)
-      .where('result', '=', 'ok')
-      .where((eb) => eb.or([eb('person_id', 'is not', null), eb('additional_id', 'is not', null)]))
-      .orderBy('id'),
-  ) as OwnMovement[];
+  db
+    .statement(
+      `SELECT ${MOVEMENT_COLUMNS} FROM events
+        WHERE tenant_id = ? AND id > ? AND result = 'ok' AND (person_id IS NOT NULL OR additional_id IS NOT NULL)
+        ORDER BY id`,
+    )
+    .all(tenantId, after) as OwnMovement[];
 
 export const newestEventId = (db: Db): number =>
-  (db.sqlite.prepare('SELECT coalesce(max(id), 0) AS id FROM events').get() as { id: number }).id;
+  (db.statement('SELECT coalesce(max(id), 0) AS id FROM events').get() as { id: number }).id;
 
 /** One of this box's movements, under the id it was claimed or will be published with. */
 export function markMovement(
@@ -118,26 +101,18 @@ export function markMovement(
   movement: { id: number; occurred_at: string },
   mark: { siteId: string; seq: number | null; withoutSite: boolean },
 ): void {
-  run(
-    db,
-    db.kysely.insertInto('site_moves').values({
-      event_id: movement.id,
-      tenant_id: tenantId,
-      site_id: mark.siteId,
-      seq: mark.seq,
-      sem_site: mark.withoutSite ? 1 : 0,
-      occurred_at: movement.occurred_at,
-    }),
-  );
+  db.statement(
+    'INSERT INTO site_moves (event_id, tenant_id, site_id, seq, sem_site, occurred_at) VALUES (?, ?, ?, ?, ?, ?)',
+  ).run(movement.id, tenantId, mark.siteId, mark.seq, mark.withoutSite ? 1 : 0, movement.occurred_at);
 }
 
 export const setPublished = (db: Db, siteId: string, seq: number) =>
-  run(db, db.kysely.updateTable('site_moves').set({ seq }).where('site_id', '=', siteId).where('seq', 'is', null))
-    .changes === 1;
+  db.statement('UPDATE site_moves SET seq = ? WHERE site_id = ? AND seq IS NULL').run(seq, siteId).changes === 1;
 
 /** One of this box's own movements by its site id. */
 export const ownBySiteId = (db: Db, siteId: string) =>
-  first(db, db.kysely.selectFrom('site_moves').select(['event_id', 'seq']).where('site_id', '=', siteId));
+  db.statement('SELECT event_id, seq FROM site_moves WHERE site_id = ?').get(siteId) as
+    { event_id: number; seq: number | null } | undefined;
 
 /** This box's movements not yet on the hub, oldest first. */
 export const backlog = (db: Db, tenantId: number, limit: number): OwnMovement[] =>
@@ -188,9 +163,13 @@ export function forgetHub(db: Db, tenantId: number, since: string): number {
 }
 
 export function park(db: Db, tenantId: number, seq: number, code: string, body: string, at: string): void {
-  db.sqlite
-    .prepare('INSERT OR IGNORE INTO site_parked (tenant_id, seq, code, body, parked_at) VALUES (?, ?, ?, ?, ?)')
-    .run(tenantId, seq, code, body, at);
+  db.statement('INSERT OR IGNORE INTO site_parked (tenant_id, seq, code, body, parked_at) VALUES (?, ?, ?, ?, ?)').run(
+    tenantId,
+    seq,
+    code,
+    body,
+    at,
+  );
 }
 
 export const parked = (db: Db, tenantId: number, limit: number) =>
@@ -215,16 +194,20 @@ export function reject(
   detail: string | null,
   at: string,
 ) {
-  run(db, db.kysely.insertInto('site_rejects').values({ tenant_id: tenantId, seq, reason, detail, at }));
+  db.statement('INSERT INTO site_rejects (tenant_id, seq, reason, detail, at) VALUES (?, ?, ?, ?, ?)').run(
+    tenantId,
+    seq,
+    reason,
+    detail,
+    at,
+  );
 }
 
 export function conflict(db: Db, tenantId: number, eventId: number, otherEventId: number, at: string): void {
-  db.sqlite
-    .prepare(
-      `INSERT OR IGNORE INTO site_conflicts (tenant_id, kind, event_id, other_event_id, found_at)
-       VALUES (?, 'duplo_no_site', ?, ?, ?)`,
-    )
-    .run(tenantId, eventId, otherEventId, at);
+  db.statement(
+    `INSERT OR IGNORE INTO site_conflicts (tenant_id, kind, event_id, other_event_id, found_at)
+     VALUES (?, 'duplo_no_site', ?, ?, ?)`,
+  ).run(tenantId, eventId, otherEventId, at);
 }
 
 /** The counts the site's status shows. */
@@ -252,7 +235,7 @@ export const settledUnannounced = (db: Db, tenantId: number, limit: number) =>
     db.kysely
       .selectFrom('site_moves as s')
       .innerJoin('sync_push as p', 'p.event_id', 's.event_id')
-      .select(['s.event_id', 's.site_id'])
+      .select(['s.event_id', 's.site_id', 'p.resultado'])
       .where('s.tenant_id', '=', tenantId)
       .where('s.nuvem_anunciada', '=', 0)
       .where('p.status', '=', 'concluido')
@@ -263,7 +246,9 @@ export const settledUnannounced = (db: Db, tenantId: number, limit: number) =>
 export const markAnnounced = (db: Db, eventIds: readonly number[]) =>
   run(db, db.kysely.updateTable('site_moves').set({ nuvem_anunciada: 1 }).where('event_id', 'in', inList(eventIds)));
 
-export function recordSettled(db: Db, siteIds: readonly string[], at: string): void {
-  const insert = db.sqlite.prepare('INSERT OR IGNORE INTO site_settled (site_id, settled_at) VALUES (?, ?)');
-  for (const id of siteIds) insert.run(id, at);
+export function recordSettled(db: Db, settled: readonly (readonly [string, PushResult])[], at: string): void {
+  const insert = db.sqlite.prepare(
+    'INSERT OR IGNORE INTO site_settled (site_id, resultado, settled_at) VALUES (?, ?, ?)',
+  );
+  for (const [id, resultado] of settled) insert.run(id, resultado, at);
 }

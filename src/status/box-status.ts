@@ -28,9 +28,9 @@ export interface SyncStatus {
   waiting: number;
   /** When the oldest of them happened. */
   oldestWaitingAt: string | null;
-  /** Events the cloud did not accept, by kind (every kind, 0 included). */
+  /** Events the cloud did not accept, and the site's second entries (duplo_no_site), by kind (0 included). */
   conflicts: Record<(typeof CONFLICT_KINDS)[number], number>;
-  /** Every event the cloud answered with anything but acceptance. */
+  /** Every event the cloud answered with anything but acceptance, and every duplo_no_site. */
   conflictsTotal: number;
 }
 
@@ -92,9 +92,13 @@ export function createBoxStatus({
         waiting: eventsWaiting(s, configured),
         oldestWaitingAt: s.queue?.oldest ?? null,
         conflicts: Object.fromEntries(
-          CONFLICT_KINDS.map((kind) => [kind, s.byResult.find((b) => b.resultado === kind)?.n ?? 0]),
+          CONFLICT_KINDS.map((kind) => [
+            kind,
+            kind === 'duplo_no_site' ? s.siteConflicts : (s.byResult.find((b) => b.resultado === kind)?.n ?? 0),
+          ]),
         ) as SyncStatus['conflicts'],
-        conflictsTotal: s.byResult.filter((b) => b.resultado !== 'aceito').reduce((n, b) => n + b.n, 0),
+        conflictsTotal:
+          s.byResult.filter((b) => b.resultado !== 'aceito').reduce((n, b) => n + b.n, 0) + s.siteConflicts,
       };
     },
     storage: () => storage.probe(),

@@ -135,7 +135,7 @@ function statusMetrics(registry: Registry, status: BoxStatus, clock: Clock, sync
   gauge('gate_sync_events_waiting', 'Events not yet accepted by the cloud', (s) => s.waiting);
   new Gauge({
     name: 'gate_sync_conflicts',
-    help: 'Events the cloud did not accept, by kind',
+    help: "Events the cloud did not accept, and the site's duplo_no_site, by kind",
     labelNames: ['tipo'],
     registers: [registry],
     collect() {

@@ -95,17 +95,20 @@ function pendingRows({ db, tenantId }: Outbox, limit: number): PendingRow[] {
   );
 }
 
-/** The latest earlier check-in of the same QR, for a reversal about to be sent. */
+/**
+ * The latest earlier check-in of the same QR, for a reversal about to be sent: this box's (its outbox row), or one
+ * made at another box of the site (what that box said the cloud answered, docs/site.md "The cloud").
+ */
 function previousCheckin(
   { db, tenantId }: Outbox,
   chave: string,
   beforeEventId: number,
 ): { status: string; resultado: PushResult | null } | undefined {
-  return first(
+  const here = first(
     db,
     db.kysely
       .selectFrom('sync_push')
-      .select(['status', 'resultado'])
+      .select(['event_id', 'status', 'resultado'])
       .where('tenant_id', '=', tenantId)
       .where('chave', '=', chave)
       .where('event_id', '<', beforeEventId)
@@ -113,6 +116,17 @@ function previousCheckin(
       .orderBy('event_id', 'desc')
       .limit(1),
   );
+  const elsewhere = db
+    .statement(
+      `SELECT e.id AS event_id, s.resultado FROM events e LEFT JOIN site_settled s ON s.site_id = e.site_id
+        WHERE e.qr_code = ? AND e.site_box IS NOT NULL AND e.tenant_id = ? AND e.id < ?
+          AND e.action = 'checkin' AND e.result = 'ok'
+        ORDER BY e.id DESC LIMIT 1`,
+    )
+    .get(chave, tenantId, beforeEventId) as { event_id: number; resultado: PushResult | null } | undefined;
+  if (elsewhere && (!here || elsewhere.event_id > here.event_id))
+    return { status: elsewhere.resultado ? 'concluido' : 'pendente', resultado: elsewhere.resultado };
+  return here;
 }
 
 /**
@@ -124,8 +138,8 @@ const SITE_HOLD_MS = 24 * 3600_000;
 /** Whether an earlier movement of the same ticket, made at another box of the site, is not settled with the cloud. */
 function heldForSite({ db, tenantId }: Outbox, chave: string, beforeEventId: number, nowIso: string): boolean {
   return (
-    db.sqlite
-      .prepare(
+    db
+      .statement(
         `SELECT 1 FROM events o
           WHERE o.qr_code = ? AND o.site_box IS NOT NULL AND o.tenant_id = ? AND o.id < ?
             AND o.action IN ('checkin', 'estorno') AND o.result = 'ok' AND o.occurred_at >= ?

@@ -9,7 +9,11 @@ export const PUSH_RESULTS = [
   'outro',
 ] as const;
 type PushResult = (typeof PUSH_RESULTS)[number];
-export const CONFLICT_KINDS = PUSH_RESULTS.filter((r) => r !== 'aceito') as Exclude<PushResult, 'aceito'>[];
+/** What the cloud did not accept. */
+export const CLOUD_CONFLICT_KINDS = PUSH_RESULTS.filter((r) => r !== 'aceito') as Exclude<PushResult, 'aceito'>[];
+/** Every conflict the box lists: the cloud's, and the site's second entry of a ticket (docs/site.md). */
+export type ConflictKind = Exclude<PushResult, 'aceito'> | 'duplo_no_site';
+export const CONFLICT_KINDS: ConflictKind[] = [...CLOUD_CONFLICT_KINDS, 'duplo_no_site'];
 
 // The central office's routes (docs/sync.md): the one description of what sync.routes.ts and
 // conflicts.payload.ts build, read by their types, the routes' response schemas, the console and /docs.
@@ -63,6 +67,14 @@ const conflictSchema = z.strictObject({
   enviado_em: z.string().nullable(),
   resolvido_em: z.string().nullable(),
   tentativas: count,
+  // Only on a duplo_no_site: the row is the entry this box learned of last; these name the other one (a cloud
+  // conflict's answer has none of them, as before the site).
+  caixa: z.string().nullable().optional().describe('duplo_no_site: caixa que fez este evento'),
+  outro_evento_id: z.number().int().optional().describe('duplo_no_site: a outra entrada do mesmo ingresso'),
+  outro_ocorrido_em: z.string().optional(),
+  outro_caixa: z.string().nullable().optional().describe('Caixa da outra entrada; null: esta caixa, antes do site'),
+  outro_terminal: z.string().nullable().optional(),
+  outro_operador: z.string().nullable().optional(),
 });
 
 export const conflictsAnswerSchema = z.strictObject({
@@ -92,8 +104,11 @@ const eventSchema = z.strictObject({
     .string()
     .nullable()
     .describe('Por que o relógio da caixa era suspeito quando o evento foi gravado'),
+  caixa: z.string().optional().describe('Num site: a caixa que fez este movimento, quando não foi esta'),
   nuvem: z.strictObject({
-    situacao: z.string().describe('pendente, um resultado da nuvem, nao_enviado ou somente_local'),
+    situacao: z
+      .string()
+      .describe('pendente, um resultado da nuvem, nao_enviado, somente_local ou outra_caixa (quem envia é ela)'),
     tentativas: count,
     enviado_em: when,
     resolvido_em: when,

@@ -1,4 +1,5 @@
 import type { OperationDocs } from '../http/openapi.js';
+import { CONFLICT_COLUMNS } from './conflicts.payload.js';
 import { conflictsAnswerSchema, eventsAnswerSchema, syncStatusAnswerSchema } from './sync.answers.js';
 
 const PERMISSIONS = ['local:read'];
@@ -57,9 +58,32 @@ const conflict = {
   tentativas: 1,
 };
 
+/** The entry this box applied from the box `sul`, after its own at `norte` while the hub was away. */
+const siteConflict = {
+  ...conflict,
+  evento_id: 915,
+  ocorrido_em: '2026-11-21T12:31:02.000Z',
+  terminal: 'sul-2',
+  operador: 'Bia',
+  chave_api: null,
+  tipo: 'duplo_no_site',
+  codigo_nuvem: null,
+  mensagem_nuvem: null,
+  em_nuvem: null,
+  enviado_em: null,
+  resolvido_em: null,
+  tentativas: 0,
+  caixa: 'sul',
+  outro_evento_id: 912,
+  outro_ocorrido_em: '2026-11-21T12:31:07.000Z',
+  outro_caixa: 'norte',
+  outro_terminal: 'catraca-1',
+  outro_operador: 'Joana',
+};
+
 export const conflictsDocs: OperationDocs = {
   description:
-    'Os eventos que a nuvem não aceitou (já usado na nuvem, fora do prazo, cancelado na nuvem, outro), para a central resolver. Filtros por dia local (`desde`, `ate`, inclusive) e por `tipo`. Em CSV com `format=csv` ou `Accept: text/csv` (com `X-Total-Count`), uma linha por conflito com as mesmas colunas do JSON. `ate` antes de `desde` é VALIDATION_ERROR.',
+    'Os eventos que a nuvem não aceitou (já usado na nuvem, fora do prazo, cancelado na nuvem, outro) e, numa caixa de um site, as segundas entradas de um mesmo ingresso em duas caixas que decidiram sem o hub (`duplo_no_site`, com a outra entrada em `outro_evento_id`, `outro_ocorrido_em`, `outro_caixa`, `outro_terminal`, `outro_operador`), na ordem dos eventos, para a central resolver. Filtros por dia local (`desde`, `ate`, inclusive) e por `tipo`. Em CSV com `format=csv` ou `Accept: text/csv` (com `X-Total-Count`), uma linha por conflito com as mesmas colunas do JSON (as do site no fim, vazias num conflito com a nuvem). `ate` antes de `desde` é VALIDATION_ERROR.',
   permissions: PERMISSIONS,
   ok: {
     checked: false,
@@ -67,9 +91,15 @@ export const conflictsDocs: OperationDocs = {
     schema: conflictsAnswerSchema,
     examples: {
       conflitos: { summary: 'Um conflito', value: { success: true, data: { conflitos: [conflict], total: 1 } } },
+      site: {
+        summary: 'Uma segunda entrada no site (duplo_no_site)',
+        value: { success: true, data: { conflitos: [siteConflict], total: 1 } },
+      },
     },
     other: {
-      'text/csv': { example: `${Object.keys(conflict).join(',')}\n${Object.values(conflict).join(',')}\n` },
+      'text/csv': {
+        example: `${CONFLICT_COLUMNS.join(',')}\n${CONFLICT_COLUMNS.map((c) => conflict[c as keyof typeof conflict] ?? '').join(',')}\n`,
+      },
     },
     headers: { 'X-Total-Count': 'Só em CSV: conflitos que atendem aos filtros' },
   },

@@ -1,12 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 import type { Db } from '../db/open.js';
 import { all, first, inList, run } from '../db/query.js';
-import type { DB, PushResult } from '../db/schema.js';
+import type { DB } from '../db/schema.js';
+import type { ConflictKind } from './sync.answers.js';
 import { SENT_ACTIONS } from './outbox.repo.js';
 
 // Reads of the local API for the central office (sync.routes.ts).
 
-export { CONFLICT_KINDS, PUSH_RESULTS } from './sync.answers.js';
+export { CLOUD_CONFLICT_KINDS, CONFLICT_KINDS, PUSH_RESULTS } from './sync.answers.js';
 
 export function syncSummary(db: Db, tenantId: number) {
   const k = db.kysely;
@@ -43,6 +44,8 @@ export function syncSummary(db: Db, tenantId: number) {
       .where('tenant_id', '=', tenantId)
       .where('result', '=', 'ok')
       .where('action', 'in', SENT_ACTIONS)
+      // Movements applied from another box of the site are that box's to push (the outbox skips them).
+      .where('site_box', 'is', null)
       .where('id', '>', sql<number>`(select coalesce(max(event_id), 0) from sync_push where tenant_id = ${tenantId})`),
   );
   const rejects = all(
@@ -62,7 +65,16 @@ export function syncSummary(db: Db, tenantId: number) {
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('tenant_id', '=', tenantId),
     )?.n ?? 0;
-  return { state, byResult, queue, notQueued: notQueued?.n ?? 0, rejects, rejectCount };
+  // The site's second entries of a ticket (docs/site.md), listed and counted with the cloud's conflicts.
+  const siteConflicts =
+    first(
+      db,
+      k
+        .selectFrom('site_conflicts')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('tenant_id', '=', tenantId),
+    )?.n ?? 0;
+  return { state, byResult, queue, notQueued: notQueued?.n ?? 0, rejects, rejectCount, siteConflicts };
 }
 
 /**
@@ -87,6 +99,7 @@ const eventColumns = [
   'e.source',
   'e.relogio_suspeito',
   'e.details',
+  'e.site_box',
   'p.status as push_status',
   'p.attempts',
   'p.first_sent_at',
@@ -104,31 +117,79 @@ export interface ConflictFilter {
   /** UTC ISO bounds on occurred_at: [from, to). */
   from?: string | undefined;
   to?: string | undefined;
-  kind?: Exclude<PushResult, 'aceito'> | undefined;
+  kind?: ConflictKind | undefined;
   limit: number;
   offset: number;
 }
 
-/** Events the cloud did not accept, oldest first, and how many match in all. */
+/** The box that made an event: the site's for one applied from another box; this box's by its own site id. */
+const boxOf = (alias: 'e' | 'o') =>
+  sql<string | null>`coalesce(${sql.ref(`${alias}.site_box`)}, (select substr(m.site_id, 1, instr(m.site_id, '.') - 1)
+    from site_moves m where m.event_id = ${sql.ref(`${alias}.id`)}))`;
+
+/**
+ * Events the cloud did not accept, and the site's second entries of a ticket (duplo_no_site: the entry this box
+ * applied last, with the other one), in event order, and how many match in all.
+ */
 export function findConflicts(db: Db, f: ConflictFilter) {
   const k = db.kysely;
-  let q = withPush(k)
+  const site = f.kind === undefined || f.kind === 'duplo_no_site';
+  const cloud = f.kind !== 'duplo_no_site';
+  let ofCloud = withPush(k)
+    .select([
+      ...eventColumns,
+      sql<ConflictKind | null>`p.resultado`.as('tipo'),
+      sql<number>`0`.as('ordem'),
+      sql<string | null>`null`.as('caixa'),
+      sql<number | null>`null`.as('outro_evento_id'),
+      sql<string | null>`null`.as('outro_ocorrido_em'),
+      sql<string | null>`null`.as('outro_caixa'),
+      sql<string | null>`null`.as('outro_terminal'),
+      sql<string | null>`null`.as('outro_operador'),
+    ])
     .where('e.tenant_id', '=', f.tenantId)
     .where('p.status', '=', 'concluido')
-    .where('p.resultado', '!=', 'aceito');
-  if (f.kind) q = q.where('p.resultado', '=', f.kind);
-  if (f.from) q = q.where('e.occurred_at', '>=', f.from);
-  if (f.to) q = q.where('e.occurred_at', '<', f.to);
+    .where('p.resultado', '!=', 'aceito')
+    .where(sql<boolean>`${cloud ? 1 : 0}`);
+  if (f.kind && f.kind !== 'duplo_no_site') ofCloud = ofCloud.where('p.resultado', '=', f.kind);
+  let ofSite = withPush(k)
+    .innerJoin('site_conflicts as c', 'c.event_id', 'e.id')
+    .innerJoin('events as o', 'o.id', 'c.other_event_id')
+    .select([
+      ...eventColumns,
+      sql<ConflictKind | null>`c.kind`.as('tipo'),
+      sql<number>`1`.as('ordem'),
+      boxOf('e').as('caixa'),
+      'o.id as outro_evento_id',
+      'o.occurred_at as outro_ocorrido_em',
+      boxOf('o').as('outro_caixa'),
+      'o.terminal as outro_terminal',
+      'o.operador as outro_operador',
+    ])
+    .where('c.tenant_id', '=', f.tenantId)
+    .where(sql<boolean>`${site ? 1 : 0}`);
+  if (f.from) {
+    ofCloud = ofCloud.where('e.occurred_at', '>=', f.from);
+    ofSite = ofSite.where('e.occurred_at', '>=', f.from);
+  }
+  if (f.to) {
+    ofCloud = ofCloud.where('e.occurred_at', '<', f.to);
+    ofSite = ofSite.where('e.occurred_at', '<', f.to);
+  }
+  const both = k.selectFrom(ofCloud.unionAll(ofSite).as('x'));
   const total =
     first(
       db,
-      q.select((eb) => eb.fn.countAll<number>().as('n')),
+      both.select((eb) => eb.fn.countAll<number>().as('n')),
     )?.n ?? 0;
-  const rows = all(db, q.select(eventColumns).orderBy('e.id').limit(f.limit).offset(f.offset));
+  const rows = all(
+    db,
+    both.selectAll().orderBy('x.id').orderBy('x.ordem').orderBy('x.outro_evento_id').limit(f.limit).offset(f.offset),
+  );
   return { rows, total };
 }
 
-export type EventRow = Awaited<ReturnType<typeof findConflicts>>['rows'][number] & { sincronizado_em?: string | null };
+export type ConflictRow = ReturnType<typeof findConflicts>['rows'][number];
 
 export interface EventFilter {
   tenantId: number;
@@ -150,6 +211,11 @@ export function findEvents(db: Db, f: EventFilter) {
   if (f.sincronizado === false) q = q.where('m.sincronizado_em', 'is', null);
   return all(db, q.orderBy('e.id').limit(f.limit).offset(f.offset));
 }
+
+/** An event as the routes word it; its key's mark only in the event log. */
+export type EventRow = Omit<ReturnType<typeof findEvents>[number], 'sincronizado_em'> & {
+  sincronizado_em?: string | null;
+};
 
 /** Marks events for one key; the first marking time is kept. Call in the transaction that read the page. */
 export function markEvents(db: Db, apiKeyId: number, eventIds: readonly number[], nowIso: string): void {

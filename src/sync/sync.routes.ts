@@ -46,6 +46,8 @@ const parseDetails = (json: string | null) => (json === null ? null : (JSON.pars
 function situacao(r: EventRow, synced: boolean): string {
   // Exits, re-entries and area entries are the box's own facts: the cloud's API has no place for them.
   if (r.action !== 'checkin' && r.action !== 'estorno') return 'somente_local';
+  // Made at another box of the site: that box pushes it (docs/site.md, "The cloud").
+  if (r.site_box) return 'outra_caixa';
   if (r.push_status === 'concluido') return r.resultado ?? 'outro';
   if (r.push_status === 'pendente' || (r.result === 'ok' && synced)) return 'pendente';
   return 'nao_enviado';
@@ -68,6 +70,8 @@ function eventoPayload(r: EventRow, synced: boolean) {
     detalhes: parseDetails(r.details),
     // Why the box's clock was suspect when the event was written; the cloud's API has no field for it.
     relogio_suspeito: r.relogio_suspeito,
+    // On a site, a movement made at another box names it; this box's own events carry no such field.
+    ...(r.site_box ? { caixa: r.site_box } : {}),
     nuvem: {
       situacao: situacao(r, synced),
       tentativas: r.attempts ?? 0,

@@ -69,6 +69,20 @@ describe('the site link', () => {
     expect((await checkin(a, { qr_code: 'S-1', terminal: 'norte-1' })).status).toBe(200);
     await eventually('applied at sul', () => person(b, 'S-1').checkin_em !== null);
     expect(person(b, 'S-1').checkin_dispositivo).toBe('norte-1');
+    // sul's event log shows norte's check-in, as norte's, for norte to push.
+    const log = await b.app.inject({
+      url: '/api/local/eventos?marcar_sincronizado=false',
+      headers: { 'x-api-key': b.keys.all },
+    });
+    expect(log.json().data.eventos).toEqual([
+      expect.objectContaining({
+        acao: 'checkin',
+        qr_code: 'S-1',
+        terminal: 'norte-1',
+        caixa: 'norte',
+        nuvem: expect.objectContaining({ situacao: 'outra_caixa' }),
+      }),
+    ]);
     const again = await checkin(b, { qr_code: 'S-1', terminal: 'sul-1' });
     expect(again.status).toBe(409);
     expect((await reverse(b, { qr_code: 'S-1', terminal: 'sul-1' })).status).toBe(200);

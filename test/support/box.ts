@@ -30,6 +30,8 @@ export interface TestBoxOptions {
   lanes?: GateSpec;
   /** A box of a site (GATE_SITE_*): its hub and its name there. */
   siteLink?: SiteConfig;
+  /** A cloud (GATE_CLOUD_*, e.g. a fake cloud's): its worker's schedules never start; the test runs `sync`. */
+  cloud?: SyncSpec;
 }
 
 /**
@@ -91,9 +93,11 @@ export async function createTestBox(opts: TestBoxOptions = {}) {
     lanes: opts.lanes,
     consolePingMs: opts.consolePingMs,
     siteLink: opts.siteLink,
+    cloud: opts.cloud,
+    syncSchedules: opts.cloud ? false : undefined,
   });
   closers.push('caixa', () => box.close());
-  const { app, db, checkin, gates, status } = await box.start();
+  const { app, db, checkin, gates, status, sync } = await box.start();
   const { sqlite } = db;
   const nowIso = clock.nowIso();
   const key = (permissions: string[], name: string, tenant = tenantId) =>
@@ -129,6 +133,8 @@ export async function createTestBox(opts: TestBoxOptions = {}) {
     gates,
     /** The box's one status (lanes, sync, storage, clock): what health, metrics and the console read. */
     status,
+    /** The sync worker, when `cloud` was given. */
+    sync,
     tenantId,
     otherTenantId,
     keys,

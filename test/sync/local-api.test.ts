@@ -84,7 +84,7 @@ describe('GET /api/local/conflicts', () => {
     expect(csv.headers['content-type']).toMatch(/^text\/csv; charset=utf-8/);
     const lines = csv.text.trimEnd().split('\r\n');
     expect(lines[0]).toBe(
-      'evento_id,ocorrido_em,data_local,acao,modo,codigo,qr_code,numero_pedido,terminal,operador,chave_api,tipo,codigo_nuvem,mensagem_nuvem,em_nuvem,enviado_em,resolvido_em,tentativas',
+      'evento_id,ocorrido_em,data_local,acao,modo,codigo,qr_code,numero_pedido,terminal,operador,chave_api,tipo,codigo_nuvem,mensagem_nuvem,em_nuvem,enviado_em,resolvido_em,tentativas,caixa,outro_evento_id,outro_ocorrido_em,outro_caixa,outro_terminal,outro_operador',
     );
     expect(lines).toHaveLength(3);
     expect(lines[2]).toContain(',catraca-9,"joão, ""jj""",catraca-1,fora_do_prazo,TICKET_EXPIRED,');

@@ -13,6 +13,7 @@ const KINDS: [string, string][] = [
   ['fora_do_prazo', 'Fora do prazo'],
   ['cancelado_na_nuvem', 'Cancelado na nuvem'],
   ['outro', 'Outro'],
+  ['duplo_no_site', 'Duplo no site'],
 ];
 const kindLabel = (k: string | null) => KINDS.find(([v]) => v === k)?.[1] ?? k ?? '—';
 
