@@ -28,6 +28,8 @@ export interface RawMessage {
   seq: number;
   subject: string;
   data: Uint8Array;
+  /** Its Nats-Msg-Id: the site id its box published it under. */
+  msgId?: string | undefined;
 }
 
 type Apply = (fact: MovementFact, changeState: boolean) => FactOutcome;
@@ -54,15 +56,15 @@ export function createApplier({
   /** A claim of an earlier run of this box with nothing recorded here: a crash between claim and commit. */
   compensate: (orphan: SiteMessage) => void;
 }) {
-  const loggedAt = new Map<SiteRejectReason, number>();
+  const logRejected = rejectLog(log);
+  /** The newest sequence applied or skipped as this box's own, stored or not yet. */
+  let reached = 0;
+  const known = (raw: RawMessage) => isKnownOwn(db, tenantId, origin, raw);
 
-  function rejected(seq: number, reason: SiteRejectReason, detail: string | null) {
+  const rejected = (seq: number, reason: SiteRejectReason, detail: string | null) => {
     reject(db, tenantId, seq, reason, detail, clock.nowIso());
-    const now = Date.now();
-    if (now - (loggedAt.get(reason) ?? 0) < LOG_EVERY_MS) return;
-    loggedAt.set(reason, now);
-    log.warn({ motivo: reason, sequencia: seq }, 'site: mensagem do hub ignorada');
-  }
+    logRejected(reason, seq);
+  };
 
   function applyOne(apply: Apply, raw: RawMessage, orphans: SiteMessage[]): void {
     const decoded = decodeMessage(origin, raw.subject, raw.data);
@@ -103,6 +105,12 @@ export function createApplier({
      */
     async apply(batch: RawMessage[], from: 'stream' | 'ticket'): Promise<number> {
       if (batch.length === 0) return 0;
+      // This box's own movements come back from the hub, already recorded with their sequence: nothing to write
+      // (the position is kept in memory and stored with the next write; a restart reads them again, harmlessly).
+      if (from === 'stream' && batch.every(known)) {
+        reached = Math.max(reached, batch.at(-1)!.seq);
+        return batch.length;
+      }
       const orphans: SiteMessage[] = [];
       let done = 0;
       const run = (apply: Apply) => {
@@ -113,12 +121,18 @@ export function createApplier({
           if (performance.now() - started > SLICE_MS) break;
         }
         const last = batch[done - 1]!;
-        if (from === 'stream') setApplied(db, tenantId, last.seq, fingerprint(last.data));
+        if (from === 'stream') {
+          setApplied(db, tenantId, last.seq, fingerprint(last.data));
+          reached = Math.max(reached, last.seq);
+        }
       };
       await checkin.applyFacts(tenantId, run, from === 'stream');
       for (const o of orphans) compensate(o);
       return done;
     },
+
+    /** The newest sequence of the stream this box has applied (or found already its own). */
+    reached: (stored: number) => Math.max(reached, stored),
 
     /** Parked movements whose code this box now knows (after a cloud pull) are applied; the others stay. */
     async retryParked(): Promise<number> {
@@ -142,3 +156,21 @@ export function createApplier({
     },
   };
 }
+
+/** Logs a skipped message at most once a minute per reason. */
+function rejectLog(log: Log) {
+  const loggedAt = new Map<SiteRejectReason, number>();
+  return (reason: SiteRejectReason, seq: number) => {
+    const now = Date.now();
+    if (now - (loggedAt.get(reason) ?? 0) < LOG_EVERY_MS) return;
+    loggedAt.set(reason, now);
+    log.warn({ motivo: reason, sequencia: seq }, 'site: mensagem do hub ignorada');
+  };
+}
+
+/** One of this box's own movements, recorded here with this very sequence. */
+const isKnownOwn = (db: Db, tenantId: number, origin: Origin, raw: RawMessage) =>
+  raw.msgId !== undefined &&
+  raw.msgId.startsWith(`${origin.box}.`) &&
+  ownBySiteId(db, raw.msgId)?.seq === raw.seq &&
+  raw.seq <= subjectSeq(db, tenantId, raw.subject);

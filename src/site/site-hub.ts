@@ -48,10 +48,10 @@ export interface Hub {
   close(): Promise<void>;
 }
 
-export async function connectHub(config: SiteConfig, onStatus: (s: HubStatus) => void): Promise<Hub> {
-  const nc = await connect({
+const connectAs = (config: SiteConfig, role: string) =>
+  connect({
     servers: [...config.urls],
-    name: `gate-${config.box}`,
+    name: `gate-${config.box}-${role}`,
     user: config.user,
     pass: fs.readFileSync(config.passwordFile, 'utf8').trim(),
     ...(config.caFile ? { tls: { caFile: config.caFile } } : {}),
@@ -61,6 +61,17 @@ export async function connectHub(config: SiteConfig, onStatus: (s: HubStatus) =>
     maxPingOut: MAX_PINGS_OUT,
     timeout: API_TIMEOUT_MS,
   });
+
+/**
+ * Two connections: one for claims and the API, one for reading the stream. On one socket, a claim's answer would
+ * queue behind a catch-up's deliveries (a scan waiting hundreds of ms behind 20,000 movements).
+ */
+export async function connectHub(config: SiteConfig, onStatus: (s: HubStatus) => void): Promise<Hub> {
+  const nc = await connectAs(config, 'decisoes');
+  const reader = await connectAs(config, 'leitura').catch(async (err: unknown) => {
+    await nc.close();
+    throw err;
+  });
   void (async () => {
     for await (const s of nc.status()) {
       if (s.type === 'disconnect') onStatus({ type: 'disconnected' });
@@ -69,10 +80,16 @@ export async function connectHub(config: SiteConfig, onStatus: (s: HubStatus) =>
   })().catch(() => undefined);
   const js: JetStreamClient = jetstream(nc, { timeout: API_TIMEOUT_MS });
   const jsm: JetStreamManager = await jetstreamManager(nc, { timeout: API_TIMEOUT_MS, checkAPI: false });
-  const raw = (m: { seq: number; subject: string; data: Uint8Array }): RawMessage => ({
+  const raw = (m: {
+    seq: number;
+    subject: string;
+    data: Uint8Array;
+    headers?: { get(k: string): string } | undefined;
+  }): RawMessage => ({
     seq: m.seq,
     subject: m.subject,
     data: m.data,
+    msgId: m.headers?.get('Nats-Msg-Id') || undefined,
   });
 
   return {
@@ -127,7 +144,7 @@ export async function connectHub(config: SiteConfig, onStatus: (s: HubStatus) =>
       return (await jsm.streams.info(STREAM)).state.last_seq;
     },
     async consume(from, onMessage) {
-      const consumer = await js.consumers.get(STREAM, {
+      const consumer = await jetstream(reader, { timeout: API_TIMEOUT_MS }).consumers.get(STREAM, {
         deliver_policy: DeliverPolicy.StartSequence,
         opt_start_seq: Math.max(1, from),
       });
@@ -138,7 +155,7 @@ export async function connectHub(config: SiteConfig, onStatus: (s: HubStatus) =>
       return { stop: () => void messages.stop() };
     },
     async close() {
-      await nc.drain().catch(() => nc.close());
+      await Promise.all([nc, reader].map((c) => c.drain().catch(() => c.close())));
     },
   };
 }

@@ -123,7 +123,7 @@ export async function startLink(deps: LinkDeps): Promise<SitePart> {
 
   function announce() {
     if (!hub || !mode.connected()) return;
-    const at = applied();
+    const at = applier.reached(applied());
     const backlog = siteCounts(db, tenantId, clock.nowIso()).backlog;
     const state = { applied: at, lag: Math.max(0, (consumer.newest() ?? at) - at), backlog };
     hub.nc.publish(presenceSubject(origin.tenant, origin.box), presence.announce(state));
@@ -151,7 +151,7 @@ export async function startLink(deps: LinkDeps): Promise<SitePart> {
 
   return {
     info: {
-      view: () => siteView({ db, tenantId, clock, origin, link, mode, consumer, presence }),
+      view: () => siteView({ db, tenantId, clock, origin, link, mode, consumer, presence, applier }),
       drainClaimMs() {
         const drained = claimMs;
         claimMs = [];
@@ -179,9 +179,10 @@ function siteView(p: {
   mode: SiteModeState;
   consumer: ReturnType<typeof createConsumer>;
   presence: ReturnType<typeof createPresence>;
+  applier: ReturnType<typeof createApplier>;
 }): SiteView {
   const counts = siteCounts(p.db, p.tenantId, p.clock.startOfLocalDate(p.clock.today()).toISOString());
-  const at = siteState(p.db, p.tenantId).applied_seq;
+  const at = p.applier.reached(siteState(p.db, p.tenantId).applied_seq);
   const newest = p.consumer.newest();
   const rejects = Object.fromEntries(SITE_REJECT_REASONS.map((r) => [r, 0])) as SiteView['rejeitadas'];
   for (const r of counts.rejects) if (r.reason in rejects) rejects[r.reason] = r.n;
