@@ -88,6 +88,8 @@ export interface CatchUp {
   firstToLastMs: number;
   modeSiteMs: number;
   during: ReturnType<typeof summarise> & { statuses: Record<number, number> };
+  /** The same after B's first second of scans (a process just started: cold code, new connections). */
+  warm: ReturnType<typeof summarise>;
   /** B's own view of the catch-up: server-side latency, event-loop delay, GC, commits. */
   observed: Observed;
   reference: ReturnType<typeof summarise>;
@@ -144,6 +146,7 @@ export async function catchUp(r: Rig, movements: number, rate: number): Promise<
     firstToLastMs: tDone - firstAt,
     modeSiteMs: tSite - tReady,
     during: { ...summarise(inWindow.map((s) => s.ms)), statuses },
+    warm: summarise(inWindow.filter((s) => s.at > 1000).map((s) => s.ms)),
     reference: summarise(ref.samples.map((s) => s.ms)),
     observed,
   };

@@ -237,6 +237,9 @@ async function run(cleanup: (() => Promise<unknown>)[]): Promise<number> {
     `B's check-ins while catching up: ${int(d.n)}, p50 ${ms(d.p50)}, p90 ${ms(d.p90)}, p99 ${ms(d.p99)}, max ${ms(d.max)}; statuses ${JSON.stringify(d.statuses)}`,
   );
   out(
+    `  after B's first second of scans: ${int(cu.warm.n)}, p50 ${ms(cu.warm.p50)}, p99 ${ms(cu.warm.p99)}, max ${ms(cu.warm.max)}`,
+  );
+  out(
     `the same ${TRICKLE}/s at the single box for 3 s: p50 ${ms(cu.reference.p50)}, p99 ${ms(cu.reference.p99)} (ratio p99 ${fx(d.p99 / cu.reference.p99)})`,
   );
   inside('B while catching up', cu.observed);
