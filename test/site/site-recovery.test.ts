@@ -118,7 +118,7 @@ describe('the site link recovers', () => {
     const nc = await connect({
       servers: hub.url,
       user: 'gate-norte',
-      pass: fs.readFileSync(hub.passwordFile('norte'), 'utf8'),
+      pass: fs.readFileSync(hub.passwordFile('norte'), 'utf8').trim(),
     });
     const body = encodeMessage(origin, {
       id: 'norte.orfa000000001',
