@@ -176,6 +176,10 @@ describe('boxes on the site', () => {
         (e: { qr_code: string; terminal: string }) => e.qr_code === qr && e.terminal === 'catraca-sul',
       );
     });
+    await until('the double entry is a site conflict at both', async () => {
+      const views = await Promise.all([norte.siteView(), sul.siteView()]);
+      return views.every((v) => v.conflitos === 1);
+    });
     const raced = await site.race(site.tickets.fresh());
     expect(raced.map((a) => a.status).sort()).toEqual([200, 409]);
     expect((await sul.checkin(site.tickets.freshOrder().numero)).status).toBe(200);
