@@ -10,14 +10,7 @@ import {
   type Origin,
   type SiteMessage,
 } from './site-messages.js';
-import {
-  advanceSubject,
-  backlog,
-  markAnnounced,
-  setPublished,
-  settledUnannounced,
-  type OwnMovement,
-} from './site-store.js';
+import { backlog, markAnnounced, setPublished, settledUnannounced, type OwnMovement } from './site-store.js';
 
 // The backlog (docs/site.md, "Local mode"): this box's movements not yet on the hub — decisions made without it,
 // exits (facts, never claims), claims whose answer never came — published in order, as facts (no expected
@@ -76,11 +69,10 @@ export function createBacklog({
       const acks = await Promise.all(sent);
       await db.writes.run(
         () => {
-          for (const a of acks)
-            if (a.seq !== null) {
-              setPublished(db, a.m.site_id, a.seq);
-              advanceSubject(db, tenantId, a.subject, a.seq);
-            }
+          // Only the sequence is kept: the ticket's subject moves on when the stream's reading reaches it, in
+          // order, after any earlier message of that ticket this box has not applied yet (a double entry then
+          // shows as one; a claim never expects past a message this box has not seen).
+          for (const a of acks) if (a.seq !== null) setPublished(db, a.m.site_id, a.seq);
         },
         { background: true },
       );

@@ -113,7 +113,6 @@ export async function startLink(deps: LinkDeps): Promise<SitePart> {
     try {
       consumer.saw(await hub.lastSeq());
       mode.answered(true);
-      // A (re)connection whose set-up failed half-way (the reading connection still reconnecting): again.
       if (!consumer.running() && !syncing) resync();
       else if (mode.mayReturn() && !syncing) await goOnline();
       else if (mode.online()) void backlog.drain().then(announceSettled);
