@@ -14,8 +14,9 @@ import { execDdl } from './ddl.js';
 //   is the orphan of a crash between claim and commit.
 // - site_subjects: per person (or additional) subject, the newest sequence applied: the claim's expected sequence.
 // - site_moves.nuvem_anunciada: 1 once this box told the site that the cloud settled the movement (its push got
-//   an answer); site_settled: the other boxes' movements the cloud settled and its answer, as they told. A box holds a ticket's
-//   check-in or reversal for the cloud while an earlier one of that ticket from another box is not settled.
+//   an answer); site_settled: the other boxes' movements the cloud settled and its answer, as they told. A box
+//   holds a ticket's check-in or reversal for the cloud while an earlier one of that ticket from another box is not
+//   settled.
 // - site_parked: movements for a code this box does not know yet, retried after each cloud pull.
 // - site_rejects: messages from the hub that were skipped, with the reason (never applied).
 // - site_conflicts: a second entry of the same ticket found when merging (duplo_no_site), with both events.
