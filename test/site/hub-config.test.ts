@@ -1,25 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/site-hub.js';
 import { tempDir } from '../support/temp.js';
 import { gate } from '../cli/run.js';
 
 // `gate site hub-config` (docs/site.md): the configuration it writes is run by Debian's real nats-server, which
 // lets each box in with its own password and JetStream, and nobody else in at all.
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 const dir = tempDir('gate-hub-');
 const out = path.join(dir, 'hub');

@@ -12,7 +12,7 @@ import { encodeMessage, signingKey, STREAM, STREAM_SUBJECTS, subjectOf } from '.
 import { ensureTenant } from '../../src/tenants/tenants.repo.js';
 import { TZ } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
-import { startHub, type TestHub } from '../support/site-hub.js';
+import { startHub, type TestHub, siteLinkOf } from '../support/site-hub.js';
 import { eventually } from '../support/sync-gate.js';
 import { tempDir } from '../support/temp.js';
 
@@ -79,16 +79,7 @@ describe('a box back after the others made 20,000 movements', () => {
       clock: createFixedClock(TZ, NOW),
       logger: false,
       tenant: 'parque',
-      siteLink: {
-        urls: [hub.url],
-        box: 'norte',
-        boxes: BOXES,
-        user: 'gate-norte',
-        passwordFile: hub.passwordFile('norte'),
-        caFile: undefined,
-        casTimeoutMs: 150,
-        replicas: 1,
-      },
+      siteLink: siteLinkOf(hub, 'norte', BOXES),
     });
     box = { ...(await b.start()), close: () => b.close() };
     const scan = (code: string) =>

@@ -6,7 +6,7 @@ import { createTestBox, TZ, type TestBox } from '../support/box.js';
 import { startFakeCloud, type FakeCloud } from '../support/fake-cloud.js';
 import { makeOrder } from '../support/fixtures.js';
 import { checkin, reverse } from '../support/http.js';
-import { startHub, type TestHub } from '../support/site-hub.js';
+import { startHub, type TestHub, siteLinkOf } from '../support/site-hub.js';
 import { eventually } from '../support/sync-gate.js';
 
 // Two real boxes of a site (in this process) on a real hub, each pulling and pushing with its own key on one fake
@@ -86,16 +86,7 @@ function cloudOf(name: string, url = cloud.url): SyncSpec {
 
 async function siteBox(name: string, cloudSpec = cloudOf(name)) {
   const box = await createTestBox({
-    siteLink: {
-      urls: [hub.url],
-      box: name,
-      boxes: BOXES,
-      user: `gate-${name}`,
-      passwordFile: hub.passwordFile(name),
-      caFile: undefined,
-      casTimeoutMs: 150,
-      replicas: 1,
-    },
+    siteLink: siteLinkOf(hub, name, BOXES),
     cloud: cloudSpec,
   });
   boxes.push(box);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeMessage, signingKey, subjectOf, type Origin } from '../../src/site/site-messages.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
-import { startHub, type TestHub } from '../support/site-hub.js';
+import { startHub, type TestHub, siteLinkOf } from '../support/site-hub.js';
 import { eventually } from '../support/sync-gate.js';
 
 // Garbage and forgeries published straight to the hub (with a box's real credentials): each is acknowledged
@@ -19,16 +19,7 @@ let box: TestBox;
 beforeAll(async () => {
   hub = await startHub({ boxes: BOXES });
   box = await createTestBox({
-    siteLink: {
-      urls: [hub.url],
-      box: 'norte',
-      boxes: BOXES,
-      user: 'gate-norte',
-      passwordFile: hub.passwordFile('norte'),
-      caFile: undefined,
-      casTimeoutMs: 150,
-      replicas: 1,
-    },
+    siteLink: siteLinkOf(hub, 'norte', BOXES),
   });
   box.importOrders([makeOrder({ numero: '20261121-0001', prefix: 'S', people: 3 })]);
   await eventually('site mode', () => box.status.site()?.modo === 'site');

@@ -5,7 +5,7 @@ import { makeOrder } from '../support/fixtures.js';
 import { openScannerSim, type ScannerSim } from '../support/lanes.js';
 import { openLcusSim, type LcusSim } from '../support/lcus-sim.js';
 import { openPtyPair, type PtyPair } from '../support/pty.js';
-import { startHub, type TestHub } from '../support/site-hub.js';
+import { startHub, type TestHub, siteLinkOf } from '../support/site-hub.js';
 import { eventually } from '../support/sync-gate.js';
 
 // Two entrances far apart, each a box with a turnstile (a serial scanner and an LCUS relay on real ptys), one
@@ -34,16 +34,7 @@ async function entrance(name: string) {
         ],
       }),
     },
-    siteLink: {
-      urls: [hub.url],
-      box: name,
-      boxes: BOXES,
-      user: `gate-${name}`,
-      passwordFile: hub.passwordFile(name),
-      caFile: undefined,
-      casTimeoutMs: 150,
-      replicas: 1,
-    },
+    siteLink: siteLinkOf(hub, name, BOXES),
   });
   box.importOrders([makeOrder({ numero: '20261121-0001', prefix: 'L', people: 10 })]);
   const scanner = await openScannerSim(scannerPty.device);

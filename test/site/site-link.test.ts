@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 import { checkin, reverse } from '../support/http.js';
-import { startHub, type TestHub } from '../support/site-hub.js';
+import { siteLinkOf, startHub, type TestHub } from '../support/site-hub.js';
 import { eventually } from '../support/sync-gate.js';
 
 // The site link inside two real boxes (in this process) on one real hub (Debian's nats-server): one winner per
@@ -20,16 +20,7 @@ afterEach(async () => {
 
 async function siteBox(name: string, casTimeoutMs = 150) {
   const box = await createTestBox({
-    siteLink: {
-      urls: [hub.url],
-      box: name,
-      boxes: ['norte', 'sul', 'leste'],
-      user: `gate-${name}`,
-      passwordFile: hub.passwordFile(name),
-      caFile: undefined,
-      casTimeoutMs,
-      replicas: 1,
-    },
+    siteLink: siteLinkOf(hub, name, ['norte', 'sul', 'leste'], casTimeoutMs),
   });
   boxes.push(box);
   box.importOrders([makeOrder({ numero: '20261121-0001', prefix: 'S', people: 3 })]);

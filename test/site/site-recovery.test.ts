@@ -12,7 +12,7 @@ import { encodeMessage, signingKey, subjectOf } from '../../src/site/site-messag
 import { ensureTenant } from '../../src/tenants/tenants.repo.js';
 import { TZ } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
-import { startHub, type TestHub } from '../support/site-hub.js';
+import { startHub, type TestHub, siteLinkOf } from '../support/site-hub.js';
 import { eventually } from '../support/sync-gate.js';
 import { tempDir } from '../support/temp.js';
 
@@ -54,16 +54,7 @@ async function boot(dir: string, name: string) {
     clock: createFixedClock(TZ, NOW),
     logger: false,
     tenant: 'parque',
-    siteLink: {
-      urls: [hub.url],
-      box: name,
-      boxes: BOXES,
-      user: `gate-${name}`,
-      passwordFile: hub.passwordFile(name),
-      caFile: undefined,
-      casTimeoutMs: 150,
-      replicas: 1,
-    },
+    siteLink: siteLinkOf(hub, name, BOXES),
   });
   const started = await box.start();
   const handle = { ...started, close: () => box.close() };

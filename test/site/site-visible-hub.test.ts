@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SiteConfig } from '../../src/site-config.js';
 import { siteAnswerSchema } from '../../src/site/site.answers.js';
 import { bootBox, createTestBox, UNREACHABLE_CLOUD, type TestBox } from '../support/box.js';
-import { startHub, type TestHub } from '../support/site-hub.js';
+import { siteLinkOf, startHub, type TestHub } from '../support/site-hub.js';
 import { eventually } from '../support/sync-gate.js';
 
 // What the IT lead sees of a real site (issue 23, "Visible"): two real boxes on a real hub (Debian's nats-server),
@@ -15,16 +15,7 @@ const seeds: TestBox[] = [];
 const boxes: Record<string, Awaited<ReturnType<typeof bootBox>>> = {};
 const keys: Record<string, string> = {};
 
-const siteOf = (box: string): SiteConfig => ({
-  urls: [hub.url],
-  box,
-  boxes: BOXES,
-  user: `gate-${box}`,
-  passwordFile: hub.passwordFile(box),
-  caFile: undefined,
-  casTimeoutMs: 150,
-  replicas: 1,
-});
+const siteOf = (box: string): SiteConfig => siteLinkOf(hub, box, BOXES);
 
 beforeAll(async () => {
   hub = await startHub({ boxes: BOXES });

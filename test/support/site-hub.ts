@@ -208,3 +208,15 @@ async function readStream(nc: NatsConnection, stream: string): Promise<StoredMes
   await messages.close();
   return out;
 }
+
+/** A box's place in a test site on this hub, as GATE_SITE_* would say it (the hub's URL, the box's password file). */
+export const siteLinkOf = (hub: Hub, box: string, boxes: readonly string[] = hub.boxes, casTimeoutMs = 150) => ({
+  urls: [hub.url],
+  box,
+  boxes: [...boxes],
+  user: `gate-${box}`,
+  passwordFile: hub.passwordFile(box),
+  caFile: undefined,
+  casTimeoutMs,
+  replicas: 1,
+});

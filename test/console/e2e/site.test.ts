@@ -12,7 +12,7 @@ import {
   startConsoleBox,
   SUPERVISOR,
 } from '../../support/console-browser.js';
-import { startHub } from '../../support/site-hub.js';
+import { siteLinkOf, startHub } from '../../support/site-hub.js';
 import { startSiteConsoleBox } from '../../support/site-console.js';
 import { eventually } from '../../support/sync-gate.js';
 
@@ -150,16 +150,7 @@ describe('through a real box on a real hub', () => {
   it('the banner appears when the hub goes away and leaves once the box is back on the site', async () => {
     const hub = await startHub({ boxes: ['norte', 'sul'] });
     const real = await startConsoleBox({
-      siteLink: {
-        urls: [hub.url],
-        box: 'norte',
-        boxes: ['norte', 'sul'],
-        user: 'gate-norte',
-        passwordFile: hub.passwordFile('norte'),
-        caFile: undefined,
-        casTimeoutMs: 150,
-        replicas: 1,
-      },
+      siteLink: siteLinkOf(hub, 'norte'),
     });
     try {
       await eventually('on the site', () => real.box.status.site()?.modo === 'site');
