@@ -1,89 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { hubFiles } from '../src/site/hub-config.js';
 import { STREAM } from '../src/site/site-messages.js';
+import { siteLinkOf, startHub as startTestHub, type Hub } from '../test/support/site-hub.js';
 
-// The site's hub for site.bench.ts: Debian's nats-server with the configuration `gate site hub-config` writes, on
-// loopback ports of its own, its JetStream store in a temp folder (as test/support/site-hub.ts does; bench/ does
-// not import test/). Plus what the bench itself asks the hub: the floor (a bare JetStream publish-ack) and the site
-// stream's last sequence.
+// The site's hub for site.bench.ts: the tests' (test/support/site-hub.ts: Debian's nats-server with the
+// configuration `gate site hub-config` writes, on loopback ports of its own), plus what the bench itself asks the
+// hub: the floor (a bare JetStream publish-ack) and the site stream's last sequence.
 
-export interface BenchHub {
-  url: string;
-  passwordFile(box: string): string;
-  stop(): Promise<void>;
-  /** Starts the stopped hub again on the same store; resolves when it says it is ready. */
-  start(): Promise<void>;
-  close(): Promise<void>;
-}
+export type BenchHub = Hub;
+export { siteLinkOf };
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-
-export async function startHub(boxes: string[]): Promise<BenchHub> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-bench-hub-'));
-  const port = await freePort();
-  const files = hubFiles({
-    boxes,
-    listen: `127.0.0.1:${port}`,
-    storeDir: path.join(dir, 'jetstream'),
-    monitorPort: await freePort(),
-  });
-  const conf = path.join(dir, 'nats-server.conf');
-  fs.writeFileSync(conf, files.config, { mode: 0o600 });
-  for (const [box, password] of files.passwords)
-    fs.writeFileSync(path.join(dir, `senha-${box}`), password, { mode: 0o600 });
-  let server: ChildProcess | undefined;
-  const start = () =>
-    new Promise<void>((resolve, reject) => {
-      const child = spawn('nats-server', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
-      server = child;
-      let log = '';
-      const timer = setTimeout(() => reject(new Error(`nats-server did not start:\n${log}`)), 20_000);
-      const read = (chunk: Buffer) => {
-        log += chunk.toString();
-        if (log.includes('Server is ready')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      };
-      child.stdout!.on('data', read);
-      child.stderr!.on('data', read);
-      child.once('exit', (code) => reject(new Error(`nats-server exited (${code}):\n${log}`)));
-    });
-  const stop = async () => {
-    const child = server;
-    server = undefined;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-  };
-  await start();
-  return {
-    url: `nats://127.0.0.1:${port}`,
-    passwordFile: (box) => path.join(dir, `senha-${box}`),
-    stop,
-    start,
-    close: async () => {
-      await stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+export const startHub = (boxes: string[]): Promise<BenchHub> => startTestHub({ boxes });
 
 /** The bench's own connection to the hub, as user gate-<box>. */
 export async function benchClient(hub: BenchHub, box: string) {

@@ -14,7 +14,7 @@ import { openScannerSim, silentLog } from '../test/support/lanes.js';
 import { openPtyPair } from '../test/support/pty.js';
 import { fillDatabase, qrOf, TENANT } from './fill.js';
 import { heading, int, machine, ms, out, summarise, table } from './report.js';
-import { startHub } from './site-hub.js';
+import { siteLinkOf, startHub } from './site-hub.js';
 
 // `node dist/bench/site-lane.bench.js` (after `npm run build`), the lane part of issue 23's benchmark: scan →
 // GRANT at the bridge firmware over real ptys (as bench/gate.bench.ts), one lane whose check-in core claims every
@@ -87,16 +87,7 @@ async function main(): Promise<number> {
     closers.push(() => hub.close());
     const siteCheckin = createCheckinService({ db: siteDb, clock });
     const link = await startSiteLink({
-      link: {
-        urls: [hub.url],
-        box: 'norte',
-        boxes: ['norte', 'sul'],
-        user: 'gate-norte',
-        passwordFile: hub.passwordFile('norte'),
-        caFile: undefined,
-        casTimeoutMs: 150,
-        replicas: 1,
-      },
+      link: siteLinkOf(hub, 'norte'),
       db: siteDb,
       clock,
       auth: createAuth({ db: siteDb, clock }),

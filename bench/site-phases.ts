@@ -173,7 +173,7 @@ export async function backlog(r: Rig, movements: number): Promise<Backlog> {
   const pending = a.backlog();
   try {
     const t0 = performance.now();
-    await r.hub.start();
+    await r.hub.restart();
     const tReady = performance.now();
     const watch = async (what: string, ready: () => boolean | Promise<boolean>) =>
       (await when(what, ready, 120_000, 2)) - tReady;

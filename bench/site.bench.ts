@@ -20,7 +20,7 @@ import {
   summarise,
   table,
 } from './report.js';
-import { benchClient, startHub } from './site-hub.js';
+import { benchClient, siteLinkOf, startHub } from './site-hub.js';
 import { when } from './site-load.js';
 import { backlog, catchUp, fixedRate, visibility, type Rig } from './site-phases.js';
 
@@ -95,16 +95,7 @@ async function run(cleanup: (() => Promise<unknown>)[]): Promise<number> {
   cleanup.push(() => client.close());
   out(`hub: nats-server (${hub.url}), the configuration of \`gate site hub-config\`, JetStream file store`);
   const site = (box: string): NodeJS.ProcessEnv => {
-    const link: SiteConfig = {
-      urls: [hub.url],
-      box,
-      boxes: BOXES,
-      user: `gate-${box}`,
-      passwordFile: hub.passwordFile(box),
-      caFile: undefined,
-      casTimeoutMs: 150,
-      replicas: 1,
-    };
+    const link: SiteConfig = siteLinkOf(hub, box, BOXES);
     return { ...process.env, BENCH_SITE: JSON.stringify(link) };
   };
   const children = new Set<Child>();

@@ -142,25 +142,36 @@ export const backlog = (db: Db, tenantId: number, limit: number): OwnMovement[] 
       .limit(limit),
   );
 
+/** Rows one write of forgetting the hub changes at most: a few ms of the event loop. */
+const FORGET_SLICE = 2_000;
+
 /**
- * The hub lost what this box had applied: forget the stream's positions and put this box's own movements of the
- * last `since` back in the backlog, to publish again.
+ * The hub lost what this box had applied, a slice at a time (forgetHub): its subjects' sequences go, and this
+ * box's own movements of the last `since` go back in the backlog, to publish again. How many rows it changed; 0:
+ * nothing left.
  */
-export function forgetHub(db: Db, tenantId: number, since: string): number {
-  const k = db.kysely;
-  run(db, k.updateTable('site_state').set({ applied_seq: 0, applied_id: null }).where('tenant_id', '=', tenantId));
-  run(db, k.deleteFrom('site_subjects').where('tenant_id', '=', tenantId));
-  return Number(
-    run(
-      db,
-      k
-        .updateTable('site_moves')
-        .set({ seq: null })
-        .where('tenant_id', '=', tenantId)
-        .where('occurred_at', '>=', since),
-    ).changes,
-  );
+export function forgetHubSlice(db: Db, tenantId: number, since: string): { subjects: number; moves: number } {
+  const subjects = db
+    .statement(
+      `DELETE FROM site_subjects WHERE tenant_id = ?
+         AND subject IN (SELECT subject FROM site_subjects WHERE tenant_id = ? LIMIT ?)`,
+    )
+    .run(tenantId, tenantId, FORGET_SLICE).changes;
+  const moves = db
+    .statement(
+      `UPDATE site_moves SET seq = NULL WHERE event_id IN
+         (SELECT event_id FROM site_moves WHERE tenant_id = ? AND occurred_at >= ? AND seq IS NOT NULL LIMIT ?)`,
+    )
+    .run(tenantId, since, FORGET_SLICE).changes;
+  return { subjects, moves };
 }
+
+/**
+ * After the slices: the stream's position goes last, so that a box stopped half-way finds the hub's loss again at
+ * its next connection and finishes.
+ */
+export const forgetApplied = (db: Db, tenantId: number) =>
+  db.statement('UPDATE site_state SET applied_seq = 0, applied_id = NULL WHERE tenant_id = ?').run(tenantId);
 
 export function park(db: Db, tenantId: number, seq: number, code: string, body: string, at: string): void {
   db.statement('INSERT OR IGNORE INTO site_parked (tenant_id, seq, code, body, parked_at) VALUES (?, ?, ?, ?, ?)').run(
@@ -210,11 +221,18 @@ export function conflict(db: Db, tenantId: number, eventId: number, otherEventId
   ).run(tenantId, eventId, otherEventId, at);
 }
 
+export const backlogCount = (db: Db, tenantId: number): number =>
+  (
+    db.statement('SELECT count(*) AS n FROM site_moves WHERE tenant_id = ? AND seq IS NULL').get(tenantId) as {
+      n: number;
+    }
+  ).n;
+
 /** The counts the site's status shows. */
 export function siteCounts(db: Db, tenantId: number, todayStart: string) {
   const count = (q: string, ...args: unknown[]) => (db.sqlite.prepare(q).get(...args) as { n: number }).n;
   return {
-    backlog: count('SELECT count(*) AS n FROM site_moves WHERE tenant_id = ? AND seq IS NULL', tenantId),
+    backlog: backlogCount(db, tenantId),
     parked: count('SELECT count(*) AS n FROM site_parked WHERE tenant_id = ?', tenantId),
     conflicts: count('SELECT count(*) AS n FROM site_conflicts WHERE tenant_id = ?', tenantId),
     withoutSiteToday: count(

@@ -63,6 +63,10 @@ export type SiteMode = (typeof SITE_MODES)[number];
 export type LocalReason = (typeof LOCAL_REASONS)[number];
 export type SiteRejectReason = (typeof SITE_REJECT_REASONS)[number];
 
+/** Every rejection reason at 0: the view always names them all. */
+export const noRejections = () =>
+  Object.fromEntries(SITE_REJECT_REASONS.map((r) => [r, 0])) as Record<SiteRejectReason, number>;
+
 /** What the rest of the box reads of the site link: the status and metrics read `view()` at request time. */
 export interface SiteInfo {
   view(): SiteView;

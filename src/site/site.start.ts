@@ -5,11 +5,20 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
 import type { Log } from '../lib/log.js';
 import type { SiteConfig } from '../site-config.js';
-import type { SitePart } from './site-link.js';
+import type { BoxRoutes } from '../app.js';
 import type { SiteInfo, TenantSite } from './site.answers.js';
 import { siteRoutes } from './site.routes.js';
 
 export { siteRoutes } from './site.routes.js';
+
+export interface SitePart {
+  /** What status, metrics and the console read; undefined on a single box. */
+  info: TenantSite | undefined;
+  /** GET /api/local/site, on a single box too (it answers `desligado`). */
+  routes: BoxRoutes;
+  /** Publishes nothing more, drains what is in flight, closes the connection to the hub. */
+  close: (() => Promise<void>) | undefined;
+}
 
 /**
  * The site link (src/box.ts starts it after the sync): only when GATE_SITE_NATS_URLS is set, and then its NATS
@@ -26,20 +35,15 @@ export async function startSiteLink(deps: {
   /** Fingerprint of this box's cloud key (the sync's), announced to the other boxes; undefined without a cloud. */
   cloudKey: string | undefined;
   log: Log;
-}): Promise<SitePart & { info: TenantSite | undefined }> {
-  // GET /api/local/site is mounted here, link on or off: a single box answers `desligado`.
+}): Promise<SitePart> {
   if (!deps.link)
     return { info: undefined, routes: { local: [siteRoutes({ auth: deps.auth, site: undefined })] }, close: undefined };
   if (deps.tenantId === undefined)
     throw new Error('o site precisa do tenant da caixa: defina GATE_TENANT (há mais de um tenant neste banco)');
   const { startLink } = await import('./site-link.js');
-  const part = await startLink({ ...deps, link: deps.link, tenantId: deps.tenantId });
-  const info = part.info && tenantSite(part.info, deps.tenantId);
-  return {
-    ...part,
-    info,
-    routes: { ...part.routes, local: [...(part.routes.local ?? []), siteRoutes({ auth: deps.auth, site: info })] },
-  };
+  const link = await startLink({ ...deps, link: deps.link, tenantId: deps.tenantId });
+  const info = tenantSite(link.info, deps.tenantId);
+  return { info, routes: { local: [siteRoutes({ auth: deps.auth, site: info })] }, close: () => link.close() };
 }
 
 /**

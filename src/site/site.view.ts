@@ -1,4 +1,4 @@
-import { SITE_REJECT_REASONS, type LocalReason, type SiteRejectReason, type SiteView } from './site.answers.js';
+import { noRejections, type LocalReason, type SiteRejectReason, type SiteView } from './site.answers.js';
 
 // How the box words the site (docs/site.md, "O que a caixa mostra"): GET /api/local/site, readiness and the
 // console read the link's view through these, never its raw URLs.
@@ -18,7 +18,7 @@ export const siteOff = (): SiteView => ({
   decisoes_sem_site_hoje: 0,
   conflitos: 0,
   chave_nuvem_repetida: [],
-  rejeitadas: Object.fromEntries(SITE_REJECT_REASONS.map((r) => [r, 0])) as SiteView['rejeitadas'],
+  rejeitadas: noRejections(),
   caixas: [],
 });
 

@@ -149,8 +149,7 @@ export function findConflicts(db: Db, f: ConflictFilter) {
     ])
     .where('e.tenant_id', '=', f.tenantId)
     .where('p.status', '=', 'concluido')
-    .where('p.resultado', '!=', 'aceito')
-    .where(sql<boolean>`${cloud ? 1 : 0}`);
+    .where('p.resultado', '!=', 'aceito');
   if (f.kind && f.kind !== 'duplo_no_site') ofCloud = ofCloud.where('p.resultado', '=', f.kind);
   let ofSite = withPush(k)
     .innerJoin('site_conflicts as c', 'c.event_id', 'e.id')
@@ -166,8 +165,7 @@ export function findConflicts(db: Db, f: ConflictFilter) {
       'o.terminal as outro_terminal',
       'o.operador as outro_operador',
     ])
-    .where('c.tenant_id', '=', f.tenantId)
-    .where(sql<boolean>`${site ? 1 : 0}`);
+    .where('c.tenant_id', '=', f.tenantId);
   if (f.from) {
     ofCloud = ofCloud.where('e.occurred_at', '>=', f.from);
     ofSite = ofSite.where('e.occurred_at', '>=', f.from);
@@ -176,7 +174,7 @@ export function findConflicts(db: Db, f: ConflictFilter) {
     ofCloud = ofCloud.where('e.occurred_at', '<', f.to);
     ofSite = ofSite.where('e.occurred_at', '<', f.to);
   }
-  const both = k.selectFrom(ofCloud.unionAll(ofSite).as('x'));
+  const both = k.selectFrom((site && cloud ? ofCloud.unionAll(ofSite) : site ? ofSite : ofCloud).as('x'));
   const total =
     first(
       db,
