@@ -38,6 +38,10 @@ const LOG_EVERY_MS = 60_000;
 /** How long one write of applied messages may hold the event loop. */
 const SLICE_MS = 4;
 
+/**
+ * `inFlight`: this run's claims sent and not yet committed or undone (site-claims.ts); the stream's reading stops
+ * before one of them.
+ */
 export function createApplier({
   checkin,
   db,
@@ -46,6 +50,7 @@ export function createApplier({
   clock,
   log,
   compensate,
+  inFlight,
 }: {
   checkin: CheckinService;
   db: Db;
@@ -55,6 +60,7 @@ export function createApplier({
   log: Log;
   /** A claim of an earlier run of this box with nothing recorded here: a crash between claim and commit. */
   compensate: (orphan: SiteMessage) => void;
+  inFlight: ReadonlySet<string>;
 }) {
   const logRejected = rejectLog(log);
   /** The newest sequence applied or skipped as this box's own, stored or not yet. */
@@ -99,11 +105,11 @@ export function createApplier({
 
   return {
     /**
-     * Applies messages in stream order. 'stream': the stream's next ones (the consumer), in the background.
-     * 'ticket': a ticket's newest message read after a lost claim, for a scan that waits on it: the stream's
-     * position does not move.
+     * Applies messages in order. 'stream': the stream's next ones (the consumer), in the background. 'ticket': a
+     * ticket's newest message after a lost claim, for a scan that waits on it (the stream's position stays).
      */
-    async apply(batch: RawMessage[], from: 'stream' | 'ticket'): Promise<number> {
+    async apply(all: RawMessage[], from: 'stream' | 'ticket'): Promise<number> {
+      const batch = from === 'stream' ? beforeInFlight(all, inFlight) : all;
       if (batch.length === 0) return 0;
       // This box's own movements come back from the hub, already recorded with their sequence: nothing to write
       // (the position is kept in memory and stored with the next write; a restart reads them again, harmlessly).
@@ -174,3 +180,9 @@ const isKnownOwn = (db: Db, tenantId: number, origin: Origin, raw: RawMessage) =
   raw.msgId.startsWith(`${origin.box}.`) &&
   ownBySiteId(db, raw.msgId)?.seq === raw.seq &&
   raw.seq <= subjectSeq(db, tenantId, raw.subject);
+
+/** The messages before the first claim of this run still being committed (the reading waits there). */
+function beforeInFlight(all: RawMessage[], inFlight: ReadonlySet<string>): RawMessage[] {
+  const waiting = all.findIndex((r) => r.msgId !== undefined && inFlight.has(r.msgId));
+  return waiting < 0 ? all : all.slice(0, waiting);
+}

@@ -41,16 +41,23 @@ interface Planned {
   id: string;
 }
 
+/**
+ * `inFlight`: the ids of claims sent and not yet committed or undone. The stream's reading stops before one of them
+ * (site-apply.ts), so the position it stores never passes a claim this box might still die without recording: a
+ * crash's orphan is found again at the next start.
+ */
 export function createSiteDecisions({
   db,
   tenantId,
   origin,
   hub,
+  inFlight,
 }: {
   db: Db;
   tenantId: number;
   origin: Origin;
   hub: HubClaims;
+  inFlight: Set<string>;
 }): SiteDecisions {
   const locks = createSubjectLocks();
   const subjectOfMovement = (m: OwnMovement) =>
@@ -117,11 +124,14 @@ export function createSiteDecisions({
       if (!first) break;
       if (first.length === 0) return commitWith(work, write, [], false);
       const held = await locks.hold(first.map((p) => p.subject));
+      const sent: string[] = [];
       try {
         // Another decision on one of these tickets may have been committed while this one waited for its lock.
         const plan = held.waited ? predict(trial) : first;
         if (!plan || plan.length === 0) return await commitWith(work, write, [], false);
         if (plan.some((p) => !held.subjects.has(p.subject))) continue;
+        sent.push(...plan.map((p) => p.id));
+        for (const id of sent) inFlight.add(id);
         const answers = await Promise.all(
           plan.map((p) =>
             hub.claim(
@@ -144,6 +154,7 @@ export function createSiteDecisions({
         for (const c of claims) if (c.seq !== null) hub.compensate(c);
         await Promise.all(lost.map((p) => hub.catchUp(p.subject)));
       } finally {
+        for (const id of sent) inFlight.delete(id);
         held.release();
       }
     }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Log } from '../lib/log.js';
 import type { RawMessage } from './site-apply.js';
 import type { Hub } from './site-hub.js';
@@ -6,6 +7,7 @@ import type { Hub } from './site-hub.js';
 // loop a few ms at most (site-apply.ts): a scan never waits behind a catch-up for more than one of them.
 
 const BATCH = 500;
+const WAIT_FOR_CLAIM_MS = 5;
 
 export function createConsumer({
   apply,
@@ -32,6 +34,8 @@ export function createConsumer({
       try {
         const done = await apply(queue.slice(0, BATCH));
         if (started === generation) queue = queue.slice(done);
+        // Stopped before a claim of this box still being committed: it is there in a few ms.
+        if (done === 0) await sleep(WAIT_FOR_CLAIM_MS);
       } catch (err) {
         log.error({ err }, 'site: falha ao aplicar mensagens do hub');
         queue = [];

@@ -1,14 +1,12 @@
 import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BoxRoutes } from '../app.js';
-import type { Auth } from '../auth/auth.js';
 import type { CheckinService } from '../checkin/checkin.service.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
 import type { Log } from '../lib/log.js';
 import type { SiteConfig } from '../site-config.js';
 import { VERSION } from '../version.js';
-import { SITE_REJECT_REASONS, type SiteInfo, type SiteView } from './site.answers.js';
+import { noRejections, type SiteInfo, type SiteView } from './site.answers.js';
 import { createApplier } from './site-apply.js';
 import { createBacklog, createSettledNotices, messageOf } from './site-backlog.js';
 import { createSiteDecisions, type HubClaims } from './site-claims.js';
@@ -17,15 +15,22 @@ import { connectHub, listen, type Hub } from './site-hub.js';
 import { fingerprint, newRun, presenceSubject, signingKey, type Origin } from './site-messages.js';
 import { createSiteMode, type SiteModeState } from './site-mode.js';
 import { createPresence, PRESENCE_EVERY_MS } from './site-presence.js';
-import { forgetHub, siteCounts, siteState, startRun, type OwnMovement } from './site-store.js';
+import {
+  backlogCount,
+  forgetApplied,
+  forgetHubSlice,
+  siteCounts,
+  siteState,
+  startRun,
+  type OwnMovement,
+} from './site-store.js';
 import { createCompensations } from './site-undo.js';
 
-export interface SitePart {
-  /** What status, metrics and the console read; undefined on a single box. */
-  info: SiteInfo | undefined;
-  routes: BoxRoutes;
+export interface SiteLink {
+  /** What status, metrics and the console read. */
+  info: SiteInfo;
   /** Publishes nothing more, drains what is in flight, closes the connection to the hub. */
-  close: (() => Promise<void>) | undefined;
+  close(): Promise<void>;
 }
 
 // The site link (docs/site.md): the box's one connection to the hub. It claims every decision of the check-in core
@@ -43,18 +48,16 @@ interface LinkDeps {
   link: SiteConfig;
   db: Db;
   clock: Clock;
-  auth: Auth;
   checkin: CheckinService;
   tenantId: number;
   cloudKey: string | undefined;
   log: Log;
 }
 
-export async function startLink(deps: LinkDeps): Promise<SitePart> {
+export async function startLink(deps: LinkDeps): Promise<SiteLink> {
   const { link, db, clock, checkin, tenantId, log } = deps;
   const origin = await originOf(db, tenantId, link);
   const applied = () => siteState(db, tenantId).applied_seq;
-
   const mode = createSiteMode({ clock, log });
   let hub: Hub | undefined;
   let closed = false;
@@ -64,7 +67,8 @@ export async function startLink(deps: LinkDeps): Promise<SitePart> {
   const backlog = createBacklog({ db, tenantId, origin, publish });
   const undo = createCompensations({ origin, publish, log });
   const announceSettled = createSettledNotices({ db, tenantId, origin, publish });
-  const applier = createApplier({ checkin, db, tenantId, origin, clock, log, compensate: undo.orphan });
+  const inFlight = new Set<string>();
+  const applier = createApplier({ checkin, db, tenantId, origin, clock, log, compensate: undo.orphan, inFlight });
   const consumer = createConsumer({ apply: (batch) => applier.apply(batch, 'stream'), from: () => applied() + 1, log });
   const presence = createPresence({ origin, version: VERSION, cloudKey: deps.cloudKey, now: () => Date.now() });
 
@@ -73,6 +77,7 @@ export async function startLink(deps: LinkDeps): Promise<SitePart> {
       db,
       tenantId,
       origin,
+      inFlight,
       hub: hubClaims({ hub: () => hub, link, mode, applier, undo, backlog, claimed: (ms) => claimMs.push(ms) }),
     }),
   );
@@ -86,7 +91,7 @@ export async function startLink(deps: LinkDeps): Promise<SitePart> {
       const there = st.applied_seq <= lastSeq ? await on.messageAt(st.applied_seq) : null;
       if (!there || fingerprint(there.data) !== st.applied_id) {
         const since = new Date(clock.now().getTime() - REPUBLISH_MS).toISOString();
-        const again = await db.writes.run(() => forgetHub(db, tenantId, since), { background: true });
+        const again = await forgetHub(db, tenantId, since);
         log.warn({ republicar: again }, 'site: o hub não tem mais o que esta caixa aplicou; publicando de novo');
       }
     }
@@ -125,7 +130,7 @@ export async function startLink(deps: LinkDeps): Promise<SitePart> {
   function announce() {
     if (!hub || !mode.connected()) return;
     const at = applier.reached(applied());
-    const backlog = siteCounts(db, tenantId, clock.nowIso()).backlog;
+    const backlog = backlogCount(db, tenantId);
     const state = { applied: at, lag: Math.max(0, (consumer.newest() ?? at) - at), backlog };
     hub.nc.publish(presenceSubject(origin.tenant, origin.box), presence.announce(state));
     void applier.retryParked().catch(() => undefined);
@@ -159,7 +164,6 @@ export async function startLink(deps: LinkDeps): Promise<SitePart> {
         return drained;
       },
     },
-    routes: {},
     async close() {
       closed = true;
       for (const t of timers) clearInterval(t);
@@ -185,7 +189,7 @@ function siteView(p: {
   const counts = siteCounts(p.db, p.tenantId, p.clock.startOfLocalDate(p.clock.today()).toISOString());
   const at = p.applier.reached(siteState(p.db, p.tenantId).applied_seq);
   const newest = p.consumer.newest();
-  const rejects = Object.fromEntries(SITE_REJECT_REASONS.map((r) => [r, 0])) as SiteView['rejeitadas'];
+  const rejects = noRejections();
   for (const r of counts.rejects) if (r.reason in rejects) rejects[r.reason] = r.n;
   return {
     ...p.mode.view(),
@@ -265,4 +269,16 @@ async function originOf(db: Db, tenantId: number, link: SiteConfig): Promise<Ori
   const tenant = db.sqlite.prepare('SELECT slug FROM tenants WHERE id = ?').get(tenantId) as { slug: string };
   const secret = signingKey(fs.readFileSync(link.passwordFile, 'utf8').trim());
   return { tenant: tenant.slug, box: link.box, boxes: link.boxes, run, earlierRuns, secret };
+}
+
+/** Forgets what the hub lost (site-store.ts), in background writes of a few ms each; how many movements go again. */
+async function forgetHub(db: Db, tenantId: number, since: string): Promise<number> {
+  let again = 0;
+  for (;;) {
+    const slice = await db.writes.run(() => forgetHubSlice(db, tenantId, since), { background: true });
+    again += slice.moves;
+    if (slice.subjects === 0 && slice.moves === 0) break;
+  }
+  await db.writes.run(() => forgetApplied(db, tenantId), { background: true });
+  return again;
 }
