@@ -17,7 +17,7 @@ export const COMMAND_USAGE = {
   'operators disable': 'gate operators disable [--tenant SLUG] ID',
   demo: 'gate demo [--remove]',
   'site hub-config':
-    'gate site hub-config --boxes CAIXA1,CAIXA2 --out DIR [--listen HOST:PORTA] [--store-dir DIR] [--monitor-port N] [--force]',
+    'gate site hub-config --boxes CAIXA1,CAIXA2 --out DIR [--listen HOST:PORTA] [--store-dir DIR] [--monitor-port N] [--tls-cert ARQUIVO --tls-key ARQUIVO] [--force]',
   'osdp set-key':
     'gate osdp set-key --port PORTA --address N --key-file ARQUIVO [--current-key-file ARQUIVO] [--baud 9600] [--timeout 15]',
 } as const;
@@ -66,9 +66,10 @@ Comandos:
                            grava a chave do canal seguro (SCBK) num leitor OSDP que ainda
                            tem a chave padrão (modo de instalação) ou a chave atual dada;
                            com o serviço parado (a porta é dele enquanto roda)
-  site hub-config --boxes CAIXA1,CAIXA2 --out DIR
+  site hub-config --boxes CAIXA1,CAIXA2 --out DIR [--tls-cert ARQUIVO --tls-key ARQUIVO]
                            grava a configuração do nats-server do hub do site e uma senha
-                           por caixa (docs/site.md); não imprime as senhas
+                           por caixa (docs/site.md); não imprime as senhas; com --tls-cert e
+                           --tls-key, o hub só aceita TLS (certificado assinado pela CA do site)
   --version                mostra a versão
   help                     mostra esta ajuda
 

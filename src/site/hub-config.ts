@@ -16,7 +16,15 @@ export interface HubOptions {
   storeDir: string;
   /** nats-server's monitoring port, served on 127.0.0.1 only. */
   monitorPort: number;
+  /** The hub's certificate (signed by the site's CA) and its key, on the hub: with them, clients need TLS. */
+  tls?: { certFile: string; keyFile: string };
 }
+
+/**
+ * The TLS handshake's limit, in seconds. nats-server 2.9's default (0.5 s) is short for a loaded Raspberry Pi on
+ * Wi-Fi: a box whose handshake misses it is dropped and goes local, and retries every second.
+ */
+export const TLS_TIMEOUT_S = 2;
 
 export interface HubFiles {
   /** The nats-server configuration: it holds every box's password, so only nats-server may read it. */
@@ -51,6 +59,7 @@ export function hubFiles(options: HubOptions, random: (bytes: number) => Buffer 
     `listen: ${quoted(options.listen)}`,
     '# Monitoring on this machine only.',
     `http: ${quoted(`127.0.0.1:${options.monitorPort}`)}`,
+    ...tlsBlock(options.tls),
     'jetstream {',
     `  store_dir: ${quoted(options.storeDir)}`,
     '}',
@@ -65,4 +74,17 @@ export function hubFiles(options: HubOptions, random: (bytes: number) => Buffer 
     '',
   ].join('\n');
   return { config, passwords };
+}
+
+/** With it, nats-server takes TLS clients only: a plain connection is refused. */
+function tlsBlock(tls: HubOptions['tls']): string[] {
+  if (!tls) return [];
+  return [
+    '# TLS with the site\'s CA (docs/site.md, "TLS on the site"): the boxes check this certificate against it.',
+    'tls {',
+    `  cert_file: ${quoted(tls.certFile)}`,
+    `  key_file: ${quoted(tls.keyFile)}`,
+    `  timeout: ${TLS_TIMEOUT_S}`,
+    '}',
+  ];
 }

@@ -13,6 +13,7 @@ import { connect, nanos, type NatsConnection, type Subscription } from '@nats-io
 import type { SiteConfig } from '../site-config.js';
 import type { ClaimAnswer } from './site-claims.js';
 import { STREAM, STREAM_SUBJECTS } from './site-messages.js';
+import { hubTls } from './hub-tls.js';
 import type { RawMessage } from './site-apply.js';
 
 // The hub as the site link uses it (docs/site.md): one NATS connection with JetStream, written against Debian's
@@ -54,7 +55,7 @@ const connectAs = (config: SiteConfig, role: string) =>
     name: `gate-${config.box}-${role}`,
     user: config.user,
     pass: fs.readFileSync(config.passwordFile, 'utf8').trim(),
-    ...(config.caFile ? { tls: { caFile: config.caFile } } : {}),
+    ...hubTls(config),
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1000,
     pingInterval: PING_MS,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { hubFiles, natsUser } from '../../src/site/hub-config.js';
+import { hubTls } from '../../src/site/hub-tls.js';
 import { tempDir } from './temp.js';
 
 // The site's hub as a park runs it (docs/site.md): Debian's nats-server with the configuration `gate site
@@ -101,14 +102,20 @@ export interface Hub {
   close(): Promise<void>;
 }
 
+export interface HubStart {
+  boxes: string[];
+  /** TLS only (hub-config's --tls-cert/--tls-key); the test's own clients check the hub against `caFile`. */
+  tls?: { certFile: string; keyFile: string; caFile: string };
+}
+
 /** Starts nats-server for these boxes on a free loopback port; resolves once it accepts clients. */
-export async function startHub(opts: { boxes: string[] }): Promise<Hub> {
+export async function startHub(opts: HubStart): Promise<Hub> {
   const dir = tempDir('gate-hub-');
   const port = await freePort();
   const monitorPort = await freePort();
   const storeDir = path.join(dir, 'jetstream');
   const conf = path.join(dir, 'nats-server.conf');
-  const files = hubFiles({ boxes: opts.boxes, listen: `127.0.0.1:${port}`, storeDir, monitorPort });
+  const files = hubFiles({ boxes: opts.boxes, listen: `127.0.0.1:${port}`, storeDir, monitorPort, tls: opts.tls });
   fs.writeFileSync(conf, files.config, { mode: 0o600 });
   fs.mkdirSync(path.join(dir, 'senhas'), { mode: 0o700 });
   for (const [box, password] of files.passwords)
@@ -152,6 +159,7 @@ export async function startHub(opts: { boxes: string[] }): Promise<Hub> {
       servers: `127.0.0.1:${port}`,
       user: natsUser(box),
       pass: fs.readFileSync(passwordFile(box), 'utf8').trim(),
+      ...(opts.tls ? hubTls({ urls: [`nats://127.0.0.1:${port}`], caFile: opts.tls.caFile }) : {}),
       ...options,
     });
   const passwordFile = (box: string) => {
