@@ -25,3 +25,21 @@ export function hubTls(config: Pick<SiteConfig, 'urls' | 'caFile'>) {
     },
   };
 }
+
+// Node's codes for a certificate the box refused (an unknown CA, another name, expired or not yet valid).
+const CERTIFICATE_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** Whether a failed connection to the hub was this box refusing the hub's certificate; its Node code if so. */
+export function refusedCertificate(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && CERTIFICATE_CODES.has(code) ? code : undefined;
+}
