@@ -90,6 +90,9 @@ export function siteConfigOf(c: SiteVars, problem: (name: string, why: string) =
     problem('GATE_SITE_NATS_PASSWORD_FILE', 'arquivo inexistente ou sem permissão de leitura');
   if (c.GATE_SITE_NATS_CA !== undefined && !readable(c.GATE_SITE_NATS_CA))
     problem('GATE_SITE_NATS_CA', 'arquivo inexistente ou sem permissão de leitura');
+  // The NATS client ignores the scheme: tls:// without the CA would join a hub without TLS, in plain text.
+  else if (c.GATE_SITE_NATS_CA === undefined && c.GATE_SITE_NATS_URLS.some((u) => u.startsWith('tls://')))
+    problem('GATE_SITE_NATS_CA', 'obrigatório com tls:// em GATE_SITE_NATS_URLS: a CA do site (docs/site.md)');
   if (!c.GATE_SITE_BOX || !c.GATE_SITE_BOXES || !c.GATE_SITE_NATS_PASSWORD_FILE) return undefined;
   return Object.freeze({
     urls: Object.freeze([...c.GATE_SITE_NATS_URLS]),

@@ -128,6 +128,14 @@ describe('configuration from the environment', () => {
           GATE_SITE_NATS_PASSWORD_FILE: secret,
         }),
       ).toThrow(/GATE_SITE_BOXES: deve incluir esta caixa \(sul\)/);
+      expect(() =>
+        loadConfig({
+          GATE_SITE_NATS_URLS: 'tls://10.0.0.10:4222',
+          GATE_SITE_BOX: 'sul',
+          GATE_SITE_BOXES: 'norte,sul',
+          GATE_SITE_NATS_PASSWORD_FILE: secret,
+        }),
+      ).toThrow(/GATE_SITE_NATS_CA: obrigatório com tls:\/\//);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
