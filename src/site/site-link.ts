@@ -12,6 +12,7 @@ import { createBacklog, createSettledNotices, messageOf } from './site-backlog.j
 import { createSiteDecisions, type HubClaims } from './site-claims.js';
 import { createConsumer } from './site-consumer.js';
 import { connectHub, listen, type Hub } from './site-hub.js';
+import { refusedCertificate } from './hub-tls.js';
 import { fingerprint, newRun, presenceSubject, signingKey, type Origin } from './site-messages.js';
 import { createSiteMode, type SiteModeState } from './site-mode.js';
 import { createPresence, PRESENCE_EVERY_MS } from './site-presence.js';
@@ -59,8 +60,7 @@ export async function startLink(deps: LinkDeps): Promise<SiteLink> {
   const origin = await originOf(db, tenantId, link);
   const applied = () => siteState(db, tenantId).applied_seq;
   const mode = createSiteMode({ clock, log });
-  let hub: Hub | undefined;
-  let closed = false;
+  let [hub, closed]: [Hub | undefined, boolean] = [undefined, false];
   let claimMs: number[] = [];
   const publish = (subject: string, id: string, body: Uint8Array) =>
     hub && mode.connected() ? hub.publish(subject, id, body, PUBLISH_TIMEOUT_MS) : Promise.resolve(null);
@@ -142,6 +142,7 @@ export async function startLink(deps: LinkDeps): Promise<SiteLink> {
   void connectLoop({
     link,
     closed: () => closed,
+    onRefused: mode.refusedCertificate,
     onStatus(up) {
       mode.connection(up);
       if (up) resync();
@@ -213,13 +214,16 @@ async function connectLoop(p: {
   closed: () => boolean;
   onStatus: (up: boolean) => void;
   onHub: (hub: Hub) => void;
+  onRefused: (code: string) => void;
 }) {
   while (!p.closed()) {
     try {
       const hub = await connectHub(p.link, ({ type }) => p.onStatus(type === 'connected'));
       if (p.closed()) return void hub.close();
       return p.onHub(hub);
-    } catch {
+    } catch (err) {
+      const code = refusedCertificate(err);
+      if (code) p.onRefused(code);
       await sleep(1000);
     }
   }

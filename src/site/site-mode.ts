@@ -47,6 +47,12 @@ export function createSiteMode({ clock, log }: { clock: Clock; log: Log }) {
       connected = up;
       if (!up) to('local', 'hub_inalcancavel');
     },
+    /** The box refused the hub's certificate: TLS to fix, not a hub away. */
+    refusedCertificate(code: string) {
+      if (reason !== 'certificado_do_hub')
+        log.warn({ erro: code }, 'site: esta caixa recusou o certificado do hub (GATE_SITE_NATS_CA)');
+      to('local', 'certificado_do_hub');
+    },
     publishing: () => to('local', 'publicando_pendentes'),
     site: () => to('site', null),
   };

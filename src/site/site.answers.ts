@@ -6,7 +6,13 @@ import { z } from 'zod';
 export const SITE_MODES = ['site', 'local', 'desligado'] as const;
 
 /** Why the box decides without the site (mode 'local'); null in the other modes. */
-export const LOCAL_REASONS = ['conectando', 'hub_inalcancavel', 'falhas_seguidas', 'publicando_pendentes'] as const;
+export const LOCAL_REASONS = [
+  'conectando',
+  'hub_inalcancavel',
+  'falhas_seguidas',
+  'publicando_pendentes',
+  'certificado_do_hub',
+] as const;
 
 export const SITE_REJECT_REASONS = [
   'nao_json',

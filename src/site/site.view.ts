@@ -45,6 +45,7 @@ export const LOCAL_REASON_TEXT: Record<LocalReason, string> = {
   hub_inalcancavel: 'o hub não responde',
   falhas_seguidas: 'falhas seguidas ao falar com o hub',
   publicando_pendentes: 'publicando no hub os movimentos feitos sem ele',
+  certificado_do_hub: 'a caixa recusou o certificado do hub (GATE_SITE_NATS_CA, nome ou validade)',
 };
 
 export const LOCAL_MODE_TITLE = 'Modo local: esta caixa decide sem as outras entradas';

@@ -158,7 +158,7 @@ describe('TLS on the site', () => {
       expect((await checkin(box, { qr_code: 'S-2', terminal: `${name}-1` })).status).toBe(200);
       expect(await siteAnswer(box)).toMatchObject({
         modo: 'local',
-        motivo: 'conectando',
+        motivo: 'certificado_do_hub',
         hub: { conectado: false },
         decisoes_sem_site_hoje: 1,
         pendentes: 1,
