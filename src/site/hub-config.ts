@@ -21,8 +21,9 @@ export interface HubOptions {
 }
 
 /**
- * The TLS handshake's limit, in seconds. nats-server 2.9's default (0.5 s) is short for a loaded Raspberry Pi on
- * Wi-Fi: a box whose handshake misses it is dropped and goes local, and retries every second.
+ * The TLS handshake's limit, in seconds: written out, though nats-server 2.9.10 reports 2 s by default in /varz,
+ * because older versions and their docs use 0.5 s, short for a loaded Raspberry Pi on Wi-Fi (a box whose handshake
+ * misses it is dropped, goes local, and retries every second).
  */
 export const TLS_TIMEOUT_S = 2;
 
