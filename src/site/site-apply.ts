@@ -33,35 +33,37 @@ export interface RawMessage {
 }
 
 type Apply = (fact: MovementFact, changeState: boolean) => FactOutcome;
+type From = 'stream' | 'ticket';
 
 const LOG_EVERY_MS = 60_000;
 /** How long one write of applied messages may hold the event loop. */
 const SLICE_MS = 4;
 
-/**
- * `inFlight`: this run's claims sent and not yet committed or undone (site-claims.ts); the stream's reading stops
- * before one of them.
- */
-export function createApplier({
-  checkin,
-  db,
-  tenantId,
-  origin,
-  clock,
-  log,
-  compensate,
-  inFlight,
-}: {
+interface ApplierDeps {
   checkin: CheckinService;
   db: Db;
   tenantId: number;
   origin: Origin;
   clock: Clock;
   log: Log;
-  /** A claim of an earlier run of this box with nothing recorded here: a crash between claim and commit. */
-  compensate: (orphan: SiteMessage) => void;
+  undo: {
+    /** A claim of an earlier run of this box with nothing recorded here: a crash between claim and commit. */
+    orphan: (orphan: SiteMessage) => void;
+    /** Its compensation is not on the hub yet. */
+    holds: (claimId: string) => boolean;
+    finished: (claimId: string) => boolean;
+  };
+  /** This run's claims sent and not yet committed or undone (site-claims.ts). */
   inFlight: ReadonlySet<string>;
-}) {
+}
+
+/**
+ * The stream's reading stops before a claim of this box sent and not yet committed or undone, or whose compensation
+ * is not on the hub yet: the position it stores never passes a claim a crash could leave with nobody let in and
+ * nothing to undo it.
+ */
+export function createApplier({ checkin, db, tenantId, origin, clock, log, undo, inFlight }: ApplierDeps) {
+  const held = (msgId: string) => inFlight.has(msgId) || undo.holds(msgId);
   const logRejected = rejectLog(log);
   /** The newest sequence applied or skipped as this box's own, stored or not yet. */
   let reached = 0;
@@ -72,7 +74,8 @@ export function createApplier({
     logRejected(reason, seq);
   };
 
-  function applyOne(apply: Apply, raw: RawMessage, orphans: SiteMessage[]): void {
+  /** 'wait': an orphan found on the stream, to compensate before the stored position may pass it. */
+  function applyOne(apply: Apply, raw: RawMessage, orphans: SiteMessage[], from: From): 'wait' | void {
     const decoded = decodeMessage(origin, raw.subject, raw.data);
     if (!decoded.ok) {
       // Skipped, but it is the subject's newest message now: the next claim there expects it.
@@ -90,7 +93,10 @@ export function createApplier({
     if (decoded.mine && (m.run === origin.run || origin.earlierRuns.has(m.run) || ownBySiteId(db, m.id))) {
       const own = ownBySiteId(db, m.id);
       if (own && own.seq === null) setPublished(db, m.id, raw.seq);
-      else if (!own && m.run !== origin.run && m.undoes === undefined) orphans.push(m);
+      else if (!own && m.run !== origin.run && m.undoes === undefined && !undo.finished(m.id)) {
+        orphans.push(m);
+        if (from === 'stream') return 'wait';
+      }
       advanceSubject(db, tenantId, raw.subject, raw.seq);
       return;
     }
@@ -108,8 +114,8 @@ export function createApplier({
      * Applies messages in order. 'stream': the stream's next ones (the consumer), in the background. 'ticket': a
      * ticket's newest message after a lost claim, for a scan that waits on it (the stream's position stays).
      */
-    async apply(all: RawMessage[], from: 'stream' | 'ticket'): Promise<number> {
-      const batch = from === 'stream' ? beforeInFlight(all, inFlight) : all;
+    async apply(all: RawMessage[], from: From): Promise<number> {
+      const batch = from === 'stream' ? beforeHeld(all, held) : all;
       if (batch.length === 0) return 0;
       // This box's own movements come back from the hub, already recorded with their sequence: nothing to write
       // (the position is kept in memory and stored with the next write; a restart reads them again, harmlessly).
@@ -123,17 +129,18 @@ export function createApplier({
         // A write holds the event loop: at most SLICE_MS of it, the rest goes in the next one.
         const started = performance.now();
         while (done < batch.length) {
-          applyOne(apply, batch[done++]!, orphans);
+          if (applyOne(apply, batch[done]!, orphans, from) === 'wait') break;
+          done++;
           if (performance.now() - started > SLICE_MS) break;
         }
-        const last = batch[done - 1]!;
-        if (from === 'stream') {
+        const last = batch[done - 1];
+        if (from === 'stream' && last) {
           setApplied(db, tenantId, last.seq, fingerprint(last.data));
           reached = Math.max(reached, last.seq);
         }
       };
       await checkin.applyFacts(tenantId, run, from === 'stream');
-      for (const o of orphans) compensate(o);
+      for (const o of orphans) undo.orphan(o);
       return done;
     },
 
@@ -181,8 +188,8 @@ const isKnownOwn = (db: Db, tenantId: number, origin: Origin, raw: RawMessage) =
   ownBySiteId(db, raw.msgId)?.seq === raw.seq &&
   raw.seq <= subjectSeq(db, tenantId, raw.subject);
 
-/** The messages before the first claim of this run still being committed (the reading waits there). */
-function beforeInFlight(all: RawMessage[], inFlight: ReadonlySet<string>): RawMessage[] {
-  const waiting = all.findIndex((r) => r.msgId !== undefined && inFlight.has(r.msgId));
+/** The messages before the first claim the reading must wait at. */
+function beforeHeld(all: RawMessage[], held: (msgId: string) => boolean): RawMessage[] {
+  const waiting = all.findIndex((r) => r.msgId !== undefined && held(r.msgId));
   return waiting < 0 ? all : all.slice(0, waiting);
 }

@@ -60,15 +60,16 @@ export async function startLink(deps: LinkDeps): Promise<SiteLink> {
   const origin = await originOf(db, tenantId, link);
   const applied = () => siteState(db, tenantId).applied_seq;
   const mode = createSiteMode({ clock, log });
-  let [hub, closed]: [Hub | undefined, boolean] = [undefined, false];
-  let claimMs: number[] = [];
+  let hub: Hub | undefined;
+  let closed = false;
+  const claimMs: number[] = [];
   const publish = (subject: string, id: string, body: Uint8Array) =>
     hub && mode.connected() ? hub.publish(subject, id, body, PUBLISH_TIMEOUT_MS) : Promise.resolve(null);
   const backlog = createBacklog({ db, tenantId, origin, publish });
   const undo = createCompensations({ origin, publish, log });
   const announceSettled = createSettledNotices({ db, tenantId, origin, publish });
   const inFlight = new Set<string>();
-  const applier = createApplier({ checkin, db, tenantId, origin, clock, log, compensate: undo.orphan, inFlight });
+  const applier = createApplier({ checkin, db, tenantId, origin, clock, log, undo, inFlight });
   const consumer = createConsumer({ apply: (batch) => applier.apply(batch, 'stream'), from: () => applied() + 1, log });
   const presence = createPresence({ origin, version: VERSION, cloudKey: deps.cloudKey, now: () => Date.now() });
 
@@ -159,11 +160,7 @@ export async function startLink(deps: LinkDeps): Promise<SiteLink> {
   return {
     info: {
       view: () => siteView({ db, tenantId, clock, origin, link, mode, consumer, presence, applier }),
-      drainClaimMs() {
-        const drained = claimMs;
-        claimMs = [];
-        return drained;
-      },
+      drainClaimMs: () => claimMs.splice(0),
     },
     async close() {
       closed = true;

@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { Log } from '../lib/log.js';
 import type { messageOf } from './site-backlog.js';
-import { encodeMessage, newSiteId, subjectOf, type Origin, type SiteMessage } from './site-messages.js';
+import { encodeMessage, subjectOf, type Origin, type SiteMessage } from './site-messages.js';
 
 // Compensations (docs/site.md, "A crash between claim and commit"): a claim this box won on the hub but has no
 // movement for — its commit failed, the decision changed meanwhile, another ticket of the same group lost, or the
@@ -10,13 +11,25 @@ import { encodeMessage, newSiteId, subjectOf, type Origin, type SiteMessage } fr
 type Body = ReturnType<typeof messageOf>;
 type Publish = (subject: string, id: string, body: Uint8Array) => Promise<number | null>;
 
+/**
+ * A compensation's id follows from the claim it undoes: published again after a restart within the hub's duplicate
+ * window, it is answered "duplicate" instead of undoing twice.
+ */
+const compensationId = (box: string, claimId: string) =>
+  `${box}.u${createHash('sha256').update(claimId).digest('base64url').slice(0, 30)}`;
+
 export function createCompensations({ origin, publish, log }: { origin: Origin; publish: Publish; log: Log }) {
   const pending: { subject: string; id: string; body: Uint8Array; undoes: string }[] = [];
+  /** Claims whose compensation is not on the hub yet: the stream's reading stops before them (site-apply.ts). */
+  const waiting = new Set<string>();
+  /** Claims of earlier runs settled in this run: compensated on the hub, or needing none. */
+  const finished = new Set<string>();
   let publishing: Promise<void> | undefined;
 
   function undo(claimId: string, claimed: Body) {
-    if (claimed.action === 'estorno' || claimed.action === 'saida') return;
-    const id = newSiteId(origin.box);
+    if (waiting.has(claimId) || finished.has(claimId)) return;
+    if (claimed.action === 'estorno' || claimed.action === 'saida') return void finished.add(claimId);
+    const id = compensationId(origin.box, claimId);
     const message: Body = {
       ...claimed,
       id,
@@ -25,6 +38,7 @@ export function createCompensations({ origin, publish, log }: { origin: Origin; 
       local: false,
     };
     const subject = subjectOf(origin.tenant, message.kind, message.qr);
+    waiting.add(claimId);
     pending.push({ subject, id, body: encodeMessage(origin, message), undoes: claimId });
     void publishAll();
   }
@@ -34,6 +48,8 @@ export function createCompensations({ origin, publish, log }: { origin: Origin; 
       const c = pending[0]!;
       if ((await publish(c.subject, c.id, c.body)) === null) return;
       pending.shift();
+      waiting.delete(c.undoes);
+      finished.add(c.undoes);
       log.warn({ desfeita: c.undoes }, 'site: reivindicação desfeita no hub');
     }
   }
@@ -47,7 +63,11 @@ export function createCompensations({ origin, publish, log }: { origin: Origin; 
       const { v: _v, box: _b, run: _r, sig: _s, tenant: _t, ...body } = m;
       undo(m.id, body);
     },
-    /** Publishes what is still pending (kept in memory: a restart finds the orphans again only before applying). */
+    /** Publishes what is still pending (kept in memory: the stream's reading waits, so a restart finds them again). */
     publish: publishAll,
+    /** Whether the stream's reading must stop before this claim: its compensation is not on the hub yet. */
+    holds: (claimId: string) => waiting.has(claimId),
+    /** Whether this claim of an earlier run was settled in this run (compensated, or needing nothing). */
+    finished: (claimId: string) => finished.has(claimId),
   };
 }

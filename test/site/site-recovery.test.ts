@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { connect } from '@nats-io/transport-node';
-import { jetstream } from '@nats-io/jetstream';
+import { DiscardPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBox } from '../../src/box.js';
 import { createFixedClock } from '../../src/clock.js';
@@ -70,6 +70,64 @@ const usedAt = (b: Booted, qr: string) =>
   (b.db.sqlite.prepare('select checkin_em from people where qr_code = ?').get(qr) as { checkin_em: string | null })
     .checkin_em;
 
+const appliedSeq = (b: Booted) =>
+  (b.db.sqlite.prepare('select applied_seq from site_state').get() as { applied_seq: number }).applied_seq;
+
+const natsAs = (box: string) =>
+  connect({ servers: hub.url, user: `gate-${box}`, pass: fs.readFileSync(hub.passwordFile(box), 'utf8').trim() });
+
+/**
+ * What norte's claim on the hub looks like when norte died before committing it: norte booted once on `dir` (so the
+ * run is one of its database's), then a claim of S-1 signed by norte under that run. Its stream sequence.
+ */
+async function publishOrphan(dir: string): Promise<number> {
+  const first = await boot(dir, 'norte');
+  const runs = JSON.parse(
+    (first.db.sqlite.prepare('select runs from site_state').get() as { runs: string }).runs,
+  ) as string[];
+  await first.close();
+  running.splice(running.indexOf(first), 1);
+  const origin = {
+    tenant: 'parque',
+    box: 'norte',
+    boxes: BOXES,
+    run: runs.at(-1)!,
+    earlierRuns: new Set<string>(),
+    secret: signingKey(fs.readFileSync(hub.passwordFile('norte'), 'utf8').trim()),
+  };
+  const body = encodeMessage(origin, {
+    id: 'norte.orfa000000001',
+    action: 'checkin',
+    kind: 'person',
+    qr: 'S-1',
+    code: 'S-1',
+    mode: 'qr',
+    at: NOW,
+    area: 'parque',
+    terminal: 'norte-1',
+    operator: null,
+    source: 'lane',
+    local: false,
+  });
+  const nc = await natsAs('norte');
+  const ack = await jetstream(nc).publish(subjectOf('parque', 'person', 'S-1'), body, { msgID: 'norte.orfa000000001' });
+  await nc.close();
+  return ack.seq;
+}
+
+/** Makes the site's stream refuse every new message (full, discarding new ones), or take them again. */
+async function limitStream(full: boolean) {
+  const nc = await natsAs('sul');
+  const jsm = await jetstreamManager(nc);
+  const { config, state } = await jsm.streams.info('GATE_SITE');
+  await jsm.streams.update('GATE_SITE', {
+    ...config,
+    max_msgs: full ? state.messages : -1,
+    discard: full ? DiscardPolicy.New : DiscardPolicy.Old,
+  });
+  await nc.close();
+}
+
 describe('the site link recovers', () => {
   it('from a hub that lost its store: each box publishes its own movements again, and a new box sees them', async () => {
     const [a, b] = [await boot(await prepare(), 'norte'), await boot(await prepare(), 'sul')];
@@ -91,42 +149,8 @@ describe('the site link recovers', () => {
 
   it('from a crash between a claim and its commit: the box undoes the claim once it is back', async () => {
     const dirA = await prepare();
-    const first = await boot(dirA, 'norte');
     const b = await boot(await prepare(), 'sul');
-    const runs = JSON.parse(
-      (first.db.sqlite.prepare('select runs from site_state').get() as { runs: string }).runs,
-    ) as string[];
-    await first.close();
-    // What norte's claim on the hub looked like when it died before committing: signed by norte, its run.
-    const origin = {
-      tenant: 'parque',
-      box: 'norte',
-      boxes: BOXES,
-      run: runs.at(-1)!,
-      earlierRuns: new Set<string>(),
-      secret: signingKey(fs.readFileSync(hub.passwordFile('norte'), 'utf8').trim()),
-    };
-    const nc = await connect({
-      servers: hub.url,
-      user: 'gate-norte',
-      pass: fs.readFileSync(hub.passwordFile('norte'), 'utf8').trim(),
-    });
-    const body = encodeMessage(origin, {
-      id: 'norte.orfa000000001',
-      action: 'checkin',
-      kind: 'person',
-      qr: 'S-1',
-      code: 'S-1',
-      mode: 'qr',
-      at: NOW,
-      area: 'parque',
-      terminal: 'norte-1',
-      operator: null,
-      source: 'lane',
-      local: false,
-    });
-    await jetstream(nc).publish(subjectOf('parque', 'person', 'S-1'), body, { msgID: 'norte.orfa000000001' });
-    await nc.close();
+    await publishOrphan(dirA);
     await eventually('the claim applied at sul', () => usedAt(b, 'S-1') !== null);
     // norte comes back on the same database: nobody went through, so the ticket is free again everywhere.
     const a = await boot(dirA, 'norte');
@@ -134,6 +158,24 @@ describe('the site link recovers', () => {
     expect(usedAt(a, 'S-1')).toBeNull();
     const scanned = await scan(b, 'S-1');
     expect(scanned.batch === false && scanned.result.ok).toBe(true);
+  });
+
+  it('from that crash twice: a box that dies again before its undo reaches the hub undoes it at the next start', async () => {
+    const dirA = await prepare();
+    const b = await boot(await prepare(), 'sul');
+    const orphanSeq = await publishOrphan(dirA);
+    await eventually('the claim applied at sul', () => usedAt(b, 'S-1') !== null);
+    // The hub takes no new message for a while (a full stream refuses them), but still delivers the stored ones.
+    await limitStream(true);
+    const again = await boot(dirA, 'norte');
+    // Time for norte to read the orphan and fail to publish its undo (the probe retries every second).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(appliedSeq(again)).toBeLessThan(orphanSeq);
+    await again.close();
+    running.splice(running.indexOf(again), 1);
+    await limitStream(false);
+    await boot(dirA, 'norte');
+    await eventually('undone at sul', () => usedAt(b, 'S-1') === null);
   });
 
   it('parks a movement for a ticket it does not know yet, and applies it once the ticket arrives', async () => {
