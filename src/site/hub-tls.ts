@@ -1,4 +1,6 @@
-import { checkServerIdentity, type PeerCertificate } from 'node:tls';
+import fs from 'node:fs';
+import net from 'node:net';
+import { checkServerIdentity, connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import type { SiteConfig } from '../site-config.js';
 
 // TLS to the hub with the site's CA (docs/site.md, "TLS on the site"). The chain is checked against that CA only,
@@ -42,4 +44,36 @@ const CERTIFICATE_CODES = new Set([
 export function refusedCertificate(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && CERTIFICATE_CODES.has(code) ? code : undefined;
+}
+
+const CHECK_TIMEOUT_MS = 2000;
+
+/**
+ * Whether this box refuses the certificate the hub shows now; Node's code if so. The NATS client's own reconnection
+ * keeps its errors to itself, so a hub whose certificate expired or changed would look like a hub away: this looks
+ * at the first hub of the list the way the client does (nats-server 2.9 speaks first in clear, its INFO line, then
+ * the client upgrades the same socket to TLS) and says what TLS thinks.
+ */
+export function certificateProblem(config: Pick<SiteConfig, 'urls' | 'caFile'>): Promise<string | undefined> {
+  const options = hubTls(config).tls;
+  if (!options) return Promise.resolve(undefined);
+  const url = new URL(config.urls[0]!.replace(/^(nats|tls):/, 'http:'));
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: hubHosts(config.urls)[0]!, port: Number(url.port || 4222) });
+    const done = (code: string | undefined) => {
+      socket.destroy();
+      resolve(code);
+    };
+    socket.setTimeout(CHECK_TIMEOUT_MS, () => done(undefined));
+    socket.once('error', () => done(undefined));
+    socket.once('data', () => {
+      const secure = tlsConnect({
+        socket,
+        ca: fs.readFileSync(options.caFile),
+        checkServerIdentity: options.checkServerIdentity,
+      });
+      secure.once('secureConnect', () => done(undefined));
+      secure.once('error', (err) => done(refusedCertificate(err)));
+    });
+  });
 }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   DeliverPolicy,
   JetStreamApiCodes,
@@ -13,7 +14,7 @@ import { connect, nanos, type NatsConnection, type Subscription } from '@nats-io
 import type { SiteConfig } from '../site-config.js';
 import type { ClaimAnswer } from './site-claims.js';
 import { STREAM, STREAM_SUBJECTS } from './site-messages.js';
-import { hubTls } from './hub-tls.js';
+import { certificateProblem, hubTls } from './hub-tls.js';
 import type { RawMessage } from './site-apply.js';
 
 // The hub as the site link uses it (docs/site.md): one NATS connection with JetStream, written against Debian's
@@ -28,9 +29,13 @@ const KEEP_MS = 8 * 24 * 3600_000;
 /** JetStream's default duplicate window, said explicitly: a republish within it is answered "duplicate". */
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
 
-export interface HubStatus {
-  type: 'connected' | 'disconnected';
-}
+export type HubStatus =
+  | { type: 'connected' | 'disconnected' }
+  /** Disconnected, and the hub now shows a certificate this box refuses (expired, or another). */
+  | { type: 'certificate'; code: string };
+
+/** How often a disconnected box looks at the hub's certificate (site-hub.ts's reconnection hides TLS errors). */
+const CERTIFICATE_CHECK_MS = 2000;
 
 export interface Hub {
   readonly nc: NatsConnection;
@@ -73,10 +78,31 @@ export async function connectHub(config: SiteConfig, onStatus: (s: HubStatus) =>
     await nc.close();
     throw err;
   });
+  let down = false;
+  let watching = false;
+  const watchCertificate = async () => {
+    while (down && config.caFile && !nc.isClosed()) {
+      await sleep(CERTIFICATE_CHECK_MS);
+      const code = down ? await certificateProblem(config) : undefined;
+      if (code && down) onStatus({ type: 'certificate', code });
+    }
+  };
   void (async () => {
     for await (const s of nc.status()) {
-      if (s.type === 'disconnect') onStatus({ type: 'disconnected' });
-      if (s.type === 'reconnect') onStatus({ type: 'connected' });
+      if (s.type === 'disconnect') {
+        onStatus({ type: 'disconnected' });
+        down = true;
+        if (!watching) {
+          watching = true;
+          void watchCertificate()
+            .catch(() => undefined)
+            .finally(() => (watching = false));
+        }
+      }
+      if (s.type === 'reconnect') {
+        down = false;
+        onStatus({ type: 'connected' });
+      }
     }
   })().catch(() => undefined);
   const js: JetStreamClient = jetstream(nc, { timeout: API_TIMEOUT_MS });

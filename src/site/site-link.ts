@@ -215,7 +215,9 @@ async function connectLoop(p: {
 }) {
   while (!p.closed()) {
     try {
-      const hub = await connectHub(p.link, ({ type }) => p.onStatus(type === 'connected'));
+      const hub = await connectHub(p.link, (s) =>
+        s.type === 'certificate' ? p.onRefused(s.code) : p.onStatus(s.type === 'connected'),
+      );
       if (p.closed()) return void hub.close();
       return p.onHub(hub);
     } catch (err) {

@@ -220,4 +220,25 @@ describe('TLS on the site', () => {
       await plain.close();
     }
   });
+  it('a connected box whose hub comes back with a certificate it refuses says so, and returns with the right one', async () => {
+    const leste = await siteBox('leste', site.ca);
+    await eventually('site mode', async () => (await siteAnswer(leste)).modo === 'site');
+    // The hub restarted with a certificate of another CA at the same paths (a renewal gone wrong).
+    await hub.stop();
+    const kept = { cert: fs.readFileSync(site.cert), key: fs.readFileSync(site.key) };
+    fs.copyFileSync(other.cert, site.cert);
+    fs.copyFileSync(other.key, site.key);
+    try {
+      await hub.restart();
+      await eventually('certificate named', async () => (await siteAnswer(leste)).motivo === 'certificado_do_hub');
+      expect(await siteAnswer(leste)).toMatchObject({ modo: 'local', hub: { conectado: false } });
+      expect((await checkin(leste, { qr_code: 'S-3', terminal: 'leste-1' })).status).toBe(200);
+    } finally {
+      await hub.stop();
+      fs.writeFileSync(site.cert, kept.cert);
+      fs.writeFileSync(site.key, kept.key);
+      await hub.restart();
+    }
+    await eventually('back on the site', async () => (await siteAnswer(leste)).modo === 'site', 20_000);
+  });
 });
