@@ -8,9 +8,14 @@ import type { SiteConfig } from '../site-config.js';
 // upgrades the socket without a server name when a URL holds an IP address, so Node would check the certificate
 // against "localhost": a hub reached at tls://10.0.0.10 would be refused although its certificate names 10.0.0.10.
 
+/** A hub URL's host and port (`tls://10.0.0.10:4222` → 10.0.0.10, 4222; NATS's port when none is given). */
+function hubAddress(url: string) {
+  const u = new URL(url.replace(/^(nats|tls):/, 'http:'));
+  return { host: u.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(u.port || 4222) };
+}
+
 /** The hosts of the hub URLs (`tls://10.0.0.10:4222` → `10.0.0.10`). */
-export const hubHosts = (urls: readonly string[]) =>
-  urls.map((u) => new URL(u.replace(/^(nats|tls):/, 'http:')).hostname.replace(/^\[(.*)\]$/, '$1'));
+export const hubHosts = (urls: readonly string[]) => urls.map((u) => hubAddress(u).host);
 
 /** The NATS client's `tls` option, or nothing without GATE_SITE_NATS_CA (then the client takes the hub as it is). */
 export function hubTls(config: Pick<SiteConfig, 'urls' | 'caFile'>) {
@@ -52,14 +57,14 @@ const CHECK_TIMEOUT_MS = 2000;
  * Whether this box refuses the certificate the hub shows now; Node's code if so. The NATS client's own reconnection
  * keeps its errors to itself, so a hub whose certificate expired or changed would look like a hub away: this looks
  * at the first hub of the list the way the client does (nats-server 2.9 speaks first in clear, its INFO line, then
- * the client upgrades the same socket to TLS) and says what TLS thinks.
+ * the client upgrades the same socket to TLS: @nats-io/transport-node 3.3, lib/node_transport.js, `startTLS` after
+ * the INFO with `tls_required`) and says what TLS thinks.
  */
 export function certificateProblem(config: Pick<SiteConfig, 'urls' | 'caFile'>): Promise<string | undefined> {
   const options = hubTls(config).tls;
   if (!options) return Promise.resolve(undefined);
-  const url = new URL(config.urls[0]!.replace(/^(nats|tls):/, 'http:'));
   return new Promise((resolve) => {
-    const socket = net.connect({ host: hubHosts(config.urls)[0]!, port: Number(url.port || 4222) });
+    const socket = net.connect(hubAddress(config.urls[0]!));
     const done = (code: string | undefined) => {
       socket.destroy();
       resolve(code);

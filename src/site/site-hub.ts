@@ -81,7 +81,7 @@ export async function connectHub(config: SiteConfig, onStatus: (s: HubStatus) =>
   let down = false;
   let watching = false;
   const watchCertificate = async () => {
-    while (down && config.caFile && !nc.isClosed()) {
+    while (down && !nc.isClosed()) {
       await sleep(CERTIFICATE_CHECK_MS);
       const code = down ? await certificateProblem(config) : undefined;
       if (code && down) onStatus({ type: 'certificate', code });
@@ -92,7 +92,7 @@ export async function connectHub(config: SiteConfig, onStatus: (s: HubStatus) =>
       if (s.type === 'disconnect') {
         onStatus({ type: 'disconnected' });
         down = true;
-        if (!watching) {
+        if (config.caFile && !watching) {
           watching = true;
           void watchCertificate()
             .catch(() => undefined)

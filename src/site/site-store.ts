@@ -230,7 +230,7 @@ export const backlogCount = (db: Db, tenantId: number): number =>
 
 /** The counts the site's status shows. */
 export function siteCounts(db: Db, tenantId: number, todayStart: string) {
-  const count = (q: string, ...args: unknown[]) => (db.sqlite.prepare(q).get(...args) as { n: number }).n;
+  const count = (q: string, ...args: unknown[]) => (db.statement(q).get(...args) as { n: number }).n;
   return {
     backlog: backlogCount(db, tenantId),
     parked: count('SELECT count(*) AS n FROM site_parked WHERE tenant_id = ?', tenantId),
@@ -240,8 +240,8 @@ export function siteCounts(db: Db, tenantId: number, todayStart: string) {
       tenantId,
       todayStart,
     ),
-    rejects: db.sqlite
-      .prepare('SELECT reason, count(*) AS n FROM site_rejects WHERE tenant_id = ? GROUP BY reason')
+    rejects: db
+      .statement('SELECT reason, count(*) AS n FROM site_rejects WHERE tenant_id = ? GROUP BY reason')
       .all(tenantId) as { reason: SiteRejectReason; n: number }[],
   };
 }
