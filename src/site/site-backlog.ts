@@ -113,7 +113,7 @@ export function createSettledNotices({
         rows.length > 0;
         rows = settledUnannounced(db, tenantId, PAGE)
       ) {
-        const id = newSiteId(origin.box);
+        const id = newSiteId(origin);
         // A push settled as 'concluido' always has its answer.
         const settled = rows.map((r) => [r.site_id, r.resultado ?? 'outro'] as [string, PushResult]);
         const seq = await publish(settledSubject(origin.tenant, origin.box), id, encodeSettled(origin, id, settled));

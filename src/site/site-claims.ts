@@ -72,7 +72,7 @@ export function createSiteDecisions({
       work();
       return movementsAfter(db, tenantId, before)
         .filter((m) => CLAIMED.has(m.action))
-        .map((movement) => ({ movement, subject: subjectOfMovement(movement), id: newSiteId(origin.box) }));
+        .map((movement) => ({ movement, subject: subjectOfMovement(movement), id: newSiteId(origin) }));
     } finally {
       db.sqlite.exec('ROLLBACK');
     }
@@ -93,7 +93,7 @@ export function createSiteDecisions({
       const claim = at >= 0 ? left.splice(at, 1)[0]! : undefined;
       const seq = claim?.seq ?? null;
       const withoutSite = alone || (!claim && CLAIMED.has(movement.action));
-      markMovement(db, tenantId, movement, { siteId: claim?.id ?? newSiteId(origin.box), seq, withoutSite });
+      markMovement(db, tenantId, movement, { siteId: claim?.id ?? newSiteId(origin), seq, withoutSite });
       if (seq !== null) advanceSubject(db, tenantId, subject, seq);
       else queued = true;
     }
