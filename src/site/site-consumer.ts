@@ -34,16 +34,28 @@ export function createConsumer({
       try {
         const done = await apply(queue.slice(0, BATCH));
         if (started === generation) queue = queue.slice(done);
+        madeRoom();
         // Stopped before a claim of this box still being committed: it is there in a few ms.
         if (done === 0) await sleep(WAIT_FOR_CLAIM_MS);
       } catch (err) {
         log.error({ err }, 'site: falha ao aplicar mensagens do hub');
         queue = [];
+        madeRoom();
         if (hub) void start(hub).catch(() => undefined);
       }
     }
     flushing = undefined;
   }
+  /** The reading's next ask waits until the queue is down to half a batch: the hub sends no faster than it applies. */
+  let roomMade: (() => void) | undefined;
+  const room = () =>
+    queue.length <= BATCH / 2 ? Promise.resolve() : new Promise<void>((resolve) => (roomMade = resolve));
+  const madeRoom = (always = false) => {
+    if (!roomMade || (!always && queue.length > BATCH / 2)) return;
+    const resolve = roomMade;
+    roomMade = undefined;
+    resolve();
+  };
   const onMessage = (m: RawMessage, pending: number) => {
     queue.push(m);
     newest = Math.max(newest ?? 0, m.seq + pending);
@@ -53,13 +65,24 @@ export function createConsumer({
     stop();
     await flushing;
     hub = on;
-    consumer = await on.consume(from(), onMessage);
+    const mine = generation;
+    consumer = await on.consume(from(), {
+      onMessage,
+      room,
+      ended(err) {
+        // The hub stopped the reading (gone, or it lost the consumer): the link's probe starts it again.
+        if (mine !== generation) return;
+        log.warn({ err: String(err) }, 'site: leitura do hub interrompida');
+        consumer = undefined;
+      },
+    });
   }
   function stop() {
     consumer?.stop();
     consumer = undefined;
     queue = [];
     generation++;
+    madeRoom(true);
   }
   return {
     start,

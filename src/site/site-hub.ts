@@ -37,6 +37,17 @@ export type HubStatus =
 /** How often a disconnected box looks at the hub's certificate (site-hub.ts's reconnection hides TLS errors). */
 const CERTIFICATE_CHECK_MS = 2000;
 
+export interface StreamReader {
+  onMessage(m: RawMessage, pending: number): void;
+  room(): Promise<void>;
+  ended(err: unknown): void;
+}
+
+/** Messages asked of the hub at a time; the next ask waits for room (site-consumer.ts). */
+const FETCH_MAX = 500;
+/** How long one ask stays open for new messages before another is made. */
+const FETCH_EXPIRES_MS = 10_000;
+
 export interface Hub {
   readonly nc: NatsConnection;
   claim(subject: string, id: string, body: Uint8Array, expected: number, timeoutMs: number): Promise<ClaimAnswer>;
@@ -49,8 +60,11 @@ export interface Hub {
   /** The message at a sequence, or null when the hub has none there. */
   messageAt(seq: number): Promise<RawMessage | null>;
   lastSeq(): Promise<number>;
-  /** Delivers the stream's messages from `from` on, in order, until stopped. */
-  consume(from: number, onMessage: (m: RawMessage, pending: number) => void): Promise<{ stop(): void }>;
+  /**
+   * Delivers the stream's messages from `from` on, in order, until stopped, asking the hub for more only once `room`
+   * resolves; `ended` is told when the reading stops by itself (the hub gone), never after `stop`.
+   */
+  consume(from: number, reader: StreamReader): Promise<{ stop(): void }>;
   close(): Promise<void>;
 }
 
@@ -66,6 +80,9 @@ const connectAs = (config: SiteConfig, role: string) =>
     pingInterval: PING_MS,
     maxPingOut: MAX_PINGS_OUT,
     timeout: API_TIMEOUT_MS,
+    // Each request would capture two stack traces (nats-core request.js, util.js timeout): about 50 µs of a claim in
+    // a CPU profile of the site bench.
+    noAsyncTraces: true,
   });
 
 /**
@@ -107,18 +124,6 @@ export async function connectHub(config: SiteConfig, onStatus: (s: HubStatus) =>
   })().catch(() => undefined);
   const js: JetStreamClient = jetstream(nc, { timeout: API_TIMEOUT_MS });
   const jsm: JetStreamManager = await jetstreamManager(nc, { timeout: API_TIMEOUT_MS, checkAPI: false });
-  const raw = (m: {
-    seq: number;
-    subject: string;
-    data: Uint8Array;
-    headers?: { get(k: string): string } | undefined;
-  }): RawMessage => ({
-    seq: m.seq,
-    subject: m.subject,
-    data: m.data,
-    msgId: m.headers?.get('Nats-Msg-Id') || undefined,
-  });
-
   return {
     nc,
     async claim(subject, id, body, expected, timeoutMs) {
@@ -170,19 +175,54 @@ export async function connectHub(config: SiteConfig, onStatus: (s: HubStatus) =>
     async lastSeq() {
       return (await jsm.streams.info(STREAM)).state.last_seq;
     },
-    async consume(from, onMessage) {
-      const consumer = await jetstream(reader, { timeout: API_TIMEOUT_MS }).consumers.get(STREAM, {
-        deliver_policy: DeliverPolicy.StartSequence,
-        opt_start_seq: Math.max(1, from),
-      });
-      const messages: ConsumerMessages = await consumer.consume({ max_messages: 500 });
-      void (async () => {
-        for await (const m of messages) onMessage(raw(m), m.info.pending);
-      })().catch(() => undefined);
-      return { stop: () => void messages.stop() };
-    },
+    consume: (from, to) => readStream(reader, from, to),
     async close() {
       await Promise.all([nc, reader].map((c) => c.drain().catch(() => c.close())));
+    },
+  };
+}
+
+/** A stored or delivered message, as the applier takes it. */
+const raw = (m: {
+  seq: number;
+  subject: string;
+  data: Uint8Array;
+  headers?: { get(k: string): string } | undefined;
+}): RawMessage => ({
+  seq: m.seq,
+  subject: m.subject,
+  data: m.data,
+  msgId: m.headers?.get('Nats-Msg-Id') || undefined,
+});
+
+/**
+ * Reads the stream ask by ask, each made after the last one's messages were taken: a client consume() pulls again as
+ * messages arrive, so a box coming back would decode a whole catch-up at once, its scans waiting hundreds of ms.
+ */
+async function readStream(
+  reader: NatsConnection,
+  from: number,
+  to: StreamReader,
+): Promise<{ stop(): void }> {
+  const consumer = await jetstream(reader, { timeout: API_TIMEOUT_MS }).consumers.get(STREAM, {
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: Math.max(1, from),
+  });
+  let stopped = false;
+  let asked: ConsumerMessages | undefined;
+  void (async () => {
+    while (!stopped) {
+      asked = await consumer.fetch({ max_messages: FETCH_MAX, expires: FETCH_EXPIRES_MS });
+      for await (const m of asked) to.onMessage(raw(m), m.info.pending);
+      if (!stopped) await to.room();
+    }
+  })().catch((err: unknown) => {
+    if (!stopped) to.ended(err);
+  });
+  return {
+    stop() {
+      stopped = true;
+      void asked?.stop();
     },
   };
 }
