@@ -90,6 +90,8 @@ export interface CatchUp {
   during: ReturnType<typeof summarise> & { statuses: Record<number, number> };
   /** The same after B's first second of scans (a process just started: cold code, new connections). */
   warm: ReturnType<typeof summarise>;
+  /** The slowest scan of each quarter of a second, from B's first scan on. */
+  quarters: number[];
   /** B's own view of the catch-up: server-side latency, event-loop delay, GC, commits. */
   observed: Observed;
   reference: ReturnType<typeof summarise>;
@@ -147,6 +149,11 @@ export async function catchUp(r: Rig, movements: number, rate: number): Promise<
     modeSiteMs: tSite - tReady,
     during: { ...summarise(inWindow.map((s) => s.ms)), statuses },
     warm: summarise(inWindow.filter((s) => s.at > 1000).map((s) => s.ms)),
+    quarters: inWindow.reduce<number[]>((q, s) => {
+      const i = Math.floor(s.at / 250);
+      q[i] = Math.max(q[i] ?? 0, s.ms);
+      return q;
+    }, []),
     reference: summarise(ref.samples.map((s) => s.ms)),
     observed,
   };

@@ -231,6 +231,9 @@ async function run(cleanup: (() => Promise<unknown>)[]): Promise<number> {
     `  after B's first second of scans: ${int(cu.warm.n)}, p50 ${ms(cu.warm.p50)}, p99 ${ms(cu.warm.p99)}, max ${ms(cu.warm.max)}`,
   );
   out(
+    `  the slowest scan of each 250 ms from B's first: ${Array.from(cu.quarters, (m) => (m === undefined ? '-' : m.toFixed(0))).join(' ')} ms`,
+  );
+  out(
     `the same ${TRICKLE}/s at the single box for 3 s: p50 ${ms(cu.reference.p50)}, p99 ${ms(cu.reference.p99)} (ratio p99 ${fx(d.p99 / cu.reference.p99)})`,
   );
   inside('B while catching up', cu.observed);

@@ -37,7 +37,7 @@ type From = 'stream' | 'ticket';
 
 const LOG_EVERY_MS = 60_000;
 /** How long one write of applied messages may hold the event loop. */
-const SLICE_MS = 4;
+const SLICE_MS = 2;
 
 interface ApplierDeps {
   checkin: CheckinService;
