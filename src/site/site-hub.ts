@@ -199,11 +199,7 @@ const raw = (m: {
  * Reads the stream ask by ask, each made after the last one's messages were taken: a client consume() pulls again as
  * messages arrive, so a box coming back would decode a whole catch-up at once, its scans waiting hundreds of ms.
  */
-async function readStream(
-  reader: NatsConnection,
-  from: number,
-  to: StreamReader,
-): Promise<{ stop(): void }> {
+async function readStream(reader: NatsConnection, from: number, to: StreamReader): Promise<{ stop(): void }> {
   const consumer = await jetstream(reader, { timeout: API_TIMEOUT_MS }).consumers.get(STREAM, {
     deliver_policy: DeliverPolicy.StartSequence,
     opt_start_seq: Math.max(1, from),
