@@ -67,7 +67,9 @@ export function createConsumer({
     hub = on;
     const mine = generation;
     consumer = await on.consume(from(), {
-      onMessage,
+      onMessage(m, pending) {
+        if (mine === generation) onMessage(m, pending);
+      },
       room,
       ended(err) {
         // The hub stopped the reading (gone, or it lost the consumer): the link's probe starts it again.

@@ -208,8 +208,14 @@ async function readStream(reader: NatsConnection, from: number, to: StreamReader
   let asked: ConsumerMessages | undefined;
   void (async () => {
     while (!stopped) {
-      asked = await consumer.fetch({ max_messages: FETCH_MAX, expires: FETCH_EXPIRES_MS });
-      for await (const m of asked) to.onMessage(raw(m), m.info.pending);
+      const ask = await consumer.fetch({ max_messages: FETCH_MAX, expires: FETCH_EXPIRES_MS });
+      asked = ask;
+      // Stopped while the ask was being made: nothing of it may reach the next reading's queue.
+      if (stopped) void ask.stop();
+      for await (const m of ask) {
+        if (stopped) break;
+        to.onMessage(raw(m), m.info.pending);
+      }
       if (!stopped) await to.room();
     }
   })().catch((err: unknown) => {

@@ -101,4 +101,33 @@ describe('reading the stream', () => {
       await consumer.close();
     }
   }, 40_000);
+
+  it('a reading stopped and started again, again and again, applies every message once and in order', async () => {
+    const applied: number[] = [];
+    const consumer = createConsumer({
+      from: () => (applied.at(-1) ?? 0) + 1,
+      log: { warn: () => undefined, error: () => undefined } as unknown as Log,
+      apply: async (batch: RawMessage[]) => {
+        await sleep(1);
+        const done = batch.slice(0, 50);
+        applied.push(...done.map((m) => m.seq));
+        return done.length;
+      },
+    });
+    await consumer.start(site);
+    try {
+      // As the link does when the hub comes and goes.
+      for (let i = 0; i < 8 && applied.length < MESSAGES; i++) {
+        await sleep(5 + i);
+        // Twice at once: the first reading is stopped while it is still asking the hub.
+        await consumer.start(site);
+        await consumer.start(site);
+      }
+      await eventually('all applied', () => applied.length >= MESSAGES, 30_000);
+      await sleep(200);
+      expect(applied).toEqual(Array.from({ length: MESSAGES }, (_, i) => i + 1));
+    } finally {
+      await consumer.close();
+    }
+  }, 40_000);
 });
