@@ -58,13 +58,24 @@ export interface FixedRound {
   single: LoadResult & Measured;
 }
 
-/** 2. The same fixed rate at A (site on, B applying) and at the single box, taking turns, `rounds` times. */
-export async function fixedRate(r: Rig, o: { rate: number; seconds: number; streams: number; rounds: number }) {
+/**
+ * 2. The same fixed rate at A (site on, B applying) and at the single box, taking turns, `rounds` times. `withoutB`:
+ * B stopped meanwhile, as if it were another machine (on loopback it shares A's 2 cores and disk); A still claims.
+ */
+export async function fixedRate(
+  r: Rig,
+  o: { rate: number; seconds: number; streams: number; rounds: number; withoutB?: boolean },
+) {
   const site = loadOf(r, r.a, r.people, 'bench-a', 1);
   const single = loadOf(r, r.single, r.singlePeople, 'bench-single', 1);
   for (const l of [site, single]) await runClosedLoop({ ...l, connections: 10, amount: 2000 }); // warm-up
+  if (o.withoutB) await r.stopB();
   const rounds: FixedRound[] = [];
-  const [stopA, stopB, stopSingle] = [await r.a.observe(), await r.b().observe(), await r.single.observe()];
+  const [stopA, stopB, stopSingle] = [
+    await r.a.observe(),
+    o.withoutB ? undefined : await r.b().observe(),
+    await r.single.observe(),
+  ];
   const run = (l: typeof site, pid: number) =>
     measured(r.pids(), pid, () => runFixedRate({ ...l, rate: o.rate, seconds: o.seconds, streams: o.streams }));
   for (let i = 0; i < o.rounds; i++) {
@@ -75,7 +86,19 @@ export async function fixedRate(r: Rig, o: { rate: number; seconds: number; stre
       rounds.push({ site: await run(site, r.a.pid), single: s });
     }
   }
-  return { rounds, a: await stopA(), b: await stopB(), single: await stopSingle() };
+  const seen = { rounds, a: await stopA(), b: await stopB?.(), single: await stopSingle() };
+  if (o.withoutB) {
+    // B back, and caught up, before the next phase measures a catch-up of its own.
+    await r.restartB();
+    const target = await r.lastSeq();
+    const b = boxFile(r.files.b);
+    try {
+      await when('B to apply what A made while it was away', () => b.applied() >= target, 120_000, 20);
+    } finally {
+      b.close();
+    }
+  }
+  return seen;
 }
 
 export interface CatchUp {
