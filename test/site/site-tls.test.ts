@@ -50,6 +50,61 @@ function makeCa(home: string) {
   };
 }
 
+/**
+ * The site's hub certificate again (same key, same names from hub.ext) but valid only in January 2025: OpenSSL 3.0's
+ * `x509 -req` always starts a certificate now, so this signs with `openssl ca` and a throwaway CA database.
+ */
+function expiredHubCert(ca: ReturnType<typeof makeCa>): string {
+  const dir = tempDir('gate-expired-');
+  fs.mkdirSync(path.join(dir, 'new'));
+  fs.writeFileSync(path.join(dir, 'index.txt'), '');
+  fs.writeFileSync(path.join(dir, 'serial'), '1000\n');
+  const ext = fs.readFileSync(path.join(ca.dir, 'hub.ext'), 'utf8').trim().split('\n');
+  fs.writeFileSync(
+    path.join(dir, 'ca.cnf'),
+    [
+      '[ca]',
+      'default_ca = old',
+      '[old]',
+      `database = ${dir}/index.txt`,
+      `new_certs_dir = ${dir}/new`,
+      `serial = ${dir}/serial`,
+      'default_md = sha256',
+      'policy = any',
+      'x509_extensions = hub',
+      '[any]',
+      'commonName = supplied',
+      '[hub]',
+      ...ext,
+    ].join('\n'),
+  );
+  const out = path.join(dir, 'hub-expired.pem');
+  const signed = spawnSync(
+    'openssl',
+    [
+      'ca',
+      '-batch',
+      '-config',
+      path.join(dir, 'ca.cnf'),
+      '-cert',
+      ca.ca,
+      '-keyfile',
+      ca.caKey,
+      '-in',
+      path.join(ca.dir, 'hub.csr'),
+      '-out',
+      out,
+      '-startdate',
+      '20250101000000Z',
+      '-enddate',
+      '20250201000000Z',
+    ],
+    { encoding: 'utf8' },
+  );
+  expect(signed.status, signed.stderr).toBe(0);
+  return out;
+}
+
 let site: ReturnType<typeof makeCa>;
 let other: ReturnType<typeof makeCa>;
 let hub: Hub;
@@ -220,6 +275,37 @@ describe('TLS on the site', () => {
       await plain.close();
     }
   });
+  it('a box refuses a hub whose certificate expired: it stays local, says certificado_do_hub, and checks in alone', async () => {
+    const expired = expiredHubCert(site);
+    const cert = new X509Certificate(fs.readFileSync(expired));
+    expect(cert.validTo).toMatch(/2025/);
+    expect(cert.checkIssued(new X509Certificate(fs.readFileSync(site.ca)))).toBe(true);
+    // nats-server starts with it (it does not look at the dates), as a hub left unrenewed would.
+    const old = await startHub({ boxes: ['norte'], tls: { certFile: expired, keyFile: site.key, caFile: site.ca } });
+    try {
+      const urls = [`tls://127.0.0.1:${old.port}`];
+      const refused = await connect({
+        servers: urls,
+        user: 'gate-norte',
+        pass: old.password('norte'),
+        reconnect: false,
+        ...hubTls({ urls, caFile: site.ca }),
+      }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(refusedCertificate(refused)).toBe('CERT_HAS_EXPIRED');
+      const box = await createTestBox({ siteLink: { ...siteLinkOf(old, 'norte'), urls, caFile: site.ca } });
+      boxes.push(box);
+      box.importOrders([makeOrder({ numero: '20261121-0009', prefix: 'X', people: 1 })]);
+      await eventually('certificate named', async () => (await siteAnswer(box)).motivo === 'certificado_do_hub');
+      expect((await checkin(box, { qr_code: 'X-1', terminal: 'norte-1' })).status).toBe(200);
+      expect(await siteAnswer(box)).toMatchObject({ modo: 'local', hub: { conectado: false }, pendentes: 1 });
+    } finally {
+      await old.close();
+    }
+  });
+
   it('a connected box whose hub comes back with a certificate it refuses says so, and returns with the right one', async () => {
     const leste = await siteBox('leste', site.ca);
     await eventually('site mode', async () => (await siteAnswer(leste)).modo === 'site');
