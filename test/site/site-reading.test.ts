@@ -40,6 +40,19 @@ afterAll(async () => {
   await hub?.close();
 });
 
+/** A box that applies `perWrite` messages per write of `ms`, recording their sequences, resuming after the last. */
+const slowBox = (applied: number[], o: { perWrite: number; ms: number }) =>
+  createConsumer({
+    from: () => (applied.at(-1) ?? 0) + 1,
+    log: { warn: () => undefined, error: () => undefined } as unknown as Log,
+    apply: async (batch: RawMessage[]) => {
+      await sleep(o.ms);
+      const done = batch.slice(0, o.perWrite);
+      applied.push(...done.map((m) => m.seq));
+      return done.length;
+    },
+  });
+
 describe('reading the stream', () => {
   it('asks for 500 messages, and for the next ones only when there is room', async () => {
     const got: number[] = [];
@@ -80,17 +93,8 @@ describe('reading the stream', () => {
           },
         }),
     };
-    const consumer = createConsumer({
-      from: () => 1,
-      log: { warn: () => undefined, error: () => undefined } as unknown as Log,
-      apply: async (batch: RawMessage[]) => {
-        // 20 messages per write, 5 ms each: 4,000/s.
-        await sleep(5);
-        const done = batch.slice(0, 20);
-        applied.push(...done.map((m) => m.seq));
-        return done.length;
-      },
-    });
+    // 20 messages per write, 5 ms each: 4,000/s.
+    const consumer = slowBox(applied, { perWrite: 20, ms: 5 });
     await consumer.start(counted);
     try {
       await eventually('all applied', () => applied.length === MESSAGES, 30_000);
@@ -104,16 +108,7 @@ describe('reading the stream', () => {
 
   it('a reading stopped and started again, again and again, applies every message once and in order', async () => {
     const applied: number[] = [];
-    const consumer = createConsumer({
-      from: () => (applied.at(-1) ?? 0) + 1,
-      log: { warn: () => undefined, error: () => undefined } as unknown as Log,
-      apply: async (batch: RawMessage[]) => {
-        await sleep(1);
-        const done = batch.slice(0, 50);
-        applied.push(...done.map((m) => m.seq));
-        return done.length;
-      },
-    });
+    const consumer = slowBox(applied, { perWrite: 50, ms: 1 });
     await consumer.start(site);
     try {
       // As the link does when the hub comes and goes.
