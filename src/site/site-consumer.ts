@@ -47,14 +47,16 @@ export function createConsumer({
     flushing = undefined;
   }
   /** The reading's next ask waits until the queue is down to half a batch: the hub sends no faster than it applies. */
-  let roomMade: (() => void) | undefined;
+  let waitingForRoom: (() => void) | undefined;
   const room = () =>
-    queue.length <= BATCH / 2 ? Promise.resolve() : new Promise<void>((resolve) => (roomMade = resolve));
-  const madeRoom = (always = false) => {
-    if (!roomMade || (!always && queue.length > BATCH / 2)) return;
-    const resolve = roomMade;
-    roomMade = undefined;
-    resolve();
+    queue.length <= BATCH / 2 ? Promise.resolve() : new Promise<void>((resolve) => (waitingForRoom = resolve));
+  const letReadingOn = () => {
+    const resolve = waitingForRoom;
+    waitingForRoom = undefined;
+    resolve?.();
+  };
+  const madeRoom = () => {
+    if (queue.length <= BATCH / 2) letReadingOn();
   };
   const onMessage = (m: RawMessage, pending: number) => {
     queue.push(m);
@@ -65,15 +67,12 @@ export function createConsumer({
     stop();
     await flushing;
     hub = on;
-    const mine = generation;
+    // A stopped reading delivers nothing more and never ends by itself (site-hub.ts readStream).
     consumer = await on.consume(from(), {
-      onMessage(m, pending) {
-        if (mine === generation) onMessage(m, pending);
-      },
+      onMessage,
       room,
       ended(err) {
         // The hub stopped the reading (gone, or it lost the consumer): the link's probe starts it again.
-        if (mine !== generation) return;
         log.warn({ err: String(err) }, 'site: leitura do hub interrompida');
         consumer = undefined;
       },
@@ -84,7 +83,7 @@ export function createConsumer({
     consumer = undefined;
     queue = [];
     generation++;
-    madeRoom(true);
+    letReadingOn();
   }
   return {
     start,
