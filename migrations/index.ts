@@ -12,6 +12,7 @@ import * as m0010 from './0010_clock.js';
 import * as m0011 from './0011_reversal_names.js';
 import * as m0012 from './0012_order_revision.js';
 import * as m0013 from './0013_site.js';
+import * as m0014 from './0014_handheld.js';
 
 /** Every migration, in order. Listed statically so the same code runs from src (tests) and dist (production). */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011_reversal_names': m0011,
   '0012_order_revision': m0012,
   '0013_site': m0013,
+  '0014_handheld': m0014,
 };

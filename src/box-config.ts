@@ -31,6 +31,7 @@ export function createBoxFromConfig(config: Config, { logger, out, env }: BoxRun
     lanes: lanesFile && { config: lanesFile.config },
     cloud: config.cloud,
     siteLink: config.site,
+    handheld: config.handheld,
     listen: { host: config.host, port: config.port },
     https,
     consoleIdleMinutes: config.consoleIdleMinutes,

@@ -16,6 +16,7 @@ import { holdDatabase, openOrRelease } from './db/holder.js';
 import { createStorageHealth } from './db/storage.js';
 import { isEmptyBox, printDemoBanner, seedDemoWithOperator } from './demo/demo.js';
 import { startGate, type GateSpec } from './gate/gate.start.js';
+import { startHandheld, type HandheldSpec } from './handheld/handheld.start.js';
 import type { GatesInfo } from './gate/lanes/gates.js';
 import type { HttpLimits } from './http/connections.js';
 import { createByteSlots } from './lib/byte-slots.js';
@@ -53,6 +54,8 @@ export interface BoxParts {
   siteLink?: SiteConfig | undefined;
   /** Whether the sync worker's schedules start once the box is up (default true; tests drive it by hand). */
   syncSchedules?: boolean | undefined;
+  /** The handhelds (GATE_HANDHELD*, docs/handheld.md); off without. */
+  handheld?: HandheldSpec | undefined;
   /** Where to listen; without, the box is served through app.inject only (tests). */
   listen?: { host: string; port: number } | undefined;
   /** HTTP timeouts and per-address cap; the defaults of src/http/connections.ts otherwise. */
@@ -237,6 +240,12 @@ async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined,
     'console',
     startConsole({ ...base, checkin: checkin.service, status: status.status, scans, log, ...consoleOptions }),
   );
+  const handheld = startHandheld({
+    ...base,
+    checkin: checkin.service,
+    consoleGuard: staff.guard,
+    spec: parts.handheld,
+  });
   const vouchers = use('paginas', startVouchers({ ...base, slots }));
   const listings = { v1: [clientRoutes(base)], integration: [comboRoutes(base)] };
 
@@ -254,6 +263,7 @@ async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined,
       listings,
       staff.routes,
       site.routes,
+      handheld.routes,
     ),
   });
   closers.push('http', () => closeApp(app));

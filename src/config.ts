@@ -4,6 +4,8 @@ import path from 'node:path';
 import cron from 'node-cron';
 import { z } from 'zod';
 import { describeIssues } from './lib/zod-issues.js';
+import { handheldConfigOf, handheldConfigSchema } from './handheld-config.js';
+import type { HandheldSpec } from './handheld/handheld.start.js';
 import { siteConfigOf, siteConfigSchema, type SiteConfig } from './site-config.js';
 
 const timeZone = z.string().refine(isTimeZone, { message: 'fuso horário IANA desconhecido (ex.: America/Sao_Paulo)' });
@@ -57,9 +59,11 @@ const configSchema = z
     GATE_SYNC_DAYS_AHEAD: z.coerce.number().int().min(0).max(60).default(3),
   })
   .extend(siteConfigSchema.shape)
+  .extend(handheldConfigSchema.shape)
   .superRefine((c, ctx) => {
     const missing = (name: string, why: string) => ctx.addIssue({ code: 'custom', path: [name], message: why });
     siteConfigOf(c, missing);
+    handheldConfigOf(c, missing);
     if (c.GATE_TLS_CERT !== undefined && c.GATE_TLS_KEY === undefined)
       missing('GATE_TLS_KEY', 'obrigatória com GATE_TLS_CERT: o arquivo PEM da chave privada do certificado');
     if (c.GATE_TLS_KEY !== undefined && c.GATE_TLS_CERT === undefined)
@@ -115,6 +119,8 @@ export interface Config {
   readonly tls?: { readonly certFile: string; readonly keyFile: string } | undefined;
   /** The site's hub and this box's place in it (GATE_SITE_*, docs/site.md); undefined: a single box. */
   readonly site?: SiteConfig | undefined;
+  /** The handhelds (GATE_HANDHELD*, docs/handheld.md); undefined: off. */
+  readonly handheld?: HandheldSpec | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -160,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? undefined
         : Object.freeze({ certFile: path.resolve(c.GATE_TLS_CERT), keyFile: path.resolve(c.GATE_TLS_KEY!) }),
     site: siteConfigOf(c, () => undefined),
+    handheld: handheldConfigOf(c, () => undefined),
   });
 }
 

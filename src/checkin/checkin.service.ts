@@ -9,6 +9,7 @@ import type {
   Reply,
   SiteDecisions,
 } from './checkin.types.js';
+import { appendEvent, type Actor, type EventInput } from './event-log.js';
 import { applyFact, type FactOutcome, type MovementFact } from './fact.flows.js';
 import { moveCode } from './movement.flows.js';
 import type { CheckinResult, ReversalResult } from './result.js';
@@ -57,6 +58,21 @@ export interface CheckinService {
     run: (apply: (fact: MovementFact, changeState: boolean) => FactOutcome) => T,
     background?: boolean,
   ): Promise<T>;
+  /**
+   * Records movements a door decided on its own earlier (a handheld offline, src/handheld/) as this box's: pushed to
+   * the cloud like any door's and, on a site, published as decided without the site. One background write; `run`
+   * gets the tools to record each movement in its own savepoint.
+   */
+  recordDoorFacts<T>(tenantId: number, source: string, run: (tools: DoorFactTools) => T): Promise<T>;
+}
+
+export interface DoorFactTools {
+  /** Applies a fact (state changed unless it was already so: see FactOutcome). */
+  apply(fact: MovementFact): FactOutcome;
+  /** Appends an event that changes no state (a refusal made on the device, a code this box does not know). */
+  event(actor: Omit<Actor, 'tenantId' | 'apiKeyId' | 'keyName' | 'source'>, at: string, e: EventInput): number;
+  /** Runs one movement's writes in a savepoint: a failure undoes that movement alone. */
+  item<U>(work: () => U): U;
 }
 
 const FACTS: CheckinCaller['source'] = 'site';
@@ -90,6 +106,20 @@ export function createCheckinService(deps: CheckinDeps): CheckinService {
         const f = flowFor(engine, {}, caller);
         return run((fact, changeState) => engine.inSavepoint(() => applyFact(f, fact, changeState)));
       }, background);
+    },
+    recordDoorFacts(tenantId, source, run) {
+      const caller = { tenantId, apiKeyId: null, keyName: null, source };
+      const work = () => {
+        const f = flowFor(engine, {}, caller);
+        return run({
+          apply: (fact) => applyFact(f, fact, true),
+          event: (who, at, e) => appendEvent(deps.db, { ...caller, ...who }, at, e),
+          item: engine.inSavepoint,
+        });
+      };
+      const write = <U>(w: () => U) => engine.write(w, true);
+      // No trial: nothing is claimed, the site's link marks these movements as decided without it.
+      return engine.site.current ? engine.site.current.decide(work, write, () => undefined) : write(work);
     },
   };
 }

@@ -19,7 +19,10 @@ export interface MovementFact {
   terminal: string | null;
   operator: string | null;
   source: string;
-  site: { id: string; box: string | null; seq: number | null; withoutSite: boolean };
+  /** Its id on the site; none for a movement decided by a handheld offline (its device's id is kept apart). */
+  site?: { id: string; box: string | null; seq: number | null; withoutSite: boolean } | undefined;
+  /** Kept in the event's details beside the area (a handheld's movement id). */
+  details?: Record<string, unknown> | undefined;
   /** A reversal that undoes one check-in only: the site id of that check-in (a compensation after a crash). */
   undoes?: string | undefined;
 }
@@ -54,7 +57,7 @@ const q = {
  * was applied first). Runs inside the caller's write transaction.
  */
 export function applyFact(base: Flow, fact: MovementFact, changeState: boolean): FactOutcome {
-  if (q.bySiteId.get(base.db, { id: fact.site.id })) return { kind: 'duplicate' };
+  if (fact.site && q.bySiteId.get(base.db, { id: fact.site.id })) return { kind: 'duplicate' };
   // Recorded as it happened there: its instant, its terminal and operator, no key of this box.
   const f: Flow = {
     ...base,
@@ -85,7 +88,10 @@ function personFact(f: Flow, fact: MovementFact, changeState: boolean): FactOutc
     numeroPedido: p.numero_pedido,
     personId: p.id,
     result: 'ok',
-    details: fact.action === 'checkin' || fact.action === 'estorno' ? {} : { area: fact.area },
+    details: {
+      ...(fact.action === 'checkin' || fact.action === 'estorno' ? {} : { area: fact.area }),
+      ...fact.details,
+    },
     site: fact.site,
   });
   if (!changeState) return { kind: 'recorded', eventId, changed: false };
@@ -130,6 +136,7 @@ function additionalFact(f: Flow, fact: MovementFact, changeState: boolean): Fact
     numeroPedido: a.numero_pedido,
     additionalId: a.id,
     result: 'ok',
+    ...(fact.details ? { details: fact.details } : {}),
     site: fact.site,
   });
   if (!changeState) return { kind: 'recorded', eventId, changed: false };

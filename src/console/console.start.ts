@@ -12,7 +12,7 @@ import { consoleRoutes } from './console.routes.js';
 import { createConsoleView } from './console.view.js';
 import { createFeed } from './feed.js';
 import { liveRoutes, scanPublisher, startMonitor } from './live.js';
-import { consoleGuard, createConsoleSessions } from './sessions.js';
+import { consoleGuard, createConsoleSessions, type ConsoleGuard } from './sessions.js';
 import { siteConsoleDocs } from './site.docs.js';
 import { siteConsoleRoutes } from './site.panel.js';
 import { staticRoutes } from './static.routes.js';
@@ -24,6 +24,8 @@ export interface ConsolePart {
   docs: Record<string, OperationDocs>;
   /** Stops the monitor that samples lanes, alarms, the sync and the site for connected consoles. */
   close(): void;
+  /** The sessions' hooks, for the screens of parts started after the console (handhelds). */
+  guard: ConsoleGuard;
 }
 
 /**
@@ -80,5 +82,6 @@ export function startConsole({
     },
     docs: { ...consoleDocs, ...siteConsoleDocs },
     close: () => monitor.stop(),
+    guard,
   };
 }

@@ -31,6 +31,10 @@ import type {
   SiteParkedTable,
   SiteRejectsTable,
   SiteConflictsTable,
+  HandheldPairingsTable,
+  HandheldDevicesTable,
+  HandheldMovesTable,
+  HandheldConflictsTable,
 } from './tables.log.js';
 
 // The database as kysely sees it: one row type per table of migrations/, kept in two files by kind (sale data
@@ -69,4 +73,8 @@ export interface DB {
   site_parked: SiteParkedTable;
   site_rejects: SiteRejectsTable;
   site_conflicts: SiteConflictsTable;
+  handheld_pairings: HandheldPairingsTable;
+  handheld_devices: HandheldDevicesTable;
+  handheld_moves: HandheldMovesTable;
+  handheld_conflicts: HandheldConflictsTable;
 }

@@ -199,3 +199,50 @@ export interface SiteConflictsTable {
   other_event_id: number;
   found_at: string;
 }
+
+export interface HandheldPairingsTable {
+  token_hash: Buffer;
+  tenant_id: number;
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export interface HandheldDevicesTable {
+  id: Generated<number>;
+  tenant_id: number;
+  name: string;
+  key_id: string;
+  key_hash: Buffer;
+  paired_at: string;
+  paired_by: string;
+  revoked_at: string | null;
+  last_seen_at: string | null;
+  app_version: string | null;
+  /** gerado_em of the day data the device holds, as it last said. */
+  data_at: string | null;
+  queued: Generated<number>;
+  offline_today: Generated<number>;
+}
+
+export interface HandheldMovesTable {
+  device_id: number;
+  move_id: string;
+  received_at: string;
+  /** 'online' (decided by the box) or 'upload' (decided on the device). */
+  how: string;
+  result: string;
+  /** JSON list of the classifications of an uploaded movement. */
+  classes: Generated<string>;
+}
+
+export interface HandheldConflictsTable {
+  id: Generated<number>;
+  tenant_id: number;
+  kind: 'duplo_handheld' | 'cancelado_no_handheld' | 'desconhecido_handheld' | 'relogio_handheld';
+  event_id: number;
+  other_event_id: number | null;
+  device_id: number;
+  found_at: string;
+}

@@ -50,6 +50,20 @@ export const errorCatalogue = {
   SESSAO_INVALIDA: { status: 401, message: 'Sessão encerrada ou expirada: entre novamente.' },
   CSRF_INVALIDO: { status: 403, message: 'Requisição sem o token da sessão (X-CSRF-Token).' },
   PAPEL_INSUFICIENTE: { status: 403, message: 'Operação permitida apenas a supervisores.' },
+  // Handhelds (docs/handheld.md)
+  CHAVE_HANDHELD_AUSENTE: { status: 401, message: 'Cabeçalho X-Handheld-Key ausente: pareie o aparelho no console.' },
+  CHAVE_HANDHELD_INVALIDA: { status: 401, message: 'Chave do aparelho inválida: pareie o aparelho de novo.' },
+  DISPOSITIVO_REVOGADO: {
+    status: 401,
+    message: 'Aparelho revogado pelo supervisor: pareie de novo; os movimentos na fila do aparelho são mantidos.',
+  },
+  PAREAMENTO_INVALIDO: {
+    status: 401,
+    message: 'Código de pareamento inválido, vencido ou já usado: gere outro em "Parear handheld" no console.',
+  },
+  NOME_EM_USO: { status: 409, message: 'Já existe um aparelho ativo com este nome: escolha outro.' },
+  MOVIMENTOS_DEMAIS: { status: 413, message: 'Envie no máximo 500 movimentos por requisição.' },
+  ITEM_INVALIDO: { status: 400, message: 'Movimento inválido: nada foi registrado para ele.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

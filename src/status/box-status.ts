@@ -94,11 +94,12 @@ export function createBoxStatus({
         conflicts: Object.fromEntries(
           CONFLICT_KINDS.map((kind) => [
             kind,
-            kind === 'duplo_no_site' ? s.siteConflicts : (s.byResult.find((b) => b.resultado === kind)?.n ?? 0),
+            (s.localConflicts.find((c) => c.kind === kind) ?? s.byResult.find((b) => b.resultado === kind))?.n ?? 0,
           ]),
         ) as SyncStatus['conflicts'],
         conflictsTotal:
-          s.byResult.filter((b) => b.resultado !== 'aceito').reduce((n, b) => n + b.n, 0) + s.siteConflicts,
+          s.byResult.filter((b) => b.resultado !== 'aceito').reduce((n, b) => n + b.n, 0) +
+          s.localConflicts.reduce((n, c) => n + c.n, 0),
       };
     },
     storage: () => storage.probe(),

@@ -11,9 +11,18 @@ export const PUSH_RESULTS = [
 type PushResult = (typeof PUSH_RESULTS)[number];
 /** What the cloud did not accept. */
 export const CLOUD_CONFLICT_KINDS = PUSH_RESULTS.filter((r) => r !== 'aceito') as Exclude<PushResult, 'aceito'>[];
-/** Every conflict the box lists: the cloud's, and the site's second entry of a ticket (docs/site.md). */
-export type ConflictKind = Exclude<PushResult, 'aceito'> | 'duplo_no_site';
-export const CONFLICT_KINDS: ConflictKind[] = [...CLOUD_CONFLICT_KINDS, 'duplo_no_site'];
+/** What the box itself finds: the site's second entry of a ticket (docs/site.md), what a handheld's upload revealed. */
+export const LOCAL_CONFLICT_KINDS = [
+  'duplo_no_site',
+  'duplo_handheld',
+  'cancelado_no_handheld',
+  'desconhecido_handheld',
+  'relogio_handheld',
+] as const;
+export type LocalConflictKind = (typeof LOCAL_CONFLICT_KINDS)[number];
+/** Every conflict the box lists: the cloud's, and the box's own (LOCAL_CONFLICT_KINDS). */
+export type ConflictKind = Exclude<PushResult, 'aceito'> | LocalConflictKind;
+export const CONFLICT_KINDS: ConflictKind[] = [...CLOUD_CONFLICT_KINDS, ...LOCAL_CONFLICT_KINDS];
 
 // The central office's routes (docs/sync.md): the one description of what sync.routes.ts and
 // conflicts.payload.ts build, read by their types, the routes' response schemas, the console and /docs.
@@ -67,10 +76,14 @@ const conflictSchema = z.strictObject({
   enviado_em: z.string().nullable(),
   resolvido_em: z.string().nullable(),
   tentativas: count,
-  // Only on a duplo_no_site: the row is the entry this box learned of last; these name the other one (a cloud
-  // conflict's answer has none of them, as before the site).
+  // Only on a duplo_no_site or a duplo_handheld: the row is the entry this box learned of last; these name the other
+  // one (a cloud conflict's answer has none of them, as before the site).
   caixa: z.string().nullable().optional().describe('duplo_no_site: caixa que fez este evento'),
-  outro_evento_id: z.number().int().optional().describe('duplo_no_site: a outra entrada do mesmo ingresso'),
+  outro_evento_id: z
+    .number()
+    .int()
+    .optional()
+    .describe('duplo_no_site, duplo_handheld: a outra entrada do mesmo ingresso'),
   outro_ocorrido_em: z.string().optional(),
   outro_caixa: z.string().nullable().optional().describe('Caixa da outra entrada; null: esta caixa, antes do site'),
   outro_terminal: z.string().nullable().optional(),

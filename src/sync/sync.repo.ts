@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Db } from '../db/open.js';
 import { all, first, inList, run } from '../db/query.js';
 import type { DB } from '../db/schema.js';
-import type { ConflictKind } from './sync.answers.js';
+import { LOCAL_CONFLICT_KINDS, type ConflictKind, type LocalConflictKind } from './sync.answers.js';
 import { SENT_ACTIONS } from './outbox.repo.js';
 
 // Reads of the local API for the central office (sync.routes.ts).
@@ -65,16 +65,15 @@ export function syncSummary(db: Db, tenantId: number) {
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('tenant_id', '=', tenantId),
     )?.n ?? 0;
-  // The site's second entries of a ticket (docs/site.md), listed and counted with the cloud's conflicts.
-  const siteConflicts =
-    first(
-      db,
-      k
-        .selectFrom('site_conflicts')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('tenant_id', '=', tenantId),
-    )?.n ?? 0;
-  return { state, byResult, queue, notQueued: notQueued?.n ?? 0, rejects, rejectCount, siteConflicts };
+  // The site's second entries of a ticket (docs/site.md) and what handhelds' uploads revealed (docs/handheld.md),
+  // listed and counted with the cloud's conflicts.
+  const localConflicts = db
+    .statement(
+      `SELECT kind, count(*) AS n FROM site_conflicts WHERE tenant_id = ? GROUP BY kind
+       UNION ALL SELECT kind, count(*) FROM handheld_conflicts WHERE tenant_id = ? GROUP BY kind`,
+    )
+    .all(tenantId, tenantId) as { kind: LocalConflictKind; n: number }[];
+  return { state, byResult, queue, notQueued: notQueued?.n ?? 0, rejects, rejectCount, localConflicts };
 }
 
 /**
@@ -133,8 +132,10 @@ const boxOf = (alias: 'e' | 'o') =>
  */
 export function findConflicts(db: Db, f: ConflictFilter) {
   const k = db.kysely;
+  const local = LOCAL_CONFLICT_KINDS as readonly (ConflictKind | undefined)[];
   const site = f.kind === undefined || f.kind === 'duplo_no_site';
-  const cloud = f.kind !== 'duplo_no_site';
+  const handheld = f.kind === undefined || (local.includes(f.kind) && f.kind !== 'duplo_no_site');
+  const cloud = f.kind === undefined || !local.includes(f.kind);
   let ofCloud = withPush(k)
     .select([
       ...eventColumns,
@@ -150,7 +151,7 @@ export function findConflicts(db: Db, f: ConflictFilter) {
     .where('e.tenant_id', '=', f.tenantId)
     .where('p.status', '=', 'concluido')
     .where('p.resultado', '!=', 'aceito');
-  if (f.kind && f.kind !== 'duplo_no_site') ofCloud = ofCloud.where('p.resultado', '=', f.kind);
+  if (f.kind && cloud) ofCloud = ofCloud.where('p.resultado', '=', f.kind as Exclude<ConflictKind, LocalConflictKind>);
   let ofSite = withPush(k)
     .innerJoin('site_conflicts as c', 'c.event_id', 'e.id')
     .innerJoin('events as o', 'o.id', 'c.other_event_id')
@@ -166,15 +167,41 @@ export function findConflicts(db: Db, f: ConflictFilter) {
       'o.operador as outro_operador',
     ])
     .where('c.tenant_id', '=', f.tenantId);
+  // A handheld's: the other event only for a double entry (the cloud conflict columns stay as the push left them).
+  let ofHandheld = withPush(k)
+    .innerJoin('handheld_conflicts as h', 'h.event_id', 'e.id')
+    .leftJoin('events as o', 'o.id', 'h.other_event_id')
+    .select([
+      ...eventColumns,
+      sql<ConflictKind | null>`h.kind`.as('tipo'),
+      sql<number>`2`.as('ordem'),
+      sql<string | null>`null`.as('caixa'),
+      'o.id as outro_evento_id',
+      'o.occurred_at as outro_ocorrido_em',
+      sql<string | null>`null`.as('outro_caixa'),
+      'o.terminal as outro_terminal',
+      'o.operador as outro_operador',
+    ])
+    .where('h.tenant_id', '=', f.tenantId);
+  if (f.kind && handheld)
+    ofHandheld = ofHandheld.where('h.kind', '=', f.kind as LocalConflictKind & `${string}_handheld`);
   if (f.from) {
     ofCloud = ofCloud.where('e.occurred_at', '>=', f.from);
     ofSite = ofSite.where('e.occurred_at', '>=', f.from);
+    ofHandheld = ofHandheld.where('e.occurred_at', '>=', f.from);
   }
   if (f.to) {
     ofCloud = ofCloud.where('e.occurred_at', '<', f.to);
     ofSite = ofSite.where('e.occurred_at', '<', f.to);
+    ofHandheld = ofHandheld.where('e.occurred_at', '<', f.to);
   }
-  const both = k.selectFrom((site && cloud ? ofCloud.unionAll(ofSite) : site ? ofSite : ofCloud).as('x'));
+  const parts = [cloud && ofCloud, site && ofSite, handheld && ofHandheld].filter((q) => q !== false);
+  const both = k.selectFrom(
+    parts
+      .slice(1)
+      .reduce((u, q) => u.unionAll(q), parts[0]!)
+      .as('x'),
+  );
   const total =
     first(
       db,

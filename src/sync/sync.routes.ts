@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { App, RouteRegistrar } from '../app.js';
 import type { Auth } from '../auth/auth.js';
-import { guard } from '../auth/guard.js';
+import { guard, type Guard } from '../auth/guard.js';
 import { addDays, type Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
 import { AppError } from '../http/errors.js';
@@ -91,8 +91,8 @@ type SyncRouteDeps = { db: Db; clock: Clock; auth: Auth; sync: SyncInfo | undefi
 
 /** What each route below works with: its deps, the key check and whether the caller's tenant is the synced one. */
 interface SyncRoutes extends SyncRouteDeps {
-  onRequest: ReturnType<typeof guard>['onRequest'];
-  callerOf: ReturnType<typeof guard>['callerOf'];
+  onRequest: Guard['onRequest'];
+  callerOf: Guard['callerOf'];
   isSynced(tenantId: number): boolean;
 }
 

@@ -196,6 +196,7 @@ describe('lane flow', () => {
       occupancy: () => [],
       attachSite: () => () => undefined,
       applyFacts: fail,
+      recordDoorFacts: fail,
     };
     const { lane, calls, lines } = await setup({}, { checkin: broken });
     expect(await lane.scan('ANY')).toMatchObject({ kind: 'denied', refusal: 'INTERNAL_ERROR', reason: 'other' });

@@ -5,6 +5,7 @@ import { createBox, type BoxParts } from '../../src/box.js';
 import { createFixedClock, type Clock } from '../../src/clock.js';
 import { migrateToLatest, openDatabase, type Db } from '../../src/db/open.js';
 import type { GateSpec } from '../../src/gate/gate.start.js';
+import type { HandheldSpec } from '../../src/handheld/handheld.start.js';
 import type { SiteConfig } from '../../src/site-config.js';
 import type { SyncSpec } from '../../src/sync/sync.start.js';
 import { upsertOrder } from '../../src/orders/orders.repo.js';
@@ -32,6 +33,8 @@ export interface TestBoxOptions {
   siteLink?: SiteConfig;
   /** A cloud (GATE_CLOUD_*, e.g. a fake cloud's): its worker's schedules never start; the test runs `sync`. */
   cloud?: SyncSpec;
+  /** The handhelds (GATE_HANDHELD*). */
+  handheld?: HandheldSpec;
 }
 
 /**
@@ -95,6 +98,7 @@ export async function createTestBox(opts: TestBoxOptions = {}) {
     siteLink: opts.siteLink,
     cloud: opts.cloud,
     syncSchedules: opts.cloud ? false : undefined,
+    handheld: opts.handheld,
   });
   closers.push('caixa', () => box.close());
   const { app, db, checkin, gates, status, sync } = await box.start();

@@ -1,0 +1,165 @@
+import type { Db } from '../db/open.js';
+import type { AdditionalRow, OrderRow, PersonRow } from './handheld.schemas.js';
+import { qrHash } from './qr-hash.js';
+
+// The day's data a handheld decides on offline (GET /api/handheld/dados, docs/handheld.md): every order with a
+// ticket for today or an open-dated one, with all its people and additionals (so a ticket of another date in such
+// an order gets the box's own refusal, not "unknown"), QRs hashed. Built in slices of a few orders with a turn of
+// the event loop between them, and written as JSON text slice by slice: a 50,000-person day never holds a scan.
+
+const ORDERS_PER_SLICE = 150;
+/** Past this many events since a cursor, the device gets the whole day again instead of a delta. */
+const MAX_DELTA_EVENTS = 20_000;
+
+interface Cursor {
+  day: string;
+  eventId: number;
+  ordersAt: string;
+}
+
+const encodeCursor = (c: Cursor) => `v1.${c.day}.${c.eventId}.${c.ordersAt}`;
+function decodeCursor(text: string | undefined): Cursor | undefined {
+  const m = text ? /^v1\.(\d{4}-\d{2}-\d{2})\.(\d+)\.(.*)$/.exec(text) : null;
+  return m ? { day: m[1]!, eventId: Number(m[2]), ordersAt: m[3]! } : undefined;
+}
+
+const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function dayOrders(db: Db, tenantId: number, day: string): number[] {
+  const rows = db
+    .statement(
+      `SELECT l.order_id AS id FROM lots l JOIN orders o ON o.id = l.order_id WHERE l.data_uso = ? AND o.tenant_id = ?
+       UNION
+       SELECT l.order_id FROM lots l JOIN orders o ON o.id = l.order_id
+        WHERE l.tipo_ingresso = 'dayuse_sem_data' AND o.tenant_id = ?`,
+    )
+    .all(day, tenantId, tenantId) as { id: number }[];
+  return rows.map((r) => r.id).sort((a, b) => a - b);
+}
+
+/** Orders with a movement after `eventId` or written at or after `ordersAt`; undefined when too many to say. */
+function changedOrders(db: Db, tenantId: number, since: Cursor): Set<number> | undefined {
+  const moved = db
+    .statement(
+      `SELECT coalesce(p.order_id, a.order_id) AS id FROM events e
+         LEFT JOIN people p ON p.id = e.person_id LEFT JOIN additionals a ON a.id = e.additional_id
+        WHERE e.tenant_id = ? AND e.id > ? LIMIT ?`,
+    )
+    .all(tenantId, since.eventId, MAX_DELTA_EVENTS + 1) as { id: number | null }[];
+  if (moved.length > MAX_DELTA_EVENTS) return undefined;
+  const written = db
+    .statement('SELECT id FROM orders WHERE tenant_id = ? AND updated_at >= ?')
+    .all(tenantId, since.ordersAt) as { id: number }[];
+  return new Set([...moved, ...written].map((r) => r.id).filter((id): id is number => id !== null));
+}
+
+function marks(db: Db, tenantId: number) {
+  const e = db.statement('SELECT coalesce(max(id), 0) AS n FROM events').get() as { n: number };
+  const o = db
+    .statement('SELECT coalesce(max(updated_at), ?) AS at FROM orders WHERE tenant_id = ?')
+    .get('', tenantId) as {
+    at: string;
+  };
+  return { eventId: e.n, ordersAt: o.at };
+}
+
+function sliceRows(db: Db, ids: number[], names: boolean) {
+  // One statement text for any slice (the connection caches statements by their text).
+  const list = '(SELECT value FROM json_each(?))';
+  const json = JSON.stringify(ids);
+  const orders = db.statement(`SELECT numero_pedido, status FROM orders WHERE id IN ${list}`).all(json) as {
+    numero_pedido: string;
+    status: string;
+  }[];
+  const people = db
+    .statement(
+      `SELECT p.qr_code, o.numero_pedido, l.nome_lote, l.data_uso, l.tipo_ingresso, p.checkin_em, p.nome
+         FROM people p JOIN lots l ON l.id = p.lot_id JOIN orders o ON o.id = p.order_id
+        WHERE p.order_id IN ${list} ORDER BY p.order_id, p.lot_id, p.position`,
+    )
+    .all(json) as {
+    qr_code: string;
+    numero_pedido: string;
+    nome_lote: string;
+    data_uso: string;
+    tipo_ingresso: string;
+    checkin_em: string | null;
+    nome: string;
+  }[];
+  const additionals = db
+    .statement(
+      `SELECT a.adicional_qr_code AS qr, o.numero_pedido, a.quantidade,
+              (SELECT json_group_array(checkin_em) FROM
+                 (SELECT r.checkin_em FROM additional_redemptions r
+                   WHERE r.additional_id = a.id AND r.estornado_em IS NULL ORDER BY r.checkin_em, r.id)) AS usos
+         FROM additionals a JOIN orders o ON o.id = a.order_id
+        WHERE a.order_id IN ${list} AND a.adicional_qr_code IS NOT NULL`,
+    )
+    .all(json) as { qr: string; numero_pedido: string; quantidade: number; usos: string }[];
+  return {
+    pedidos: orders.map((o): OrderRow => [o.numero_pedido, o.status, qrHash(o.numero_pedido)]),
+    pessoas: people.map((p): PersonRow => [
+      qrHash(p.qr_code),
+      p.numero_pedido,
+      p.nome_lote,
+      p.data_uso,
+      p.tipo_ingresso,
+      p.checkin_em,
+      names ? p.nome : null,
+    ]),
+    adicionais: additionals.map((a): AdditionalRow => [
+      qrHash(a.qr),
+      a.numero_pedido,
+      a.quantidade,
+      JSON.parse(a.usos) as string[],
+    ]),
+  };
+}
+
+export interface DayDataOptions {
+  tenantId: number;
+  today: string;
+  nowIso: string;
+  /** GATE_HANDHELD_NOMES: people's names go to the devices. */
+  names: boolean;
+  /** The cursor of the device's last answer, for only what changed since. */
+  since?: string | undefined;
+}
+
+/** The day data as the JSON text of the spec's success envelope (built slice by slice). */
+export async function dayDataJson(db: Db, o: DayDataOptions): Promise<string> {
+  const at = marks(db, o.tenantId);
+  const since = decodeCursor(o.since);
+  let ids = dayOrders(db, o.tenantId, o.today);
+  let complete = true;
+  if (since && since.day === o.today) {
+    const changed = changedOrders(db, o.tenantId, since);
+    if (changed) {
+      ids = ids.filter((id) => changed.has(id));
+      complete = false;
+    }
+  }
+  const parts = { pessoas: [] as string[], pedidos: [] as string[], adicionais: [] as string[] };
+  for (let from = 0; from < ids.length; from += ORDERS_PER_SLICE) {
+    if (from > 0) await yieldTurn();
+    const rows = sliceRows(db, ids.slice(from, from + ORDERS_PER_SLICE), o.names);
+    for (const k of ['pessoas', 'pedidos', 'adicionais'] as const)
+      if (rows[k].length > 0) parts[k].push(JSON.stringify(rows[k]).slice(1, -1));
+  }
+  const head = {
+    data_local: o.today,
+    gerado_em: o.nowIso,
+    cursor: encodeCursor({ day: o.today, ...at }),
+    completo: complete,
+  };
+  const list = (k: keyof typeof parts) => `"${k}":[${parts[k].join(',')}]`;
+  return `{"success":true,"data":${JSON.stringify(head).slice(0, -1)},${list('pessoas')},${list('pedidos')},${list('adicionais')}}}`;
+}
+
+/** The rows of one order's people and additionals now (an online scan's answer updates the device's copy). */
+export function orderRows(db: Db, numeroPedido: string, tenantId: number, names: boolean) {
+  const order = db
+    .statement('SELECT id FROM orders WHERE tenant_id = ? AND numero_pedido = ?')
+    .get(tenantId, numeroPedido) as { id: number } | undefined;
+  return order ? sliceRows(db, [order.id], names) : { pedidos: [], pessoas: [], adicionais: [] };
+}

@@ -1,0 +1,139 @@
+import type { CheckinService } from '../checkin/checkin.service.js';
+import type { CheckinResult } from '../checkin/result.js';
+import type { Calendar } from '../checkin/rules/index.js';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/open.js';
+import { errorCatalogue, type ErrorCode } from '../http/errors.js';
+import { describeIssues } from '../lib/zod-issues.js';
+import { orderRows } from './day-data.js';
+import { keepMove, knownMove } from './moves.repo.js';
+import { recordItem } from './upload.js';
+import type { Device } from './devices.repo.js';
+import {
+  CLOCK_SKEW_MS,
+  uploadItem,
+  type ScanAnswer,
+  type UploadItem,
+  type UploadItemAnswer,
+} from './handheld.schemas.js';
+
+// A handheld's two ways of checking in (docs/handheld.md): online the box decides, through the one check-in service
+// (door `handheld`, terminal = the device's name); offline the device decided and uploads its movements later, which
+// the box records as facts — the visitor already went through — and classifies into the conflicts feed.
+
+const SOURCE = 'handheld';
+/** Uploaded movements recorded per write: a scan at a lane waits for one slice at most. */
+const ITEMS_PER_WRITE = 20;
+
+export interface HandheldServiceDeps {
+  db: Db;
+  clock: Clock;
+  checkin: CheckinService;
+  /** GATE_HANDHELD_NOMES: people's names go to the devices. */
+  names: boolean;
+}
+
+const messageOf = (code: string) =>
+  code === 'ok' ? 'Check-in realizado.' : (errorCatalogue[code as ErrorCode]?.message ?? code);
+
+/** The order a scanned code belongs to (person, group or additional QR), for the rows an answer carries. */
+function orderOfCode(db: Db, tenantId: number, code: string): string | undefined {
+  const row = db
+    .statement(
+      `SELECT o.numero_pedido AS n FROM people p JOIN orders o ON o.id = p.order_id WHERE p.qr_code = ? AND p.tenant_id = ?
+       UNION ALL SELECT numero_pedido FROM orders WHERE numero_pedido = ? AND tenant_id = ?
+       UNION ALL SELECT o.numero_pedido FROM additionals a JOIN orders o ON o.id = a.order_id
+        WHERE a.adicional_qr_code = ? AND a.tenant_id = ? LIMIT 1`,
+    )
+    .get(code, tenantId, code, tenantId, code, tenantId) as { n: string } | undefined;
+  return row?.n;
+}
+
+export function createHandheldService({ db, clock, checkin, names }: HandheldServiceDeps) {
+  const rowsOf = (tenantId: number, code: string) => {
+    const numero = orderOfCode(db, tenantId, code);
+    const rows = numero ? orderRows(db, numero, tenantId, names) : { pessoas: [], adicionais: [] };
+    return { pessoas: rows.pessoas, adicionais: rows.adicionais };
+  };
+
+  /** POST /api/handheld/checkin: the box decides; a retry of the same id gets the first result. */
+  async function scan(device: Device, req: { id: string; codigo: string; operador: string }): Promise<ScanAnswer> {
+    const known = knownMove(db, device.id, req.id);
+    if (known)
+      return {
+        id: req.id,
+        resultado: known.result,
+        mensagem: messageOf(known.result),
+        ja_recebido: true,
+        ...rowsOf(device.tenantId, req.codigo),
+      };
+    const at = clock.nowIso();
+    const reply = await checkin.checkIn(
+      { code: req.codigo, terminal: device.name, operator: req.operador },
+      { tenantId: device.tenantId, apiKeyId: null, keyName: null, source: SOURCE },
+      {
+        batch: false,
+        // In the check-in's own transaction: a granted scan and its id are committed together.
+        view: () => keepMove(db, { device: device.id, id: req.id, at, how: 'online', result: 'ok' }),
+      },
+    );
+    const result = (reply.batch ? reply.items[0]!.result : reply.result) as CheckinResult;
+    if (!result.ok)
+      await db.writes.run(
+        () => keepMove(db, { device: device.id, id: req.id, at, how: 'online', result: result.code }),
+        {
+          background: true,
+        },
+      );
+    const code = result.ok ? 'ok' : result.code;
+    return {
+      id: req.id,
+      resultado: code,
+      mensagem: messageOf(code),
+      ...(!result.ok && result.details ? { detalhes: result.details } : {}),
+      ja_recebido: false,
+      ...rowsOf(device.tenantId, req.codigo),
+    };
+  }
+
+  /** POST /api/handheld/movimentos: each item recorded once, in its own savepoint, slice by slice. */
+  async function upload(device: Device, sentAt: string, items: unknown[]): Promise<UploadItemAnswer[]> {
+    const now = clock.now();
+    const skewed = Math.abs(Date.parse(sentAt) - now.getTime()) > CLOCK_SKEW_MS;
+    const cal: Calendar = { today: clock.localDate(now), dayOf: clock.localDate };
+    const answers: UploadItemAnswer[] = [];
+    const seen = new Set<string>();
+    const valid: { at: number; item: UploadItem }[] = [];
+    items.forEach((raw, at) => {
+      const parsed = uploadItem.safeParse(raw);
+      if (!parsed.success) {
+        const id = (raw as { id?: unknown } | null)?.id;
+        answers[at] = {
+          id: typeof id === 'string' ? id.slice(0, 64) : null,
+          estado: 'recusado',
+          classificacao: [],
+          erro: { code: 'ITEM_INVALIDO', message: `Movimento inválido: ${describeIssues(parsed.error).join('; ')}` },
+        };
+      } else if (seen.has(parsed.data.id)) {
+        answers[at] = { id: parsed.data.id, estado: 'ja_recebido', classificacao: [] };
+      } else {
+        seen.add(parsed.data.id);
+        valid.push({ at, item: parsed.data });
+      }
+    });
+    for (let from = 0; from < valid.length; from += ITEMS_PER_WRITE) {
+      const slice = valid.slice(from, from + ITEMS_PER_WRITE);
+      const done = await checkin.recordDoorFacts(device.tenantId, SOURCE, (tools) =>
+        slice.map(({ item }) =>
+          tools.item(() => recordItem(db, tools, device, item, { skewed, cal, nowIso: now.toISOString() })),
+        ),
+      );
+      slice.forEach(({ at }, i) => (answers[at] = done[i]!));
+    }
+    return answers;
+  }
+
+  return { scan, upload };
+}
+
+export type HandheldService = ReturnType<typeof createHandheldService>;
