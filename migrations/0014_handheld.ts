@@ -56,7 +56,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
        device_id INTEGER NOT NULL REFERENCES handheld_devices (id),
        found_at TEXT NOT NULL
      )`,
-    'CREATE INDEX handheld_conflicts_event ON handheld_conflicts (tenant_id, event_id)',
+    'CREATE INDEX handheld_conflicts_event ON handheld_conflicts (event_id)',
     // The day data (src/handheld/day-data.ts): open-dated tickets are the day's too, and a delta asks which orders
     // were written since.
     "CREATE INDEX lots_open_dated ON lots (order_id) WHERE tipo_ingresso = 'dayuse_sem_data'",

@@ -53,14 +53,10 @@ function changedOrders(db: Db, tenantId: number, since: Cursor): Set<number> | u
   return new Set([...moved, ...written].map((r) => r.id).filter((id): id is number => id !== null));
 }
 
-function marks(db: Db, tenantId: number) {
+/** Where a delta starts: the newest event, and the instant the data is read at (orders written since are sent). */
+function marks(db: Db, nowIso: string) {
   const e = db.statement('SELECT coalesce(max(id), 0) AS n FROM events').get() as { n: number };
-  const o = db
-    .statement('SELECT coalesce(max(updated_at), ?) AS at FROM orders WHERE tenant_id = ?')
-    .get('', tenantId) as {
-    at: string;
-  };
-  return { eventId: e.n, ordersAt: o.at };
+  return { eventId: e.n, ordersAt: nowIso };
 }
 
 function sliceRows(db: Db, ids: number[], names: boolean) {
@@ -128,7 +124,7 @@ export interface DayDataOptions {
 
 /** The day data as the JSON text of the spec's success envelope (built slice by slice). */
 export async function dayDataJson(db: Db, o: DayDataOptions): Promise<string> {
-  const at = marks(db, o.tenantId);
+  const at = marks(db, o.nowIso);
   const since = decodeCursor(o.since);
   let ids = dayOrders(db, o.tenantId, o.today);
   let complete = true;

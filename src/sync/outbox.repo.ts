@@ -61,6 +61,18 @@ function enqueue(o: Outbox, limit: number): number {
           .where('result', '=', 'ok')
           // Movements applied from another box of the site are that box's to push (docs/site.md).
           .where('site_box', 'is', null)
+          // A handheld's second entry of a ticket the box already let in is the box's to classify, not the cloud's to
+          // count again (docs/handheld.md).
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('handheld_conflicts as h')
+                  .select('h.id')
+                  .whereRef('h.event_id', '=', 'events.id')
+                  .where('h.kind', '=', 'duplo_handheld'),
+              ),
+            ),
+          )
           .where('id', '>', cursor)
           .where('action', 'in', SENT_ACTIONS)
           .orderBy('id')

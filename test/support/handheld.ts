@@ -1,7 +1,18 @@
 import type { Response } from 'light-my-request';
 import { expect } from 'vitest';
 import { createOperator } from '../../src/operators/operators.repo.js';
-import { createTestBox, type TestBox, type TestBoxOptions } from './box.js';
+import type { App } from '../../src/app.js';
+import type { Clock } from '../../src/clock.js';
+import type { Db } from '../../src/db/open.js';
+import { createTestBox, type TestBoxOptions } from './box.js';
+
+/** What these helpers need of a box: the test box's, or a sync gate's (test/support/sync-gate.ts). */
+export interface BoxLike {
+  app: App;
+  db: Db;
+  clock: Clock;
+  tenantId: number;
+}
 
 // A box with handhelds on, a supervisor signed in to its console, and devices paired the way a park pairs them
 // (docs/handheld.md): "Parear handheld" in the console, then the device sends the one-time token.
@@ -13,7 +24,7 @@ export interface Supervisor {
   get(url: string): Promise<Response>;
 }
 
-export async function signInSupervisor(box: TestBox, nome = 'Sara', tenantId = box.tenantId): Promise<Supervisor> {
+export async function signInSupervisor(box: BoxLike, nome = 'Sara', tenantId = box.tenantId): Promise<Supervisor> {
   await createOperator(box.db, { tenantId, nome, papel: 'supervisor', segredo: '4321', nowIso: box.clock.nowIso() });
   const tenant = tenantId === box.tenantId ? 'parque' : 'outro';
   const res = await box.app.inject({
@@ -47,7 +58,7 @@ export interface Handheld {
   put(url: string, payload: unknown): Promise<Response>;
 }
 
-export function deviceClient(box: TestBox, key: string, id: number, name: string): Handheld {
+export function deviceClient(box: BoxLike, key: string, id: number, name: string): Handheld {
   const headers = { 'x-handheld-key': key };
   return {
     key,
@@ -59,7 +70,7 @@ export function deviceClient(box: TestBox, key: string, id: number, name: string
   };
 }
 
-export async function pair(box: TestBox, supervisor: Supervisor, name: string): Promise<Handheld> {
+export async function pair(box: BoxLike, supervisor: Supervisor, name: string): Promise<Handheld> {
   const token = await pairingToken(supervisor);
   const res = await box.app.inject({
     method: 'POST',

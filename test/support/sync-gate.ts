@@ -1,3 +1,4 @@
+import type { HandheldSpec } from '../../src/handheld/handheld.start.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createApiKey } from '../../src/auth/api-keys.js';
@@ -53,6 +54,8 @@ export interface GateOptions {
   keys?: GateKeys;
   config?: Partial<SyncConfig>;
   timeoutMs?: number;
+  /** The handhelds (GATE_HANDHELD*). */
+  handheld?: HandheldSpec;
 }
 
 /** The gate under test: a box on a real SQLite file whose sync worker talks to the fake cloud through its proxy. */
@@ -91,6 +94,7 @@ export async function startGate(cloud: FakeCloud, clock: Clock, opts: GateOption
       ...opts.config,
     },
     syncSchedules: false,
+    handheld: opts.handheld,
   });
   closers.push('caixa', () => box.close());
   const { app, db, tenantId, sync, cloudClient, checkin } = await box.start();
