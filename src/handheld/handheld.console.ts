@@ -4,6 +4,8 @@ import type { Clock } from '../clock.js';
 import type { ConsoleGuard } from '../console/sessions.js';
 import type { Db } from '../db/open.js';
 import { AppError } from '../http/errors.js';
+import type { HandheldDevice } from './handheld.schemas.js';
+import { pairingQrSvg } from './pairing-qr.js';
 import { createPairing, listDevices, PAIRING_MINUTES, revokeDevice, type DeviceRow } from './devices.repo.js';
 
 // The supervisor's handhelds screen (docs/handheld.md, "Parear e acompanhar"): a one-time pairing code, the list of
@@ -14,7 +16,7 @@ export const SILENT_ALARM_MINUTES = 15;
 const tags = ['console'];
 const idParams = z.object({ id: z.coerce.number({ message: 'deve ser um número' }).int().min(1) });
 
-export const deviceView = (d: DeviceRow, nowMs: number) => ({
+export const deviceView = (d: DeviceRow, nowMs: number): HandheldDevice => ({
   id: d.id,
   nome: d.name,
   pareado_em: d.paired_at,
@@ -48,7 +50,7 @@ export const handheldConsoleRoutes =
         );
         // The address the supervisor reached the box at: the one the handheld will use too (docs/handheld.md).
         const url = `${request.protocol}://${request.host}/m/#parear=${token}`;
-        return { success: true, data: { token, url, expira_em: expiresAt } };
+        return { success: true, data: { token, url, expira_em: expiresAt, qr_svg: pairingQrSvg(url) } };
       },
     );
 

@@ -143,6 +143,29 @@ export const deviceStateAnswer = z.strictObject({
   nome: z.string(),
 });
 
+// --- the console's handhelds screen --------------------------------------------------------------------------
+export const handheldDevice = z.strictObject({
+  id: z.number().int(),
+  nome: z.string(),
+  pareado_em: z.string(),
+  pareado_por: z.string(),
+  visto_em: z.string().nullable(),
+  versao_app: z.string().nullable(),
+  dados_em: z.string().nullable(),
+  fila: z.number().int(),
+  decisoes_offline_hoje: z.number().int(),
+  revogado_em: z.string().nullable(),
+  /** Movements queued and unseen for 15 minutes. */
+  alarme: z.boolean(),
+});
+export const pairingAnswer = z.strictObject({
+  token: z.string(),
+  url: z.string(),
+  expira_em: z.string(),
+  qr_svg: z.string(),
+});
+export type HandheldDevice = z.infer<typeof handheldDevice>;
+export type PairingAnswer = z.infer<typeof pairingAnswer>;
 export type DayData = z.infer<typeof dayData>;
 export type PersonRow = z.infer<typeof personRow>;
 export type OrderRow = z.infer<typeof orderRow>;

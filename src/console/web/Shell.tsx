@@ -3,6 +3,7 @@ import { useLiveStatus } from './live';
 import { href, navigate, useRoute } from './router';
 import { isSupervisor, useSession } from './session';
 import { GatesView } from './gates/GatesView';
+import { HandheldsView } from './handhelds/HandheldsView';
 import { OperatorsView } from './operators/OperatorsView';
 import { OrderView } from './order/OrderView';
 import { ReportView } from './report/ReportView';
@@ -24,6 +25,7 @@ const SCREENS: Screen[] = [
   { id: 'pistas', label: 'Pistas', supervisor: true },
   { id: 'sync', label: 'Sincronização', supervisor: true },
   { id: 'site', label: 'Site', supervisor: true },
+  { id: 'handhelds', label: 'Handhelds', supervisor: true },
   { id: 'operadores', label: 'Operadores', supervisor: true },
   { id: 'relatorio', label: 'Relatório', supervisor: true },
 ];
@@ -71,6 +73,7 @@ export function Shell(props: { onSignOut: () => void }) {
   else if (screen === 'pistas') content = <GatesView />;
   else if (screen === 'sync') content = <SyncView />;
   else if (screen === 'site') content = <SiteView />;
+  else if (screen === 'handhelds') content = <HandheldsView />;
   else if (screen === 'operadores') content = <OperatorsView />;
   else if (screen === 'relatorio') content = <ReportView date={route.query.get('data') ?? ''} />;
   else content = <ScanView />;
