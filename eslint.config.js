@@ -211,14 +211,19 @@ export default tseslint.config(
   {
     // The console's browser code reads the server's answer schemas for their types only: a value import
     // would bundle zod and the schemas into app.js (docs/api.md, "One schema per answer").
-    files: ['src/console/web/**/*.ts', 'src/console/web/**/*.tsx'],
+    files: [
+      'src/console/web/**/*.ts',
+      'src/console/web/**/*.tsx',
+      'src/handheld/web/**/*.ts',
+      'src/handheld/web/**/*.tsx',
+    ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              group: ['**/*.answers', '**/*.answers.js', 'zod'],
+              group: ['**/*.answers', '**/*.answers.js', '**/*.schemas', '**/*.schemas.js', 'zod'],
               allowTypeImports: true,
               message: 'The browser code takes the answers as types only: `import type`.',
             },
