@@ -233,7 +233,16 @@ async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined,
   const site = use('site', await startSiteLink({ ...siteDeps, cloudKey: cloudKeyPrint(parts.cloud) }));
   const status = use(
     'estado',
-    startStatus({ ...base, ...core, gates: gate.gates, sync: sync.worker, site: site.info, scans, grants }),
+    startStatus({
+      ...base,
+      ...core,
+      gates: gate.gates,
+      sync: sync.worker,
+      site: site.info,
+      scans,
+      grants,
+      handhelds: parts.handheld !== undefined,
+    }),
   );
   const consoleOptions = { idleMinutes: parts.consoleIdleMinutes, pingMs: parts.consolePingMs };
   const staff = use(
