@@ -66,7 +66,13 @@ export function handheldAppRoutes(opts: HandheldAppOptions): BoxRoutes {
           return file;
         };
 
-        app.get('/m', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/m/'));
+        // /m and /m/ are one route here (the box ignores a trailing slash): both get the page.
+        app.get('/m', { schema: { hide: true } }, async (_request, reply) =>
+          reply
+            .headers({ ...security, 'cache-control': 'no-cache' })
+            .type(page().type)
+            .send(page().body),
+        );
         app.get('/m/config.json', { schema: { hide: true } }, async (_request, reply) =>
           reply.headers({ 'cache-control': 'no-store' }).type('application/json').send(config),
         );
