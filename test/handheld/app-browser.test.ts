@@ -51,7 +51,7 @@ async function open(hash = ''): Promise<Page> {
 
 const swReady = (page: Page) =>
   page.evaluate(async () => {
-    const reg = await navigator.serviceWorker.ready;
+    const reg = await (globalThis as any).navigator.serviceWorker.ready;
     return reg.scope;
   });
 
@@ -73,12 +73,14 @@ describe('the app shell', () => {
     await expect(page.getByRole('heading', { name: 'Parear aparelho' }).waitFor()).resolves.toBeUndefined();
     expect(await swReady(page)).toBe(`${cb.origin}/m/`);
     // The worker controls the page once it has claimed it; then everything the shell needs is in its cache.
-    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    await page.waitForFunction(() => (globalThis as any).navigator.serviceWorker.controller !== null);
 
     await cb.goAway();
     await page.reload();
     await page.getByRole('heading', { name: 'Parear aparelho' }).waitFor();
-    expect(await page.evaluate(() => document.querySelector('link[rel=stylesheet]') !== null)).toBe(true);
+    expect(await page.evaluate(() => (globalThis as any).document.querySelector('link[rel=stylesheet]') !== null)).toBe(
+      true,
+    );
   });
 });
 
