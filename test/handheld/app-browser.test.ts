@@ -84,48 +84,54 @@ describe('the app shell', () => {
   });
 });
 
+const scan = async (page: Page, code: string) => {
+  await page.keyboard.type(code);
+  await page.keyboard.press('Enter');
+};
+
+const person = (qr: string) =>
+  cb.box.db.sqlite.prepare('SELECT checkin_em, checkin_dispositivo FROM people WHERE qr_code = ?').get(qr) as {
+    checkin_em: string | null;
+    checkin_dispositivo: string | null;
+  };
+
+/** A box with one order of today (people A-1…A-4), a device paired through the console's QR URL, operator Rita. */
+async function pairedDevice() {
+  cb = await startConsoleBox({ handheld: HANDHELDS });
+  cb.box.importOrders([makeOrder({ numero: '20261121-0001', prefix: 'A', dataUso: '2026-11-21', people: 4 })]);
+  const supervisor = await signInSupervisor(cb.box);
+  const page = await open(`#parear=${await pairingToken(supervisor)}`);
+  await page.getByLabel('Nome do aparelho').fill('coletor-01');
+  await page.getByRole('button', { name: 'Parear' }).click();
+  await page.getByLabel('Operador').fill('Rita');
+  await page.getByRole('button', { name: 'Começar' }).click();
+  await page.getByText('Conectado ao box').waitFor();
+  return { page, supervisor, result: page.getByTestId('resultado') };
+}
+
 describe('a paired device', () => {
   it('scans online, decides on the device with the box away, and uploads the queue once when it is back', async () => {
-    cb = await startConsoleBox({ handheld: HANDHELDS });
-    cb.box.importOrders([makeOrder({ numero: '20261121-0001', prefix: 'A', dataUso: '2026-11-21', people: 4 })]);
-    const token = await pairingToken(await signInSupervisor(cb.box));
+    const { page, result } = await pairedDevice();
     const uploads: string[][] = [];
-    const page = await open(`#parear=${token}`);
     page.on('request', (r) => {
       if (r.url().endsWith('/api/handheld/movimentos'))
         uploads.push((JSON.parse(r.postData() ?? '{}') as { itens: { id: string }[] }).itens.map((i) => i.id));
     });
 
-    await page.getByLabel('Nome do aparelho').fill('coletor-01');
-    await page.getByRole('button', { name: 'Parear' }).click();
-    await page.getByLabel('Operador').fill('Rita');
-    await page.getByRole('button', { name: 'Começar' }).click();
-    const result = page.getByTestId('resultado');
-    await page.getByText('Conectado ao box').waitFor();
-
-    const scan = async (code: string) => {
-      await page.keyboard.type(code);
-      await page.keyboard.press('Enter');
-    };
-    await scan('A-1');
+    await scan(page, 'A-1');
     await expect.poll(() => result.getAttribute('data-resultado')).toBe('ok');
     expect(await page.getByText('decidido no aparelho').count()).toBe(0);
-    const person = (qr: string) =>
-      cb.box.db.sqlite.prepare('SELECT checkin_em, checkin_dispositivo FROM people WHERE qr_code = ?').get(qr) as {
-        checkin_em: string | null;
-        checkin_dispositivo: string | null;
-      };
     expect(person('A-1').checkin_dispositivo).toBe('coletor-01');
 
     // The box goes away: the device decides, durably, and says so.
     await cb.goAway();
-    await scan('A-2');
+    await scan(page, 'A-2');
     await page.getByText('decidido no aparelho').waitFor();
     expect(await result.getAttribute('data-resultado')).toBe('ok');
-    await scan('A-1');
+    await scan(page, 'A-1');
     await expect.poll(() => result.getAttribute('data-resultado')).toBe('TICKET_ALREADY_USED');
     await page.getByText('OFFLINE').waitFor();
-    await scan('A-3');
+    await scan(page, 'A-3');
     await expect.poll(() => result.getAttribute('data-resultado')).toBe('ok');
     await page.getByRole('button', { name: 'Fila (3)' }).waitFor();
     expect(person('A-2').checkin_em).toBeNull();
@@ -148,5 +154,28 @@ describe('a paired device', () => {
       ]),
     );
     expect(moves).toHaveLength(4);
+  });
+
+  it('revoked with movements queued: keeps them, asks to pair again, and uploads them under the new key', async () => {
+    const { page, supervisor, result } = await pairedDevice();
+    await cb.goAway();
+    await scan(page, 'A-4');
+    await page.getByText('decidido no aparelho').waitFor();
+    expect(await result.getAttribute('data-resultado')).toBe('ok');
+    const device = cb.box.db.sqlite.prepare('SELECT id FROM handheld_devices').get() as { id: number };
+    expect((await supervisor.post(`/api/console/handhelds/${device.id}/revogar`)).statusCode).toBe(200);
+
+    await cb.comeBack();
+    await page.getByText('A fila deste aparelho foi mantida').waitFor();
+    await page.getByText('APARELHO REVOGADO: pareie de novo · 1 na fila').waitFor();
+    expect(person('A-4').checkin_em).toBeNull();
+
+    // The console's QR read again (its whole URL pasted), under a new name: the kept queue goes up with the new key.
+    const url = `${cb.origin}/m/#parear=${await pairingToken(supervisor)}`;
+    await page.getByLabel('Código de pareamento').fill(url);
+    await page.getByLabel('Nome do aparelho').fill('coletor-02');
+    await page.getByRole('button', { name: 'Parear' }).click();
+    await page.getByRole('button', { name: 'Fila (0)' }).waitFor();
+    expect(person('A-4').checkin_dispositivo).toBe('coletor-02');
   });
 });

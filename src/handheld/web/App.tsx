@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { About } from './About';
 import { Banner } from './Banner';
 import type { Engine, EngineState } from './engine';
@@ -41,17 +41,19 @@ export function App({ engine }: { engine: Engine }) {
     [engine],
   );
   const [wedge] = useState(createWedge);
+  // One listener for the page's life (not re-added per render): an imager's first keys are never lost to a render.
+  const live = useRef({ scanning, onCode });
+  live.current = { scanning, onCode };
   useEffect(() => {
-    if (!scanning) return;
     const onKey = (e: KeyboardEvent) => {
-      if (inField(e.target)) return;
+      if (!live.current.scanning || inField(e.target)) return;
       if (e.key === 'Tab' || e.key === 'Enter') e.preventDefault();
       const code = wedge.key(e, Date.now());
-      if (code) void onCode(code);
+      if (code) void live.current.onCode(code);
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, [scanning, wedge, onCode]);
+  }, [wedge]);
   const fromCamera = useCallback(
     (code: string) => {
       const c = wedge.read(code, Date.now());
