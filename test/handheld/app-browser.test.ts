@@ -110,10 +110,11 @@ async function pairedDevice() {
 }
 
 describe('a paired device', () => {
-  it('scans online, decides on the device with the box away, and uploads the queue once when it is back', async () => {
+  it('scans online, decides on the device with the box away, and uploads the queue once (two tabs open) when it is back', async () => {
     const { page, result } = await pairedDevice();
     const uploads: string[][] = [];
-    page.on('request', (r) => {
+    // Every tab's uploads: the device's queue is one (IndexedDB), and only one tab at a time sends it.
+    context.on('request', (r) => {
       if (r.url().endsWith('/api/handheld/movimentos'))
         uploads.push((JSON.parse(r.postData() ?? '{}') as { itens: { id: string }[] }).itens.map((i) => i.id));
     });
@@ -135,11 +136,17 @@ describe('a paired device', () => {
     await expect.poll(() => result.getAttribute('data-resultado')).toBe('ok');
     await page.getByRole('button', { name: 'Fila (3)' }).waitFor();
     expect(person('A-2').checkin_em).toBeNull();
+    // A second tab opens from the service worker with the box away, and sees the same queue.
+    const second = await context.newPage();
+    await second.goto(`${cb.origin}/m/`);
+    await second.getByText('OFFLINE').waitFor();
+    await second.getByRole('button', { name: 'Fila (3)' }).waitFor();
 
     // Back: three heartbeats in a row, then the queue goes up once, and the device empties it.
     await cb.comeBack();
     await page.getByText('Conectado ao box').waitFor();
     await page.getByRole('button', { name: 'Fila (0)' }).waitFor();
+    await second.getByRole('button', { name: 'Fila (0)' }).waitFor({ timeout: 30_000 });
     expect(person('A-2').checkin_dispositivo).toBe('coletor-01');
     expect(person('A-3').checkin_dispositivo).toBe('coletor-01');
     const ids = uploads.flat();

@@ -3,10 +3,11 @@ import { About } from './About';
 import { Banner } from './Banner';
 import type { Engine, EngineState } from './engine';
 import { kindOf, signal } from './feedback';
-import { Pair, tokenFrom } from './Pair';
+import { Pair } from './Pair';
 import { Queue } from './Queue';
 import { Scan } from './Scan';
 import { Shift } from './Shift';
+import { tokenFrom } from './token';
 import { createWedge, inField } from './wedge';
 
 type Tab = 'scan' | 'fila' | 'sobre';

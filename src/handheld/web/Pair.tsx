@@ -1,12 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Engine } from './engine';
-
-/** The pairing code: from the URL's fragment (#parear=…), or the whole pairing URL or code pasted or scanned. */
-export function tokenFrom(text: string): string | null {
-  const m = /(?:^|[#&])parear=([^&\s]+)/.exec(text);
-  const token = m ? decodeURIComponent(m[1]!) : text.trim();
-  return token.length >= 16 ? token : null;
-}
+import { tokenFrom } from './token';
 
 export function Pair({
   engine,
