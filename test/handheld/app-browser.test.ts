@@ -5,6 +5,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, startConsoleBox, type ConsoleBox } from '../support/console-browser.js';
 import { makeOrder } from '../support/fixtures.js';
+import { pairingQrSvg } from '../../src/handheld/pairing-qr.js';
 import { HANDHELDS, pairingToken, signInSupervisor } from '../support/handheld.js';
 
 // The handheld app (src/handheld/web) in Debian's Chromium against a real box serving /m/ over http://127.0.0.1 (a
@@ -81,6 +82,43 @@ describe('the app shell', () => {
     expect(await page.evaluate(() => (globalThis as any).document.querySelector('link[rel=stylesheet]') !== null)).toBe(
       true,
     );
+  });
+});
+
+describe("the camera's decoder", () => {
+  it('decodes a QR in its Worker with the wasm the box serves, under the page CSP, and asks nothing of other hosts', async () => {
+    cb = await startConsoleBox({ handheld: HANDHELDS });
+    const page = await open();
+    const elsewhere: string[] = [];
+    await context.route(
+      (url) => !url.href.startsWith(cb.origin),
+      async (route) => {
+        elsewhere.push(route.request().url());
+        await route.abort();
+      },
+    );
+    const svg = pairingQrSvg('20261121-0001');
+    const codes = await page.evaluate(async (svg) => {
+      const g = globalThis as any;
+      const img = new g.Image();
+      img.src = `data:image/svg+xml;base64,${btoa(svg)}`;
+      await img.decode();
+      const canvas = g.document.createElement('canvas');
+      canvas.width = 360;
+      canvas.height = 360;
+      const ctx = canvas.getContext('2d');
+      ctx.fillStyle = '#fff';
+      ctx.fillRect(0, 0, 360, 360);
+      ctx.drawImage(img, 0, 0, 360, 360);
+      const frame = ctx.getImageData(0, 0, 360, 360);
+      const worker = new g.Worker('/m/decoder.js', { type: 'module' });
+      return new Promise<string[]>((resolve) => {
+        worker.onmessage = (e: { data: string[] }) => resolve(e.data);
+        worker.postMessage(frame);
+      });
+    }, svg);
+    expect(codes).toEqual(['20261121-0001']);
+    expect(elsewhere).toEqual([]);
   });
 });
 
