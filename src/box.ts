@@ -16,6 +16,7 @@ import { holdDatabase, openOrRelease } from './db/holder.js';
 import { createStorageHealth } from './db/storage.js';
 import { isEmptyBox, printDemoBanner, seedDemoWithOperator } from './demo/demo.js';
 import { startGate, type GateSpec } from './gate/gate.start.js';
+import { handheldAppRoutes } from './handheld/app.routes.js';
 import { startHandheld, type HandheldSpec } from './handheld/handheld.start.js';
 import type { GatesInfo } from './gate/lanes/gates.js';
 import type { HttpLimits } from './http/connections.js';
@@ -273,6 +274,7 @@ async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined,
       staff.routes,
       site.routes,
       handheld.routes,
+      parts.handheld ? handheldAppRoutes({ ...parts.handheld, timeZone: parts.clock.timeZone }) : {},
     ),
   });
   closers.push('http', () => closeApp(app));

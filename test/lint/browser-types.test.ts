@@ -18,6 +18,7 @@ describe('the browser code takes the answers as types', () => {
     ['src/console/web/example.ts', "import { leituraSchema as x } from '../console.answers';"],
     ['src/console/web/scan/Example.tsx', "import { consoleAnswers as x } from '../../console.answers';"],
     ['src/console/web/example.ts', "import { z as x } from 'zod';"],
+    ['src/handheld/web/example.ts', "import { dayData as x } from '../handheld.schemas.js';"],
   ])('%s: %s is refused', async (file, code) => {
     expect(await restricted(file, code)).toEqual([expect.stringMatching(/types only/)]);
   });
@@ -26,6 +27,7 @@ describe('the browser code takes the answers as types', () => {
     ['src/console/web/example.ts', "import type { Leitura as x } from '../console.answers';"],
     ['src/console/web/scan/Example.tsx', "import type { Sessao as x } from '../../console.answers';"],
     ['src/console/console.routes.ts', "import { consoleAnswers as x } from './console.answers.js';"],
+    ['src/handheld/web/example.ts', "import type { DayData as x } from '../handheld.schemas.js';"],
   ])('%s: %s is allowed', async (file, code) => {
     expect(await restricted(file, code)).toEqual([]);
   });

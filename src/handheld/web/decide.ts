@@ -61,9 +61,14 @@ export function applyDayData(day: DayIndex | null, data: DayData): DayIndex {
   next.gerado_em = data.gerado_em;
   next.cursor = data.cursor;
   for (const row of data.pedidos) putOrder(next, row);
-  for (const row of data.pessoas) putPerson(next, row);
-  for (const row of data.adicionais) next.adicionais.set(row[0], row);
+  upsertRows(next, data.pessoas, data.adicionais);
   return next;
+}
+
+/** Rows changed by a check-in (here or at the box) into the index. */
+export function upsertRows(day: DayIndex, pessoas: PersonRow[], adicionais: AdditionalRow[]): void {
+  for (const row of pessoas) putPerson(day, row);
+  for (const row of adicionais) day.adicionais.set(row[0], row);
 }
 
 export interface Decision {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { UploadItem } from '../../../src/handheld/handheld.schemas.js';
 import { createLink } from '../../../src/handheld/web/link.js';
 import { batches, settle } from '../../../src/handheld/web/queue.js';
+import { tokenFrom } from '../../../src/handheld/web/token.js';
 import { createWedge, inField } from '../../../src/handheld/web/wedge.js';
 
 const item = (n: number): UploadItem => ({
@@ -87,5 +88,15 @@ describe('the keyboard wedge', () => {
     expect(inField({ tagName: 'INPUT' } as unknown as EventTarget)).toBe(true);
     expect(inField({ tagName: 'BODY' } as unknown as EventTarget)).toBe(false);
     expect(inField(null)).toBe(false);
+  });
+});
+
+describe('the pairing code', () => {
+  const TOKEN = 'WvMgVK_YIm4cAGcPEZFyfAsOZ8LnYaS-';
+  it('is read from the console QR URL, its fragment, or given bare', () => {
+    expect(tokenFrom(`https://box.parque/m/#parear=${TOKEN}`)).toBe(TOKEN);
+    expect(tokenFrom(`#parear=${TOKEN}`)).toBe(TOKEN);
+    expect(tokenFrom(`  ${TOKEN} `)).toBe(TOKEN);
+    expect(tokenFrom('#parear=curto')).toBeNull();
   });
 });

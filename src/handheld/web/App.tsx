@@ -1,0 +1,95 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { About } from './About';
+import { Banner } from './Banner';
+import type { Engine, EngineState } from './engine';
+import { kindOf, signal } from './feedback';
+import { Pair } from './Pair';
+import { Queue } from './Queue';
+import { Scan } from './Scan';
+import { Shift } from './Shift';
+import { tokenFrom } from './token';
+import { createWedge, inField } from './wedge';
+
+type Tab = 'scan' | 'fila' | 'sobre';
+
+const tokenInUrl = () => (location.hash.includes('parear=') ? tokenFrom(location.hash) : null);
+
+export function App({ engine }: { engine: Engine }) {
+  const [s, setS] = useState<EngineState>(engine.state);
+  const [tab, setTab] = useState<Tab>('scan');
+  const [token, setToken] = useState(tokenInUrl);
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => engine.subscribe(setS), [engine]);
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 15_000);
+    return () => clearInterval(t);
+  }, []);
+  useEffect(() => {
+    // A pairing done: the code in the URL is spent.
+    if (s.device && !s.revoked && token) {
+      history.replaceState(null, '', location.pathname);
+      setToken(null);
+    }
+  }, [s.device, s.revoked, token]);
+
+  const scanning = !!s.device && !s.revoked && !token && !!s.operador;
+  const onCode = useCallback(
+    async (code: string) => {
+      setTab('scan');
+      const r = await engine.scan(code);
+      if (r) signal(kindOf(r.resultado, r.noAparelho));
+    },
+    [engine],
+  );
+  const [wedge] = useState(createWedge);
+  // One listener for the page's life (not re-added per render): an imager's first keys are never lost to a render.
+  const live = useRef({ scanning, onCode });
+  live.current = { scanning, onCode };
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!live.current.scanning || inField(e.target)) return;
+      if (e.key === 'Tab' || e.key === 'Enter') e.preventDefault();
+      const code = wedge.key(e, Date.now());
+      if (code) void live.current.onCode(code);
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [wedge]);
+  const fromCamera = useCallback(
+    (code: string) => {
+      const c = wedge.read(code, Date.now());
+      if (c) void onCode(c);
+    },
+    [wedge, onCode],
+  );
+
+  if (!s.device || s.revoked || token)
+    return (
+      <>
+        {s.fila > 0 && <Banner s={s} now={now} />}
+        <Pair engine={engine} initialToken={token} revoked={s.revoked} />
+      </>
+    );
+  if (!s.operador) return <Shift engine={engine} last={s.ultimoOperador ?? ''} />;
+  return (
+    <div class="app">
+      <Banner s={s} now={now} />
+      {tab === 'scan' && <Scan s={s} onCode={fromCamera} />}
+      {tab === 'fila' && <Queue engine={engine} s={s} />}
+      {tab === 'sobre' && <About engine={engine} s={s} />}
+      <nav class="tabs" aria-label="Telas">
+        {(
+          [
+            ['scan', 'Leitura'],
+            ['fila', `Fila (${s.fila})`],
+            ['sobre', 'Sobre'],
+          ] as const
+        ).map(([id, label]) => (
+          <button key={id} aria-current={tab === id ? 'page' : undefined} onClick={() => setTab(id)}>
+            {label}
+          </button>
+        ))}
+      </nav>
+    </div>
+  );
+}

@@ -1,0 +1,190 @@
+import type { Api } from './api.js';
+import { APP_VERSION, createBoxSync, type Locks } from './box-sync.js';
+import type { DayIndex } from './decide.js';
+import { createLink, type Mode } from './link.js';
+import { createScanFlow, type AppConfig, type ScanResult } from './scan-flow.js';
+import type { Device, Store } from './store.js';
+
+export { APP_VERSION };
+export type { AppConfig, ScanResult };
+
+// The app's one controller: decides each scan (the box online within the timeout, else here on the day data),
+// switches online/offline by itself, keeps the day data fresh, sends the heartbeat and uploads the queue.
+
+export interface EngineState {
+  device: Device | null;
+  operador: string | null;
+  /** The last operator, offered at the next shift's start. */
+  ultimoOperador: string | null;
+  mode: Mode;
+  revoked: boolean;
+  fila: number;
+  recusados: number;
+  dados: { data_local: string; gerado_em: string } | null;
+  last: ScanResult | null;
+  boxNome: string | null;
+}
+
+const HEARTBEAT_ONLINE_MS = 10_000;
+const HEARTBEAT_OFFLINE_MS = 1000;
+const DATA_POLL_MS = 5000;
+
+const FIRST: EngineState = {
+  device: null,
+  operador: null,
+  ultimoOperador: null,
+  mode: 'online',
+  revoked: false,
+  fila: 0,
+  recusados: 0,
+  dados: null,
+  last: null,
+  boxNome: null,
+};
+
+/** What the device kept from its last session. */
+async function keptState(store: Store): Promise<Pick<EngineState, 'device' | 'operador' | 'ultimoOperador'>> {
+  const [device, operador, ultimo] = await Promise.all([
+    store.get<Device>('dispositivo'),
+    store.get<string>('operador'),
+    store.get<string>('ultimo_operador'),
+  ]);
+  return { device: device ?? null, operador: operador ?? null, ultimoOperador: ultimo ?? null };
+}
+
+const deviceOf = (a: Awaited<ReturnType<Api['pair']>>, at: Date): Device => ({
+  chave: a.chave,
+  id: a.dispositivo.id,
+  nome: a.dispositivo.nome,
+  tenant: a.tenant,
+  origem: location.origin,
+  pareado_em: at.toISOString(),
+});
+
+/** Runs `fn` again `every()` ms after each run ends, until `stopped()`. */
+function repeat(fn: () => Promise<void>, every: () => number, timers: unknown[], stopped: () => boolean) {
+  const tick = async () => {
+    if (stopped()) return;
+    await fn().catch(() => undefined);
+    if (!stopped()) timers.push(setTimeout(tick, every()));
+  };
+  timers.push(setTimeout(tick, every()));
+}
+
+export function createEngine(deps: {
+  store: Store;
+  api: Api;
+  config: AppConfig;
+  now?: () => Date;
+  newId?: () => string;
+  locks?: Locks;
+}) {
+  const { store, api, config } = deps;
+  const now = deps.now ?? (() => new Date());
+  const newId = deps.newId ?? (() => crypto.randomUUID());
+  const link = createLink();
+  let day: DayIndex | null = null;
+  const listeners = new Set<(s: EngineState) => void>();
+  let state = FIRST;
+  const timers: unknown[] = [];
+  let stopped = false;
+
+  const set = (patch: Partial<EngineState>) => {
+    state = { ...state, ...patch, mode: link.mode };
+    for (const l of listeners) l(state);
+  };
+  const setDay = (d: DayIndex | null) => {
+    day = d;
+    set({ dados: d ? { data_local: d.data_local, gerado_em: d.gerado_em } : null });
+  };
+  const sync = createBoxSync({
+    store,
+    api,
+    link,
+    timeZone: config.fusoHorario,
+    now,
+    locks: deps.locks ?? (typeof navigator !== 'undefined' ? navigator.locks : undefined),
+    paired: () => !!state.device && !state.revoked,
+    fila: () => state.fila,
+    day: () => day,
+    setDay,
+    revoked: () => set({ revoked: true }),
+    changed: (patch = {}) => set(patch),
+  });
+  const show = (r: ScanResult) => (set({ last: r }), r);
+  const loop = (fn: () => Promise<void>, every: () => number) => repeat(fn, every, timers, () => stopped);
+
+  const decider = createScanFlow({
+    store,
+    api,
+    config,
+    now,
+    reach: sync.reach,
+    day: () => day,
+    show,
+    counted: async () => set(await store.counts()),
+  });
+
+  return {
+    get state() {
+      return state;
+    },
+    subscribe(fn: (s: EngineState) => void) {
+      listeners.add(fn);
+      fn(state);
+      return () => listeners.delete(fn);
+    },
+
+    async start() {
+      const kept = await keptState(store);
+      set(kept);
+      setDay(await store.loadDay());
+      set(await store.counts());
+      loop(sync.heartbeat, () => (link.mode === 'online' ? HEARTBEAT_ONLINE_MS : HEARTBEAT_OFFLINE_MS));
+      loop(
+        async () => (link.mode === 'online' ? sync.refreshData() : undefined),
+        () => DATA_POLL_MS,
+      );
+      if (kept.device) void sync.heartbeat().then(sync.refreshData);
+    },
+
+    stop() {
+      stopped = true;
+      for (const t of timers) clearTimeout(t as ReturnType<typeof setTimeout>);
+    },
+
+    async pair(token: string, nome: string) {
+      const device = deviceOf(await api.pair(token, nome, APP_VERSION), now());
+      await store.set('dispositivo', device);
+      set({ device, revoked: false });
+      // The queue kept through a revocation goes up under the new key.
+      await sync.refreshData();
+      await sync.upload();
+    },
+
+    async setOperator(nome: string) {
+      await store.set('operador', nome);
+      await store.set('ultimo_operador', nome);
+      set({ operador: nome, ultimoOperador: nome });
+    },
+
+    async endShift() {
+      await store.forget('operador');
+      set({ operador: null });
+    },
+
+    async scan(codigo: string): Promise<ScanResult | null> {
+      const operador = state.operador;
+      if (!state.device || !operador) return null;
+      const id = newId();
+      const atBox = link.mode === 'online' && !state.revoked ? await decider.atBox(id, codigo, operador) : null;
+      return atBox ?? decider.here(id, codigo, operador);
+    },
+
+    refused: () => store.refused(),
+    queue: () => store.queue(),
+    upload: () => sync.upload(),
+  };
+}
+
+export type Engine = ReturnType<typeof createEngine>;
