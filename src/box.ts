@@ -263,7 +263,7 @@ async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined,
     logger: parts.logger,
     ...(parts.httpLimits ? { httpLimits: parts.httpLimits } : {}),
     https: parts.https,
-    routeDocs: staff.docs,
+    routeDocs: { ...staff.docs, ...handheld.docs },
     ...mergeRoutes(
       status.routes,
       sync.routes,
