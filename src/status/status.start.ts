@@ -9,6 +9,7 @@ import type { GatesInfo } from '../gate/lanes/gates.js';
 import type { Listeners } from '../lib/listeners.js';
 import type { TenantSite } from '../site/site.answers.js';
 import type { SyncInfo } from '../sync/worker.js';
+import type { SiteTlsInfo } from '../tls/site-tls.js';
 import { createBoxStatus, type BoxStatus } from './box-status.js';
 import { healthRoutes } from './health.routes.js';
 import { createMetrics, metricsRoutes } from './metrics.js';
@@ -28,6 +29,7 @@ export function startStatus({
   site,
   scans,
   grants,
+  tls,
 }: {
   db: Db;
   clock: Clock;
@@ -39,8 +41,10 @@ export function startStatus({
   site: TenantSite | undefined;
   scans: Listeners<[ScanNotice]>;
   grants: Listeners<[lane: string, seconds: number]>;
+  /** The site CA's fingerprint and the box certificate's end (GATE_TLS_DIR). */
+  tls?: (() => SiteTlsInfo) | undefined;
 }): { status: BoxStatus; routes: BoxRoutes; close: (() => void) | undefined } {
-  const status = createBoxStatus({ db, storage, clockCheck, gates, sync, site });
+  const status = createBoxStatus({ db, storage, clockCheck, gates, sync, site, tls });
   const metrics = createMetrics({ db, clock, status, site });
   scans.add(metrics.observe);
   grants.add(metrics.observeGrant);
