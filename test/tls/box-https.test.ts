@@ -57,6 +57,12 @@ describe('HTTPS with the site CA', () => {
       ips: ['127.0.0.1', '192.168.10.5'],
       names: ['box.lan'],
     });
+    const ready = await box.app.inject({ method: 'GET', url: '/health/ready' });
+    expect(ready.json().data.partes.tls).toEqual({
+      ok: true,
+      ca_sha256: ca.fingerprint256,
+      certificado_expira_em: new Date(leaf.validTo).toISOString(),
+    });
   });
 
   it('loads a certificate issued while it runs (gate tls issue), without a restart, and logs one line', async () => {
