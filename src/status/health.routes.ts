@@ -23,8 +23,9 @@ type Part = ReadyPart;
 
 /**
  * Parts that are reported without making the box unready: a wrong clock is no reason to stop the gates
- * (docs/operations.md, "Clock"), nor a certificate near its end (the box renews it), nor is the site in local mode (a box deciding alone still lets people in); two
- * boxes pulling with one cloud key is (docs/site.md).
+ * (docs/operations.md, "Clock"), nor is the site in local mode (a box deciding alone still lets people in), nor a
+ * certificate near its end (the HTTPS still works until then); two boxes pulling with one cloud key is
+ * (docs/site.md).
  */
 const advisory = (name: string, p: Part) =>
   name === 'relogio' || name === 'tls' || (name === 'site' && !Array.isArray(p.chave_nuvem_repetida));
