@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS } from '../support/console-browser.js';
+import { CHROMIUM_ARGS, SUPERVISOR, signIn } from '../support/console-browser.js';
 import { tempDir } from '../support/temp.js';
 import { siteCaDir, siteTlsBox } from './support.js';
 
@@ -58,6 +59,22 @@ describe('Chromium with the site CA in its NSS database', () => {
       const byIp = await page.goto(`https://127.0.0.1:${box.port}/health`);
       expect(byIp?.status()).toBe(200);
       expect(await page.evaluate('window.isSecureContext')).toBe(true);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('the console over HTTPS shows the CA fingerprint and the certificate end on the Sincronização screen', async () => {
+    await box.addSupervisor(SUPERVISOR.nome, SUPERVISOR.segredo);
+    const browser = await launch(homeWithNss(path.join(dir, 'ca.pem')));
+    try {
+      const page = await browser.newPage();
+      await page.goto(`https://box.lan:${box.port}/console/#/sync`);
+      await signIn(page, SUPERVISOR);
+      await page.goto(`https://box.lan:${box.port}/console/#/sync`);
+      const fingerprint = new crypto.X509Certificate(fs.readFileSync(path.join(dir, 'ca.pem'))).fingerprint256;
+      await expect.poll(() => page.locator('#ca-sha256').textContent(), { timeout: 10_000 }).toBe(fingerprint);
+      expect(await page.getByText('Certificado da caixa válido até').isVisible()).toBe(true);
     } finally {
       await browser.close();
     }

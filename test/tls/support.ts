@@ -5,7 +5,10 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { createBox } from '../../src/box.js';
 import { createClock } from '../../src/clock.js';
+import { migrateToLatest, openDatabase } from '../../src/db/open.js';
 import type { Log } from '../../src/lib/log.js';
+import { createOperator } from '../../src/operators/operators.repo.js';
+import { ensureTenant } from '../../src/tenants/tenants.repo.js';
 import { issueCert, makeCa, parseSubnet } from '../../src/tls/site-ca.js';
 import { createSiteTls } from '../../src/tls/site-tls.js';
 import { tempDir, TZ } from '../support/box.js';
@@ -35,9 +38,16 @@ export async function siteTlsBox(dir: string, opts: { checkMs?: number; caPort?:
     createSecureContext: tls.createSecureContext,
     checkMs: opts.checkMs ?? 3_600_000,
   });
+  const database = path.join(tempDir(), 'gate.db');
+  const clock = createClock(TZ);
+  const seed = openDatabase(database);
+  await migrateToLatest(seed);
+  ensureTenant(seed, 'parque', clock.nowIso(), 'Parque Teste');
+  seed.close();
   const box = createBox({
-    database: path.join(tempDir(), 'gate.db'),
-    clock: createClock(TZ),
+    database,
+    clock,
+    tenant: 'parque',
     logger: false,
     listen: { host: '127.0.0.1', port: 0 },
     https: siteTls.https,
@@ -45,7 +55,15 @@ export async function siteTlsBox(dir: string, opts: { checkMs?: number; caPort?:
   });
   const running = await box.start();
   const port = Number(new URL(running.url!).port);
-  return { ...running, port, siteTls, log: recorded, close: () => box.close() };
+  const addSupervisor = (nome: string, segredo: string) =>
+    createOperator(running.db, {
+      tenantId: running.tenantId!,
+      nome,
+      papel: 'supervisor',
+      segredo,
+      nowIso: clock.nowIso(),
+    });
+  return { ...running, port, siteTls, log: recorded, addSupervisor, close: () => box.close() };
 }
 
 /** The certificate the box serves to a client that trusts only the site CA (a TLS failure rejects). */
