@@ -118,7 +118,7 @@ export function startCaPage({
     server.listen(port, host, () => {
       server.off('error', reject);
       const address = server.address() as net.AddressInfo;
-      log.info({ porta: address.port }, 'CA da rede local em http, /ca');
+      log.info({ porta: address.port }, 'tls: CA da rede local em http (/ca)');
       resolve({
         port: address.port,
         close: () =>

@@ -144,6 +144,9 @@ export async function makeCa({ dir, subnets, name, force = false }: MakeCaOption
     throw new TlsSetupError(
       'informe ao menos uma rede com --rede (ex.: --rede 192.168.10.0/24): sem rede, a CA valeria para qualquer IP',
     );
+  // X.509 caps an organisation's name at 64 characters; the CA's common name adds 19 to it.
+  if (name.length > 40 || /[\p{Cc}]/u.test(name))
+    throw new TlsSetupError('--nome: até 40 caracteres, sem quebras de linha (ex.: --nome "Parque Exemplo")');
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const caCert = path.join(dir, TLS_FILES.caCert);
   const caKey = path.join(dir, TLS_FILES.caKey);

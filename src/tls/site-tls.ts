@@ -133,10 +133,10 @@ export function createSiteTls({
       server?.setSecureContext({ cert: next.cert, key: next.key });
       current = next;
       loadFailedStamp = undefined;
-      log.info({ serial: next.leaf.serialNumber, expira: info().certExpiresAt }, 'certificado TLS recarregado');
+      log.info({ serial: next.leaf.serialNumber, expira: info().certExpiresAt }, 'tls: certificado recarregado');
     } catch (error) {
       loadFailedStamp = stamp;
-      log.warn({ err: error instanceof Error ? error.message : String(error) }, 'novo certificado TLS recusado');
+      log.warn({ err: error instanceof Error ? error.message : String(error) }, 'tls: novo certificado recusado');
     }
   }
 
@@ -150,7 +150,7 @@ export function createSiteTls({
       renewFailedAt = now();
       log.error(
         { err: error instanceof Error ? error.message : String(error), expira: info().certExpiresAt },
-        'renovação do certificado TLS falhou; a caixa tenta de novo em uma hora',
+        'tls: renovação do certificado falhou; nova tentativa em uma hora',
       );
     }
   }

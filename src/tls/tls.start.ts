@@ -28,7 +28,8 @@ export async function serveSiteTls(
       : await startCaPage({ host: at.host, port: spec.caPort, httpsPort, caPem: spec.tls.caPem, log }).catch(
           (error: unknown) => {
             spec.tls.close();
-            throw error;
+            const why = (error as NodeJS.ErrnoException).code ?? String(error);
+            throw new Error(`GATE_HTTP_CA_PORT: não foi possível escutar em ${at.host}:${spec.caPort} (${why})`);
           },
         );
   return {

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import pino from 'pino';
@@ -89,7 +90,7 @@ describe('HTTPS with the site CA', () => {
       async () =>
         (await servedCert(box.port, caOf(dir), 'caixa2.lan').catch(() => null))?.serialNumber.toUpperCase() === second,
     );
-    const reloads = box.log.lines.filter((l) => l.msg === 'certificado TLS recarregado');
+    const reloads = box.log.lines.filter((l) => l.msg === 'tls: certificado recarregado');
     expect(reloads).toHaveLength(1);
     expect(reloads[0]!.obj).toMatchObject({ serial: second });
     expect(box.log.text()).not.toMatch(/PRIVATE KEY|BEGIN/);
@@ -129,6 +130,21 @@ describe('HTTPS with the site CA', () => {
     );
   });
 
+  it('a renewal that fails (no CA key on the box) is logged and tried again an hour later, not every minute', async () => {
+    const dir = await siteCaDir();
+    const short = await issueCert({ dir, ips: ['127.0.0.1'], names: ['box.lan'], days: 10 });
+    fs.rmSync(path.join(dir, 'ca.key'));
+    const box = await siteTlsBox(dir);
+    closing.push(box.close);
+    await box.siteTls.check();
+    await box.siteTls.check();
+    const failures = box.log.lines.filter((l) => l.msg.startsWith('tls: renovação do certificado falhou'));
+    expect(failures).toHaveLength(1);
+    expect(failures[0]!.level).toBe('error');
+    expect(JSON.stringify(failures[0]!.obj)).toMatch(/falta a chave da CA/);
+    expect((await servedCert(box.port, caOf(dir), 'box.lan')).serialNumber.toUpperCase()).toBe(short.serialNumber);
+  });
+
   it('keeps serving the old certificate when the new files do not go together', async () => {
     const dir = await siteCaDir();
     const box = await siteTlsBox(dir);
@@ -138,7 +154,7 @@ describe('HTTPS with the site CA', () => {
     fs.writeFileSync(path.join(dir, 'box.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }));
     await box.siteTls.check();
     expect((await servedCert(box.port, caOf(dir), 'box.lan')).serialNumber.toUpperCase()).toBe(before);
-    expect(box.log.lines.map((l) => l.msg)).toContain('novo certificado TLS recusado');
+    expect(box.log.lines.map((l) => l.msg)).toContain('tls: novo certificado recusado');
     expect(box.log.text()).not.toMatch(/PRIVATE KEY|BEGIN/);
   });
 });
@@ -212,6 +228,16 @@ describe('configuration', () => {
     expect(running.caPort).toBeUndefined();
     const served = await servedCert(Number(new URL(running.url!).port), caOf(dir), 'box.lan');
     expect(served.serialNumber.toUpperCase()).toBe(serialOf(path.join(dir, 'box.pem')));
+  });
+
+  it('a CA port already taken stops the start, naming GATE_HTTP_CA_PORT', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    closing.push(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+    const port = (taken.address() as net.AddressInfo).port;
+    await expect(siteTlsBox(await siteCaDir(), { caPort: port })).rejects.toThrow(
+      `GATE_HTTP_CA_PORT: não foi possível escutar em 127.0.0.1:${port} (EADDRINUSE)`,
+    );
   });
 
   it('refuses GATE_TLS_DIR with GATE_TLS_CERT, and a CA port equal to the box port', () => {

@@ -156,6 +156,9 @@ describe('bad input', () => {
     const bad = await gate(data, ['tls', 'ca', '--rede', '192.168.10.0']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('rede inválida: "192.168.10.0" (use endereço/prefixo, ex.: 192.168.10.0/24)');
+    const long = await gate(data, ['tls', 'ca', '--rede', '192.168.10.0/24', '--nome', 'P'.repeat(41)]);
+    expect(long.code).toBe(1);
+    expect(long.stderr).toContain('--nome: até 40 caracteres');
     expect(fs.existsSync(path.join(data, 'tls', 'ca.key'))).toBe(false);
   });
 
