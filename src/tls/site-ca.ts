@@ -147,6 +147,8 @@ export async function makeCa({ dir, subnets, name, force = false }: MakeCaOption
   // X.509 caps an organisation's name at 64 characters; the CA's common name adds 19 to it.
   if (name.length > 40 || /[\p{Cc}]/u.test(name))
     throw new TlsSetupError('--nome: até 40 caracteres, sem quebras de linha (ex.: --nome "Parque Exemplo")');
+  // Only the folder itself is private: a data dir made on the way keeps the usual mode.
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const caCert = path.join(dir, TLS_FILES.caCert);
   const caKey = path.join(dir, TLS_FILES.caKey);

@@ -15,7 +15,7 @@ describe('a site CA made by gate tls ca, and the box certificate it signs', () =
   let data: string;
   let dir: string;
   beforeAll(async () => {
-    data = tempDir();
+    data = path.join(tempDir(), 'data'); // made by gate tls ca
     dir = path.join(data, 'tls');
     const ca = await gate(data, [
       'tls',
@@ -48,6 +48,7 @@ describe('a site CA made by gate tls ca, and the box certificate it signs', () =
     expect(mode(path.join(dir, 'ca.key'))).toBe(0o600);
     expect(mode(path.join(dir, 'box.key'))).toBe(0o600);
     expect(mode(dir)).toBe(0o700);
+    expect(mode(data) & 0o077).not.toBe(0);
   });
 
   it('is a CA constrained to the given subnets and .lan names, critically', () => {
