@@ -48,7 +48,8 @@ function stampOf(dir: string): string {
   return [TLS_FILES.cert, TLS_FILES.key, TLS_FILES.caCert]
     .map((f) => {
       const s = fs.statSync(path.join(dir, f));
-      return `${s.mtimeMs}:${s.size}`;
+      // The inode too: gate tls and the renewal rename new files in, which a coarse mtime could miss.
+      return `${s.ino}:${s.mtimeMs}:${s.size}`;
     })
     .join('|');
 }
