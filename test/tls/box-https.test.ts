@@ -7,7 +7,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBoxFromConfig } from '../../src/box-config.js';
 import { loadConfig } from '../../src/config.js';
-import { issueCert } from '../../src/tls/site-ca.js';
+import { issueCert, makeCa, parseSubnet } from '../../src/tls/site-ca.js';
 import { gate } from '../cli/run.js';
 import { tempDir } from '../support/temp.js';
 import { caOf, plainGet, servedCert, serialOf, siteCaDir, siteTlsBox } from './support.js';
@@ -143,6 +143,23 @@ describe('HTTPS with the site CA', () => {
     expect(failures[0]!.level).toBe('error');
     expect(JSON.stringify(failures[0]!.obj)).toMatch(/falta a chave da CA/);
     expect((await servedCert(box.port, caOf(dir), 'box.lan')).serialNumber.toUpperCase()).toBe(short.serialNumber);
+  });
+
+  it('after the CA is replaced, keeps the old certificate until one from the new CA is issued', async () => {
+    const dir = await siteCaDir();
+    const box = await siteTlsBox(dir);
+    closing.push(box.close);
+    const before = serialOf(path.join(dir, 'box.pem'));
+    await makeCa({ dir, subnets: [parseSubnet('127.0.0.0/8')], name: 'Parque Novo', force: true });
+    await box.siteTls.check();
+    const refused = box.log.lines.find((l) => l.msg === 'tls: novo certificado recusado');
+    expect(JSON.stringify(refused?.obj)).toMatch(/box\.pem não foi assinado pela CA ca\.pem/);
+    expect((await servedCert(box.port, caOf(dir), 'box.lan').catch(() => null))?.serialNumber).toBeUndefined();
+    const issued = await issueCert({ dir, ips: ['127.0.0.1'], names: ['box.lan'] });
+    await box.siteTls.check();
+    const served = await servedCert(box.port, caOf(dir), 'box.lan');
+    expect(served.serialNumber.toUpperCase()).toBe(issued.serialNumber);
+    expect(served.serialNumber.toUpperCase()).not.toBe(before);
   });
 
   it('keeps serving the old certificate when the new files do not go together', async () => {
