@@ -7,24 +7,13 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, SUPERVISOR, signIn } from '../support/console-browser.js';
+import { homeWithNss } from '../support/nss.js';
 import { tempDir } from '../support/temp.js';
 import { siteCaDir, siteTlsBox } from './support.js';
 
 // What a handheld sees once the site CA is installed: Debian's Chromium trusting the CA through its NSS database
 // (as `certutil` puts it there, the Linux counterpart of Android's "Install a certificate"), never told to ignore
 // certificate errors, reaching the box by its .lan name.
-
-const NSS = (home: string) => `sql:${path.join(home, '.pki', 'nssdb')}`;
-
-/** A HOME whose NSS database trusts `caPem` for TLS servers, or trusts nothing when caPem is undefined. */
-function homeWithNss(caPem?: string): string {
-  const home = tempDir('gate-nss-');
-  fs.mkdirSync(path.join(home, '.pki', 'nssdb'), { recursive: true });
-  execFileSync('certutil', ['-d', NSS(home), '-N', '--empty-password'], { stdio: 'pipe' });
-  if (caPem)
-    execFileSync('certutil', ['-d', NSS(home), '-A', '-t', 'C,,', '-n', 'site-ca', '-i', caPem], { stdio: 'pipe' });
-  return home;
-}
 
 function launch(home: string): Promise<Browser> {
   expect(CHROMIUM_ARGS.join(' ')).not.toMatch(/ignore-certificate/);

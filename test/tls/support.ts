@@ -4,6 +4,7 @@ import http from 'node:http';
 import path from 'node:path';
 import tls from 'node:tls';
 import { createBox } from '../../src/box.js';
+import type { HandheldSpec } from '../../src/handheld/handheld.start.js';
 import { createClock } from '../../src/clock.js';
 import { migrateToLatest, openDatabase } from '../../src/db/open.js';
 import type { Log } from '../../src/lib/log.js';
@@ -30,7 +31,10 @@ export function recordingLog() {
   return { log, lines, text: () => lines.map((l) => `${l.msg} ${JSON.stringify(l.obj)}`).join('\n') };
 }
 
-export async function siteTlsBox(dir: string, opts: { checkMs?: number; caPort?: number } = {}) {
+export async function siteTlsBox(
+  dir: string,
+  opts: { checkMs?: number; caPort?: number; handheld?: HandheldSpec } = {},
+) {
   const recorded = recordingLog();
   const siteTls = createSiteTls({
     dir,
@@ -52,6 +56,7 @@ export async function siteTlsBox(dir: string, opts: { checkMs?: number; caPort?:
     listen: { host: '127.0.0.1', port: 0 },
     https: siteTls.https,
     siteTls: { tls: siteTls, caPort: opts.caPort },
+    handheld: opts.handheld,
   });
   const running = await box.start();
   const port = Number(new URL(running.url!).port);

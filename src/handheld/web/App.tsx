@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { About } from './About';
 import { Banner } from './Banner';
 import type { Engine, EngineState } from './engine';
@@ -50,7 +50,8 @@ export function App({ engine }: { engine: Engine }) {
   // One listener for the page's life (not re-added per render): an imager's first keys are never lost to a render.
   const live = useRef({ scanning, onCode });
   live.current = { scanning, onCode };
-  useEffect(() => {
+  // Before the first paint: a read that arrives as soon as the scan screen shows is not lost.
+  useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (!live.current.scanning || inField(e.target)) return;
       if (e.key === 'Tab' || e.key === 'Enter') e.preventDefault();
