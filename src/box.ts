@@ -234,7 +234,16 @@ async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined,
   const site = use('site', await startSiteLink({ ...siteDeps, cloudKey: cloudKeyPrint(parts.cloud) }));
   const status = use(
     'estado',
-    startStatus({ ...base, ...core, gates: gate.gates, sync: sync.worker, site: site.info, scans, grants }),
+    startStatus({
+      ...base,
+      ...core,
+      gates: gate.gates,
+      sync: sync.worker,
+      site: site.info,
+      scans,
+      grants,
+      handhelds: parts.handheld !== undefined,
+    }),
   );
   const consoleOptions = { idleMinutes: parts.consoleIdleMinutes, pingMs: parts.consolePingMs };
   const staff = use(
@@ -254,7 +263,7 @@ async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined,
     logger: parts.logger,
     ...(parts.httpLimits ? { httpLimits: parts.httpLimits } : {}),
     https: parts.https,
-    routeDocs: staff.docs,
+    routeDocs: { ...staff.docs, ...handheld.docs },
     ...mergeRoutes(
       status.routes,
       sync.routes,

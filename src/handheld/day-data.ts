@@ -7,7 +7,7 @@ import { qrHash } from './qr-hash.js';
 // an order gets the box's own refusal, not "unknown"), QRs hashed. Built in slices of a few orders with a turn of
 // the event loop between them, and written as JSON text slice by slice: a 50,000-person day never holds a scan.
 
-const ORDERS_PER_SLICE = 150;
+const ORDERS_PER_SLICE = 60;
 /** Past this many events since a cursor, the device gets the whole day again instead of a delta. */
 const MAX_DELTA_EVENTS = 20_000;
 
@@ -23,19 +23,50 @@ function decodeCursor(text: string | undefined): Cursor | undefined {
   return m ? { day: m[1]!, eventId: Number(m[2]), ordersAt: m[3]! } : undefined;
 }
 
+const COMMA = Buffer.from(',');
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-function dayOrders(db: Db, tenantId: number, day: string): number[] {
-  const rows = db
-    .statement(
-      `SELECT l.order_id AS id FROM lots l JOIN orders o ON o.id = l.order_id WHERE l.data_uso = ? AND o.tenant_id = ?
-       UNION
-       SELECT l.order_id FROM lots l JOIN orders o ON o.id = l.order_id
-        WHERE l.tipo_ingresso = 'dayuse_sem_data' AND o.tenant_id = ?`,
-    )
-    .all(day, tenantId, tenantId) as { id: number }[];
-  return rows.map((r) => r.id).sort((a, b) => a - b);
+/**
+ * The day's orders, a page at a time (one statement over the whole day took 9–14 ms for 12,500 orders): those with a
+ * lot for the day, then those with an open-dated lot not seen yet.
+ */
+async function* dayOrderPages(db: Db, tenantId: number, day: string): AsyncGenerator<number[]> {
+  const seen = new Set<number>();
+  const pages = [
+    db.statement(
+      `SELECT DISTINCT l.order_id AS id FROM lots l JOIN orders o ON o.id = l.order_id
+        WHERE l.data_uso = ? AND l.order_id > ? AND o.tenant_id = ? ORDER BY l.order_id LIMIT ?`,
+    ),
+    db.statement(
+      `SELECT DISTINCT l.order_id AS id FROM lots l JOIN orders o ON o.id = l.order_id
+        WHERE l.tipo_ingresso = 'dayuse_sem_data' AND ? IS NOT NULL AND l.order_id > ? AND o.tenant_id = ?
+        ORDER BY l.order_id LIMIT ?`,
+    ),
+  ];
+  for (const page of pages) {
+    let after = 0;
+    for (;;) {
+      const ids = (page.all(day, after, tenantId, ORDERS_PER_SLICE) as { id: number }[]).map((r) => r.id);
+      if (ids.length === 0) break;
+      after = ids[ids.length - 1]!;
+      const fresh = ids.filter((id) => !seen.has(id));
+      for (const id of fresh) seen.add(id);
+      if (fresh.length > 0) yield fresh;
+      if (ids.length < ORDERS_PER_SLICE) break;
+    }
+  }
 }
+
+/** Of some orders, those of the day (a lot for it, or open-dated). */
+const ofTheDay = (db: Db, ids: number[], day: string): number[] =>
+  (
+    db
+      .statement(
+        `SELECT DISTINCT order_id AS id FROM lots WHERE order_id IN (SELECT value FROM json_each(?))
+          AND (data_uso = ? OR tipo_ingresso = 'dayuse_sem_data') ORDER BY order_id`,
+      )
+      .all(JSON.stringify(ids), day) as { id: number }[]
+  ).map((r) => r.id);
 
 /** Orders with a movement after `eventId` or written at or after `ordersAt`; undefined when too many to say. */
 function changedOrders(db: Db, tenantId: number, since: Cursor): Set<number> | undefined {
@@ -122,34 +153,52 @@ export interface DayDataOptions {
   since?: string | undefined;
 }
 
-/** The day data as the JSON text of the spec's success envelope (built slice by slice). */
-export async function dayDataJson(db: Db, o: DayDataOptions): Promise<string> {
+/** The day data as the JSON bytes of the spec's success envelope (built slice by slice). */
+export async function dayDataJson(db: Db, o: DayDataOptions): Promise<Buffer> {
   const at = marks(db, o.nowIso);
   const since = decodeCursor(o.since);
-  let ids = dayOrders(db, o.tenantId, o.today);
-  let complete = true;
-  if (since && since.day === o.today) {
-    const changed = changedOrders(db, o.tenantId, since);
-    if (changed) {
-      ids = ids.filter((id) => changed.has(id));
-      complete = false;
+  const changed = since && since.day === o.today ? changedOrders(db, o.tenantId, since) : undefined;
+  // Each slice's text goes to bytes at once: off the JS heap, the young generation's collections no longer copy
+  // megabytes of survivors (they held the loop 6–7 ms at a time for a 50,000-person day).
+  const parts = { pessoas: [] as Buffer[], pedidos: [] as Buffer[], adicionais: [] as Buffer[] };
+  const add = (ids: number[]) => {
+    const rows = sliceRows(db, ids, o.names);
+    for (const k of ['pessoas', 'pedidos', 'adicionais'] as const)
+      if (rows[k].length > 0) {
+        if (parts[k].length > 0) parts[k].push(COMMA);
+        parts[k].push(Buffer.from(JSON.stringify(rows[k]).slice(1, -1)));
+      }
+  };
+  if (changed) {
+    const ids = [...changed];
+    for (let from = 0; from < ids.length; from += ORDERS_PER_SLICE) {
+      if (from > 0) await yieldTurn();
+      add(ofTheDay(db, ids.slice(from, from + ORDERS_PER_SLICE), o.today));
+    }
+  } else {
+    for await (const ids of dayOrderPages(db, o.tenantId, o.today)) {
+      add(ids);
+      await yieldTurn();
     }
   }
-  const parts = { pessoas: [] as string[], pedidos: [] as string[], adicionais: [] as string[] };
-  for (let from = 0; from < ids.length; from += ORDERS_PER_SLICE) {
-    if (from > 0) await yieldTurn();
-    const rows = sliceRows(db, ids.slice(from, from + ORDERS_PER_SLICE), o.names);
-    for (const k of ['pessoas', 'pedidos', 'adicionais'] as const)
-      if (rows[k].length > 0) parts[k].push(JSON.stringify(rows[k]).slice(1, -1));
-  }
+  const complete = changed === undefined;
   const head = {
     data_local: o.today,
     gerado_em: o.nowIso,
     cursor: encodeCursor({ day: o.today, ...at }),
     completo: complete,
   };
-  const list = (k: keyof typeof parts) => `"${k}":[${parts[k].join(',')}]`;
-  return `{"success":true,"data":${JSON.stringify(head).slice(0, -1)},${list('pessoas')},${list('pedidos')},${list('adicionais')}}}`;
+  const list = (k: keyof typeof parts, last = false) => [
+    Buffer.from(`"${k}":[`),
+    ...parts[k],
+    Buffer.from(last ? ']}}' : '],'),
+  ];
+  return Buffer.concat([
+    Buffer.from(`{"success":true,"data":${JSON.stringify(head).slice(0, -1)},`),
+    ...list('pessoas'),
+    ...list('pedidos'),
+    ...list('adicionais', true),
+  ]);
 }
 
 /** The rows of one order's people and additionals now (an online scan's answer updates the device's copy). */

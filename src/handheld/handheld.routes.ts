@@ -7,6 +7,7 @@ import type { Db } from '../db/open.js';
 import { AppError } from '../http/errors.js';
 import { JSON_TYPE } from '../http/send-bytes.js';
 import { dayDataJson } from './day-data.js';
+import { handheldDocs as docs } from './handheld.docs.js';
 import { checkDeviceKey, pairDevice, recordDeviceState, type Device } from './devices.repo.js';
 import type { HandheldService } from './handheld.service.js';
 import {
@@ -50,7 +51,14 @@ export const handheldRoutes =
 
     app.post(
       '/api/handheld/parear',
-      { schema: { tags, summary: 'Parear um aparelho com o código de uso único do console', body: pairRequest } },
+      {
+        schema: {
+          tags,
+          summary: 'Parear um aparelho com o código de uso único do console',
+          body: pairRequest,
+          docs: docs.pair,
+        },
+      },
       async (request, reply) => {
         const { token, nome, versao_app } = request.body;
         const nowIso = clock.nowIso();
@@ -76,7 +84,13 @@ export const handheldRoutes =
       '/api/handheld/dados',
       {
         onRequest,
-        schema: { tags, security, summary: 'Os dados do dia para decidir offline', querystring: dayDataQuery },
+        schema: {
+          tags,
+          security,
+          summary: 'Os dados do dia para decidir offline',
+          querystring: dayDataQuery,
+          docs: docs.dayData,
+        },
       },
       async (request, reply) => {
         const device = callerOf(request);
@@ -96,7 +110,13 @@ export const handheldRoutes =
       '/api/handheld/checkin',
       {
         onRequest,
-        schema: { tags, security, summary: 'Check-in decidido pela caixa (aparelho online)', body: scanRequest },
+        schema: {
+          tags,
+          security,
+          summary: 'Check-in decidido pela caixa (aparelho online)',
+          body: scanRequest,
+          docs: docs.scan,
+        },
       },
       async (request) => ({ success: true, data: await asHttp(service.scan(callerOf(request), request.body)) }),
     );
@@ -106,7 +126,13 @@ export const handheldRoutes =
       {
         onRequest,
         bodyLimit: MAX_UPLOAD_BYTES,
-        schema: { tags, security, summary: 'Movimentos decididos no aparelho (offline)', body: uploadRequest },
+        schema: {
+          tags,
+          security,
+          summary: 'Movimentos decididos no aparelho (offline)',
+          body: uploadRequest,
+          docs: docs.upload,
+        },
       },
       async (request) => {
         const { enviado_em, itens } = request.body;
@@ -121,7 +147,13 @@ export const handheldRoutes =
       '/api/handheld/estado',
       {
         onRequest,
-        schema: { tags, security, summary: 'O aparelho diz como está (e sabe se a caixa responde)', body: deviceState },
+        schema: {
+          tags,
+          security,
+          summary: 'O aparelho diz como está (e sabe se a caixa responde)',
+          body: deviceState,
+          docs: docs.state,
+        },
       },
       async (request) => {
         const device = callerOf(request);

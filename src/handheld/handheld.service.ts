@@ -56,8 +56,24 @@ export function createHandheldService({ db, clock, checkin, names }: HandheldSer
     return { pessoas: rows.pessoas, adicionais: rows.adicionais };
   };
 
+  // A retry that arrives while its first try is still being decided waits for that one's answer.
+  const deciding = new Map<string, Promise<ScanAnswer>>();
+
   /** POST /api/handheld/checkin: the box decides; a retry of the same id gets the first result. */
   async function scan(device: Device, req: { id: string; codigo: string; operador: string }): Promise<ScanAnswer> {
+    const key = `${device.id}:${req.id}`;
+    const first = deciding.get(key);
+    if (first) return { ...(await first), ja_recebido: true };
+    const answer = decideOnce(device, req);
+    deciding.set(key, answer);
+    try {
+      return await answer;
+    } finally {
+      deciding.delete(key);
+    }
+  }
+
+  async function decideOnce(device: Device, req: { id: string; codigo: string; operador: string }) {
     const known = knownMove(db, device.id, req.id);
     if (known)
       return {
@@ -79,11 +95,8 @@ export function createHandheldService({ db, clock, checkin, names }: HandheldSer
     );
     const result = (reply.batch ? reply.items[0]!.result : reply.result) as CheckinResult;
     if (!result.ok)
-      await db.writes.run(
-        () => keepMove(db, { device: device.id, id: req.id, at, how: 'online', result: result.code }),
-        {
-          background: true,
-        },
+      await db.writes.run(() =>
+        keepMove(db, { device: device.id, id: req.id, at, how: 'online', result: result.code }),
       );
     const code = result.ok ? 'ok' : result.code;
     return {

@@ -3,7 +3,9 @@ import type { CheckinService } from '../checkin/checkin.service.js';
 import type { Clock } from '../clock.js';
 import type { ConsoleGuard } from '../console/sessions.js';
 import type { Db } from '../db/open.js';
+import type { OperationDocs } from '../http/openapi.js';
 import { handheldConsoleRoutes } from './handheld.console.js';
+import { handheldConsoleDocs } from './handheld.docs.js';
 import { handheldRoutes } from './handheld.routes.js';
 import { createHandheldService } from './handheld.service.js';
 
@@ -22,11 +24,12 @@ export function startHandheld(deps: {
   checkin: CheckinService;
   consoleGuard: ConsoleGuard;
   spec: HandheldSpec | undefined;
-}): { routes: BoxRoutes } {
+}): { routes: BoxRoutes; docs: Record<string, OperationDocs> } {
   const { db, clock, checkin, spec } = deps;
-  if (!spec) return { routes: {} };
+  if (!spec) return { routes: {}, docs: {} };
   const service = createHandheldService({ db, clock, checkin, names: spec.names });
   return {
+    docs: handheldConsoleDocs,
     routes: {
       local: [
         handheldRoutes({ db, clock, service, names: spec.names }),

@@ -37,6 +37,12 @@ export const SECURITY_SCHEMES = {
     name: 'X-CSRF-Token',
     description: 'O `csrf` da sessão, exigido em todo método que não seja GET no console.',
   },
+  handheldKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Handheld-Key',
+    description: 'A chave de um handheld pareado (docs/handheld.md): abre só as rotas /api/handheld/*.',
+  },
 } as const;
 type Scheme = keyof typeof SECURITY_SCHEMES;
 
@@ -47,6 +53,7 @@ const CREDENTIAL_ERRORS: Record<Scheme, readonly ErrorCode[]> = {
   integrationKey: ['AUTH_ERROR'],
   consoleSession: ['SESSAO_INVALIDA'],
   csrfToken: ['CSRF_INVALIDO'],
+  handheldKey: ['CHAVE_HANDHELD_AUSENTE', 'CHAVE_HANDHELD_INVALIDA', 'DISPOSITIVO_REVOGADO'],
 };
 
 export interface RouteFacts {

@@ -9,6 +9,7 @@ import type { WriteQueue } from '../db/write-queue.js';
 import { metricsDocs } from './status.docs.js';
 import { AppError } from '../http/errors.js';
 import type { BoxStatus, SyncStatus } from './box-status.js';
+import { handheldMetrics } from './handheld.metrics.js';
 import { siteMetrics } from './site.metrics.js';
 import type { SiteInfo } from '../site/site.answers.js';
 
@@ -23,10 +24,13 @@ export function createMetrics({
   clock,
   status,
   site,
+  handhelds = false,
 }: {
   db: Db;
   clock: Clock;
   status?: BoxStatus | undefined;
+  /** GATE_HANDHELD: the handhelds' gauges (none without). */
+  handhelds?: boolean;
   /** The site link: its claim times (the view itself is read through `status`). */
   site?: SiteInfo | undefined;
 }) {
@@ -61,6 +65,7 @@ export function createMetrics({
   if (status) statusMetrics(registry, status, clock, () => (scraped ??= status.sync()!));
   writeQueueMetrics(registry, db.writes);
   const siteSeries = site && status ? siteMetrics(registry, status, site) : undefined;
+  const handheldSeries = handhelds ? handheldMetrics(registry, db, clock) : undefined;
   return {
     /** Stops draining the site's claim times (the box's closing). */
     stop: () => siteSeries?.stop(),
@@ -68,6 +73,7 @@ export function createMetrics({
     async scrape(): Promise<string> {
       scraped = null;
       siteSeries?.fresh();
+      handheldSeries?.reset();
       return registry.metrics();
     },
     contentType: registry.contentType,

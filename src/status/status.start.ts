@@ -28,6 +28,7 @@ export function startStatus({
   site,
   scans,
   grants,
+  handhelds = false,
 }: {
   db: Db;
   clock: Clock;
@@ -39,9 +40,11 @@ export function startStatus({
   site: TenantSite | undefined;
   scans: Listeners<[ScanNotice]>;
   grants: Listeners<[lane: string, seconds: number]>;
+  /** GATE_HANDHELD: the handhelds' gauges. */
+  handhelds?: boolean;
 }): { status: BoxStatus; routes: BoxRoutes; close: (() => void) | undefined } {
   const status = createBoxStatus({ db, storage, clockCheck, gates, sync, site });
-  const metrics = createMetrics({ db, clock, status, site });
+  const metrics = createMetrics({ db, clock, status, site, handhelds });
   scans.add(metrics.observe);
   grants.add(metrics.observeGrant);
   return {

@@ -172,6 +172,9 @@ describe('the console lists devices', () => {
     });
     box.clock.advance(15 * 60_000 + 1000);
     expect(await list()).toMatchObject({ alarmes: 1, aparelhos: [{ alarme: true }] });
+    const metrics = (await box.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toContain('gate_handhelds_silent_with_queue 1');
+    expect(metrics).toContain('gate_handheld_queued_movements 7');
     // Seen again with an empty queue: no alarm.
     await device.put('/api/handheld/estado', {
       versao_app: '1.2.0',

@@ -74,6 +74,20 @@ describe('online', () => {
   });
 });
 
+describe('online, the same id twice at once', () => {
+  it('a retry that arrives while the first try is being decided gets its answer; one check-in', async () => {
+    const id = moveId();
+    const [a, b] = await Promise.all(
+      [0, 1].map(() => device.post('/api/handheld/checkin', { id, codigo: 'A-3', operador: 'Bia' })),
+    );
+    const answers = [a!.json().data, b!.json().data];
+    expect(answers.map((x) => x.resultado)).toEqual(['ok', 'ok']);
+    expect(answers.map((x) => x.ja_recebido).sort()).toEqual([false, true]);
+    const n = gate.db.sqlite.prepare("SELECT count(*) AS n FROM events WHERE qr_code = 'A-3'").get();
+    expect(n).toEqual({ n: 1 });
+  });
+});
+
 describe('uploads', () => {
   it('are applied as facts at their instant, once by id; refusals are kept for the event log; the cloud gets the check-ins', async () => {
     const first = item('A-1');

@@ -9,6 +9,7 @@ import { siteConsoleDocs } from '../../src/console/site.docs.js';
 import { createOperator } from '../../src/operators/operators.repo.js';
 import { COOKIE } from '../../src/console/sessions.js';
 import * as gatesDocs from '../../src/gate/gates.docs.js';
+import { handheldConsoleDocs, handheldDocs } from '../../src/handheld/handheld.docs.js';
 import * as boxDocs from '../../src/status/status.docs.js';
 import { errorCatalogue, type ErrorCode } from '../../src/http/errors.js';
 import { errorEnvelopeSchema, SECURITY_SCHEMES, type OperationDocs } from '../../src/http/openapi.js';
@@ -17,6 +18,7 @@ import * as siteDocs from '../../src/site/site.docs.js';
 import * as syncDocs from '../../src/sync/sync.docs.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
+import { HANDHELDS } from '../support/handheld.js';
 
 // The OpenAPI description at /docs against the routes the box really registers, the error catalogue
 // and what the routes really answer.
@@ -84,7 +86,8 @@ function expectDocumented(method: string, path: string, res: { statusCode: numbe
 const fill = (path: string) => path.replace(/\{\w+\}/g, '1');
 
 beforeAll(async () => {
-  box = await createTestBox();
+  // Handhelds on: their routes are documented like every other (docs/handheld.md).
+  box = await createTestBox({ handheld: HANDHELDS });
   await createOperator(box.db, {
     tenantId: box.tenantId,
     nome: 'Sara',
@@ -113,7 +116,7 @@ afterAll(() => box.close());
 describe('/docs lists every operation once', () => {
   it('documents every registered route but the /v1 aliases and the static pages, and each alias is served', () => {
     const routes = registeredRoutes(box.app);
-    const isStatic = (r: string) => /^\w+ \/(docs|console)\b/.test(r);
+    const isStatic = (r: string) => /^\w+ \/(docs|console|m)\b/.test(r);
     const aliases = routes.filter((r) => / \/v1\//.test(r));
     const expected = routes.filter((r) => !isStatic(r) && !aliases.includes(r)).sort();
     const documented = ops.map((o) => `${o.method} ${o.path}`);
@@ -192,6 +195,8 @@ describe('responses', () => {
       ),
       ...Object.values(consoleDocs),
       ...Object.values(siteConsoleDocs),
+      ...Object.values(handheldDocs),
+      ...Object.values(handheldConsoleDocs),
     ];
     expect(declared.length).toBe(ops.length);
     for (const docs of declared) {

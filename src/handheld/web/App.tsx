@@ -20,6 +20,11 @@ export function App({ engine }: { engine: Engine }) {
   const [token, setToken] = useState(tokenInUrl);
   const [now, setNow] = useState(Date.now());
   useEffect(() => engine.subscribe(setS), [engine]);
+  // On the root element: the day data's time and the mode, for support (devtools) and bench:handheld.
+  useEffect(() => {
+    document.documentElement.dataset.dados = s.dados?.gerado_em ?? '';
+    document.documentElement.dataset.modo = s.mode;
+  }, [s.dados, s.mode]);
   useEffect(() => {
     const t = setInterval(() => setNow(Date.now()), 15_000);
     return () => clearInterval(t);
