@@ -4,7 +4,9 @@ import { createBox, type Box } from './box.js';
 import { createClock } from './clock.js';
 import type { Config } from './config.js';
 import { loadLaneConfig } from './gate/lanes/lanes-file.js';
+import tls from 'node:tls';
 import { loadTls } from './http/tls.js';
+import { createSiteTls } from './tls/site-tls.js';
 import { linkToSystemd } from './systemd-notify.js';
 
 export interface BoxRunDeps {
@@ -22,7 +24,14 @@ export interface BoxRunDeps {
 export function createBoxFromConfig(config: Config, { logger, out, env }: BoxRunDeps): Box {
   const lanesFile = config.laneConfigFile === undefined ? undefined : loadLaneConfig(config.laneConfigFile);
   for (const warning of lanesFile?.warnings ?? []) logger.warn(warning);
-  const https = config.tls && loadTls(config.tls);
+  const siteTls =
+    config.siteTls &&
+    createSiteTls({
+      dir: config.siteTls.dir,
+      log: logger.child({ modulo: 'tls' }),
+      createSecureContext: tls.createSecureContext,
+    });
+  const https = siteTls?.https ?? (config.tls && loadTls(config.tls));
   return createBox({
     database: config.databaseFile,
     clock: createClock(config.timeZone),
@@ -34,6 +43,7 @@ export function createBoxFromConfig(config: Config, { logger, out, env }: BoxRun
     handheld: config.handheld,
     listen: { host: config.host, port: config.port },
     https,
+    siteTls: siteTls && config.siteTls && { tls: siteTls, caPort: config.siteTls.caPort || undefined },
     consoleIdleMinutes: config.consoleIdleMinutes,
     // Type=notify (systemd/gate.service): READY once listening, a watchdog while healthy, STOPPING.
     systemd: linkToSystemd({ env, log: logger }),

@@ -34,6 +34,7 @@ import type { CloudClient } from './sync/cloud-client.js';
 import type { SyncWorker } from './sync/worker.js';
 import { databaseWriteProbe, type SystemdLink } from './systemd-notify.js';
 import { boxTenant } from './tenants/box-tenant.js';
+import { serveSiteTls, type SiteTlsSpec } from './tls/tls.start.js';
 import { VERSION } from './version.js';
 
 /** What a box is made of: the production box reads them from the environment (src/box-config.ts), tests choose. */
@@ -63,6 +64,8 @@ export interface BoxParts {
   httpLimits?: HttpLimits | undefined;
   /** PEM certificate and key: the box serves HTTPS (GATE_TLS_CERT, GATE_TLS_KEY). */
   https?: { cert: Buffer; key: Buffer } | undefined;
+  /** HTTPS from the site CA's dir (GATE_TLS_DIR): `https` is its pair; watched, renewed, the CA on plain HTTP. */
+  siteTls?: SiteTlsSpec | undefined;
   /** Minutes without a request after which a console session ends (default 720). */
   consoleIdleMinutes?: number | undefined;
   /** How often a console's live stream is pinged and its session re-checked (default 15 s). */
@@ -77,6 +80,8 @@ export interface BoxParts {
 export interface RunningBox {
   /** Where it listens; undefined when it does not (parts.listen). */
   url: string | undefined;
+  /** The plain HTTP port serving the site CA (parts.siteTls); undefined without. */
+  caPort?: number | undefined;
   app: App;
   db: Db;
   tenantId: number | undefined;
@@ -148,6 +153,8 @@ export function createBox(parts: BoxParts): Box {
     const tenantId = boxTenant(db, parts.tenant, parts.lanes !== undefined);
     const running = await startParts(parts, db, tenantId, log, closers);
     const url = parts.listen && (await listen(running.app, parts.listen));
+    const tls = url && parts.siteTls ? await serveSiteTls(parts.siteTls, running.app, parts.listen!, log) : undefined;
+    if (tls) closers.push('tls', tls.close);
     if (url) logStart(log, startLine(parts, url, demo?.tenantSlug), running.clockCheck, db);
     const stopping = url ? stopLine(db, log, parts.systemd) : undefined;
     if (parts.syncSchedules !== false && running.sync) {
@@ -162,7 +169,7 @@ export function createBox(parts: BoxParts): Box {
       databaseWriteProbe(db, () => clock.nowIso()),
     );
     announceStop = stopping;
-    return { ...running, url };
+    return { ...running, url, caPort: tls?.caPort };
   }
 
   return {
@@ -243,6 +250,7 @@ async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined,
       scans,
       grants,
       handhelds: parts.handheld !== undefined,
+      tls: parts.siteTls?.tls.info,
     }),
   );
   const consoleOptions = { idleMinutes: parts.consoleIdleMinutes, pingMs: parts.consolePingMs };

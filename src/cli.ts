@@ -14,6 +14,7 @@ import { osdpCommand } from './cli/osdp.js';
 import { serveCommand } from './cli/serve.js';
 import { siteCommand } from './cli/site.js';
 import { tenantsCommand } from './cli/tenants.js';
+import { tlsCommand } from './cli/tls.js';
 import { USAGE } from './cli/usage.js';
 import { VERSION } from './version.js';
 
@@ -57,6 +58,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await osdpCommand(args, io);
       case 'site':
         return await siteCommand(args, io);
+      case 'tls':
+        return await tlsCommand(args, io);
       case undefined:
         io.stderr.write(USAGE);
         return EXIT.usage;

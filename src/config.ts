@@ -15,6 +15,14 @@ const cronExpression = z
 const seconds = (fallback: number) =>
   z.coerce.number().positive('deve ser maior que zero').max(86_400).default(fallback);
 
+const portNumber = () =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d{1,5}$/, 'use um número de porta de 0 a 65535')
+    .transform(Number)
+    .refine((n) => n <= 65535, 'use um número de porta de 0 a 65535');
+
 const configSchema = z
   .object({
     GATE_DATA_DIR: z.string().min(1).refine(isDirectoryOrAbsent, 'existe e não é um diretório').default('./data'),
@@ -23,13 +31,7 @@ const configSchema = z
       .trim()
       .refine(isHost, 'use um endereço IP ou um nome de máquina (ex.: 0.0.0.0)')
       .default('0.0.0.0'),
-    GATE_PORT: z
-      .string()
-      .trim()
-      .regex(/^\d{1,5}$/, 'use um número de porta de 0 a 65535')
-      .transform(Number)
-      .refine((n) => n <= 65535, 'use um número de porta de 0 a 65535')
-      .default(8080),
+    GATE_PORT: portNumber().default(8080),
     GATE_TIMEZONE: timeZone.default('America/Sao_Paulo'),
     GATE_TENANT: z
       .string()
@@ -46,6 +48,10 @@ const configSchema = z
     // HTTPS served by the box itself (PEM files): keys and PINs do not cross the LAN in clear.
     GATE_TLS_CERT: z.string().trim().min(1).optional(),
     GATE_TLS_KEY: z.string().trim().min(1).optional(),
+    // The site CA's dir (gate tls ca / issue, docs/handheld.md): HTTPS renewed and reloaded by the box itself.
+    GATE_TLS_DIR: z.string().trim().min(1).optional(),
+    // With GATE_TLS_DIR, plain HTTP serving only the CA (/ca): a handheld must get the CA before it can trust HTTPS.
+    GATE_HTTP_CA_PORT: portNumber().default(8081),
     GATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     // The cloud tenant (docs/sync.md). All optional: without GATE_CLOUD_URL the box runs stand-alone.
     GATE_CLOUD_URL: z.url({ protocol: /^https?$/, message: 'use uma URL http(s)://...' }).optional(),
@@ -68,6 +74,10 @@ const configSchema = z
       missing('GATE_TLS_KEY', 'obrigatória com GATE_TLS_CERT: o arquivo PEM da chave privada do certificado');
     if (c.GATE_TLS_KEY !== undefined && c.GATE_TLS_CERT === undefined)
       missing('GATE_TLS_CERT', 'obrigatório com GATE_TLS_KEY: o arquivo PEM do certificado');
+    if (c.GATE_TLS_DIR !== undefined && c.GATE_TLS_CERT !== undefined)
+      missing('GATE_TLS_DIR', 'use GATE_TLS_DIR ou GATE_TLS_CERT e GATE_TLS_KEY, não os dois');
+    if (c.GATE_TLS_DIR !== undefined && c.GATE_HTTP_CA_PORT !== 0 && c.GATE_HTTP_CA_PORT === c.GATE_PORT)
+      missing('GATE_HTTP_CA_PORT', 'deve ser diferente de GATE_PORT (ou 0, desligada)');
     if (c.GATE_CLOUD_URL === undefined) {
       for (const name of ['GATE_CLOUD_API_KEY', 'GATE_CLOUD_INTEGRATION_KEY'] as const)
         if (c[name] !== undefined)
@@ -117,6 +127,11 @@ export interface Config {
    * (src/http/tls.ts).
    */
   readonly tls?: { readonly certFile: string; readonly keyFile: string } | undefined;
+  /**
+   * GATE_TLS_DIR, absolute: HTTPS with the site CA's certificate for the box (box.pem, box.key), renewed and reloaded
+   * while running; the CA on plain HTTP at caPort (GATE_HTTP_CA_PORT, 0: none). Undefined: see `tls`.
+   */
+  readonly siteTls?: { readonly dir: string; readonly caPort: number } | undefined;
   /** The site's hub and this box's place in it (GATE_SITE_*, docs/site.md); undefined: a single box. */
   readonly site?: SiteConfig | undefined;
   /** The handhelds (GATE_HANDHELD*, docs/handheld.md); undefined: off. */
@@ -165,6 +180,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       c.GATE_TLS_CERT === undefined
         ? undefined
         : Object.freeze({ certFile: path.resolve(c.GATE_TLS_CERT), keyFile: path.resolve(c.GATE_TLS_KEY!) }),
+    siteTls:
+      c.GATE_TLS_DIR === undefined
+        ? undefined
+        : Object.freeze({ dir: path.resolve(c.GATE_TLS_DIR), caPort: c.GATE_HTTP_CA_PORT }),
     site: siteConfigOf(c, () => undefined),
     handheld: handheldConfigOf(c, () => undefined),
   });

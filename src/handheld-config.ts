@@ -19,7 +19,10 @@ export const handheldConfigSchema = z.object({
   GATE_HANDHELD_NOMES: flag.default(false),
 });
 
-type HandheldEnv = z.output<typeof handheldConfigSchema> & { GATE_TLS_CERT?: string | undefined };
+type HandheldEnv = z.output<typeof handheldConfigSchema> & {
+  GATE_TLS_CERT?: string | undefined;
+  GATE_TLS_DIR?: string | undefined;
+};
 
 /** The handhelds' spec, or undefined when off; `missing` names what stops it from turning on. */
 export function handheldConfigOf(
@@ -27,10 +30,10 @@ export function handheldConfigOf(
   missing: (name: string, why: string) => void,
 ): HandheldSpec | undefined {
   if (!c.GATE_HANDHELD) return undefined;
-  if (c.GATE_TLS_CERT === undefined)
+  if (c.GATE_TLS_CERT === undefined && c.GATE_TLS_DIR === undefined)
     missing(
       'GATE_HANDHELD',
-      'os handhelds precisam de HTTPS: configure o certificado da caixa (GATE_TLS_CERT e GATE_TLS_KEY, docs/handheld.md) antes de ligá-los',
+      'os handhelds precisam de HTTPS: configure o certificado da caixa (GATE_TLS_DIR, ou GATE_TLS_CERT e GATE_TLS_KEY; docs/handheld.md) antes de ligá-los',
     );
   return Object.freeze({ timeoutMs: c.GATE_HANDHELD_TIMEOUT_MS, names: c.GATE_HANDHELD_NOMES });
 }

@@ -18,6 +18,8 @@ export const COMMAND_USAGE = {
   demo: 'gate demo [--remove]',
   'site hub-config':
     'gate site hub-config --boxes CAIXA1,CAIXA2 --out DIR [--listen HOST:PORTA] [--store-dir DIR] [--monitor-port N] [--tls-cert ARQUIVO --tls-key ARQUIVO] [--force]',
+  'tls ca': 'gate tls ca --rede 192.168.10.0/24 [--rede ...] [--nome "NOME DO PARQUE"] [--dir DIR] [--forcar]',
+  'tls issue': 'gate tls issue --ip 192.168.10.5 --dns caixa.lan [--ip ...] [--dns ...] [--dir DIR]',
   'osdp set-key':
     'gate osdp set-key --port PORTA --address N --key-file ARQUIVO [--current-key-file ARQUIVO] [--baud 9600] [--timeout 15]',
 } as const;
@@ -70,6 +72,12 @@ Comandos:
                            grava a configuração do nats-server do hub do site e uma senha
                            por caixa (docs/site.md); não imprime as senhas; com --tls-cert e
                            --tls-key, o hub só aceita TLS (certificado assinado pela CA do site)
+  tls ca --rede 192.168.10.0/24 [--nome "NOME"] [--dir DIR] [--forcar]
+                           cria a CA da rede local do parque (só vale para as redes dadas e
+                           nomes .lan); rode como o usuário do serviço (sudo -u gate ...)
+  tls issue --ip 192.168.10.5 --dns caixa.lan [--ip ...] [--dns ...] [--dir DIR]
+                           emite o certificado da caixa, assinado por essa CA (padrão do DIR:
+                           GATE_TLS_DIR ou GATE_DATA_DIR/tls; docs/handheld.md)
   --version                mostra a versão
   help                     mostra esta ajuda
 
@@ -80,6 +88,8 @@ Ambiente:
   GATE_TIMEZONE   fuso horário IANA do parque (padrão America/Sao_Paulo)
   GATE_TENANT     tenant padrão, quando --tenant não é informado (deve existir)
   GATE_HOST, GATE_PORT, GATE_LOG_LEVEL   endereço, porta e nível de log do serve
+  GATE_TLS_DIR    HTTPS com o certificado de gate tls issue, renovado pela caixa
+  GATE_HTTP_CA_PORT  porta HTTP que entrega a CA em /ca com GATE_TLS_DIR (padrão 8081; 0 desliga)
   GATE_CONSOLE_IDLE_MIN  minutos sem uso que encerram uma sessão do console (padrão 720)
 
 Saída: 0 sucesso, 1 falha, 2 uso incorreto ou configuração inválida.

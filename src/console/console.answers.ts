@@ -105,6 +105,13 @@ export const syncEstadoSchema = z.strictObject({
   ultimo_erro: z.string().nullable(),
   eventos_pendentes: count,
   conflitos_total: count,
+  certificado: z
+    .strictObject({
+      ca_sha256: z.string().describe('Impressão digital SHA-256 da CA do site: a mesma da página /ca dos aparelhos'),
+      expira_em: z.string().describe('Fim da validade do certificado da caixa; a caixa o renova 30 dias antes'),
+    })
+    .nullable()
+    .describe('O HTTPS da caixa com a CA do site (GATE_TLS_DIR, docs/handheld.md); null sem ela'),
 });
 
 export const relatorioSchema = z.strictObject({

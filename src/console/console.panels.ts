@@ -141,6 +141,7 @@ export function createConsolePanels({ db, clock, status }: { db: Db; clock: Cloc
       })),
     sync(tenantId: number) {
       const s = status.sync(tenantId)!;
+      const tls = status.tls();
       return {
         configurado: s.configured,
         online: s.online,
@@ -149,6 +150,7 @@ export function createConsolePanels({ db, clock, status }: { db: Db; clock: Cloc
         ultimo_erro: s.lastError,
         eventos_pendentes: s.waiting,
         conflitos_total: s.conflictsTotal,
+        certificado: tls && { ca_sha256: tls.caFingerprint, expira_em: tls.certExpiresAt },
       };
     },
     /** The tenant's site (site.panel.ts): the live monitor samples it like the lanes and the sync. */

@@ -15,7 +15,7 @@ const sessionAndCsrf = [{ consoleSession: [], csrfToken: [] }];
 
 const personRow = [qrHash(QR), NUMERO, 'Adulto', '2026-11-21', 'dayuse', NOW, null];
 
-export const handheldDocs = {
+export const handheldDocs: Record<'pair' | 'dayData' | 'scan' | 'upload' | 'state', OperationDocs> = {
   pair: {
     description:
       'Pareia um aparelho com o código de uso único que um supervisor gerou no console ("Parear handheld", 10 minutos). Responde a chave do aparelho (`chave`, mostrada só agora; a caixa guarda o SHA-256), que abre só as rotas /api/handheld/*, no cabeçalho X-Handheld-Key. Código desconhecido, usado ou vencido: PAREAMENTO_INVALIDO; outro aparelho ativo com o mesmo nome: NOME_EM_USO.',
@@ -92,7 +92,7 @@ export const handheldDocs = {
       examples: single('Visto', { data_local: '2026-11-21', agora: NOW, nome: 'coletor-07' }),
     },
   },
-} satisfies Record<string, OperationDocs>;
+};
 
 const device = {
   id: 4,

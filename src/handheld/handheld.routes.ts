@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { RouteRegistrar } from '../app.js';
+import type { App, RouteRegistrar } from '../app.js';
 import { guard } from '../auth/guard.js';
 import { asHttp } from '../checkin/checkin.errors.js';
 import type { Clock } from '../clock.js';
@@ -45,135 +45,144 @@ function deviceOf(db: Db, request: FastifyRequest): Device {
 }
 
 export const handheldRoutes =
-  ({ db, clock, service, names }: HandheldRouteDeps): RouteRegistrar =>
+  (deps: HandheldRouteDeps): RouteRegistrar =>
   (app) => {
-    const { onRequest, callerOf } = guard((request) => deviceOf(db, request));
-
-    app.post(
-      '/api/handheld/parear',
-      {
-        schema: {
-          tags,
-          summary: 'Parear um aparelho com o código de uso único do console',
-          body: pairRequest,
-          docs: docs.pair,
-        },
-      },
-      async (request, reply) => {
-        const { token, nome, versao_app } = request.body;
-        const nowIso = clock.nowIso();
-        const outcome = await db.writes.run(() => pairDevice(db, { token, name: nome, version: versao_app, nowIso }));
-        if (outcome.kind === 'invalid') throw new AppError('PAREAMENTO_INVALIDO');
-        if (outcome.kind === 'name-taken') throw new AppError('NOME_EM_USO', { nome });
-        const tenant = db.statement('SELECT slug FROM tenants WHERE id = ?').get(outcome.device.tenantId) as {
-          slug: string;
-        };
-        return reply.status(201).send({
-          success: true,
-          data: {
-            chave: outcome.key,
-            dispositivo: { id: outcome.device.id, nome: outcome.device.name },
-            tenant: tenant.slug,
-            data_local: clock.today(),
-          },
-        });
-      },
-    );
-
-    app.get(
-      '/api/handheld/dados',
-      {
-        onRequest,
-        schema: {
-          tags,
-          security,
-          summary: 'Os dados do dia para decidir offline',
-          querystring: dayDataQuery,
-          docs: docs.dayData,
-        },
-      },
-      async (request, reply) => {
-        const device = callerOf(request);
-        const now = clock.now();
-        const json = await dayDataJson(db, {
-          tenantId: device.tenantId,
-          today: clock.localDate(now),
-          nowIso: now.toISOString(),
-          names,
-          since: request.query.desde,
-        });
-        return reply.type(JSON_TYPE).send(json);
-      },
-    );
-
-    app.post(
-      '/api/handheld/checkin',
-      {
-        onRequest,
-        schema: {
-          tags,
-          security,
-          summary: 'Check-in decidido pela caixa (aparelho online)',
-          body: scanRequest,
-          docs: docs.scan,
-        },
-      },
-      async (request) => ({ success: true, data: await asHttp(service.scan(callerOf(request), request.body)) }),
-    );
-
-    app.post(
-      '/api/handheld/movimentos',
-      {
-        onRequest,
-        bodyLimit: MAX_UPLOAD_BYTES,
-        schema: {
-          tags,
-          security,
-          summary: 'Movimentos decididos no aparelho (offline)',
-          body: uploadRequest,
-          docs: docs.upload,
-        },
-      },
-      async (request) => {
-        const { enviado_em, itens } = request.body;
-        if (itens.length > MAX_UPLOAD_ITEMS)
-          throw new AppError('MOVIMENTOS_DEMAIS', { limite: MAX_UPLOAD_ITEMS, recebidos: itens.length });
-        const answers = await asHttp(service.upload(callerOf(request), enviado_em, itens));
-        return { success: true, data: { itens: answers } };
-      },
-    );
-
-    app.put(
-      '/api/handheld/estado',
-      {
-        onRequest,
-        schema: {
-          tags,
-          security,
-          summary: 'O aparelho diz como está (e sabe se a caixa responde)',
-          body: deviceState,
-          docs: docs.state,
-        },
-      },
-      async (request) => {
-        const device = callerOf(request);
-        const s = request.body;
-        const now = clock.now();
-        await db.writes.run(
-          () =>
-            recordDeviceState(db, device.id, {
-              version: s.versao_app,
-              dataAt: s.dados_em,
-              queued: s.fila,
-              offlineToday: s.decisoes_offline_hoje,
-              nowIso: now.toISOString(),
-            }),
-          { background: true },
-        );
-        return {
-          success: true,
-          data: { data_local: clock.localDate(now), agora: now.toISOString(), nome: device.name },
-        };
-      },
-    );
+    pairRoute(app, deps);
+    deviceRoutes(app, deps);
   };
+
+/** Pairing: the one route without a device key (the console's one-time code instead). */
+function pairRoute(app: App, { db, clock }: HandheldRouteDeps): void {
+  app.post(
+    '/api/handheld/parear',
+    {
+      schema: {
+        tags,
+        summary: 'Parear um aparelho com o código de uso único do console',
+        body: pairRequest,
+        docs: docs.pair,
+      },
+    },
+    async (request, reply) => {
+      const { token, nome, versao_app } = request.body;
+      const nowIso = clock.nowIso();
+      const outcome = await db.writes.run(() => pairDevice(db, { token, name: nome, version: versao_app, nowIso }));
+      if (outcome.kind === 'invalid') throw new AppError('PAREAMENTO_INVALIDO');
+      if (outcome.kind === 'name-taken') throw new AppError('NOME_EM_USO', { nome });
+      const tenant = db.statement('SELECT slug FROM tenants WHERE id = ?').get(outcome.device.tenantId) as {
+        slug: string;
+      };
+      return reply.status(201).send({
+        success: true,
+        data: {
+          chave: outcome.key,
+          dispositivo: { id: outcome.device.id, nome: outcome.device.name },
+          tenant: tenant.slug,
+          data_local: clock.today(),
+        },
+      });
+    },
+  );
+}
+
+/** What a paired device calls with its key. */
+function deviceRoutes(app: App, { db, clock, service, names }: HandheldRouteDeps): void {
+  const { onRequest, callerOf } = guard((request) => deviceOf(db, request));
+
+  app.get(
+    '/api/handheld/dados',
+    {
+      onRequest,
+      schema: {
+        tags,
+        security,
+        summary: 'Os dados do dia para decidir offline',
+        querystring: dayDataQuery,
+        docs: docs.dayData,
+      },
+    },
+    async (request, reply) => {
+      const device = callerOf(request);
+      const now = clock.now();
+      const json = await dayDataJson(db, {
+        tenantId: device.tenantId,
+        today: clock.localDate(now),
+        nowIso: now.toISOString(),
+        names,
+        since: request.query.desde,
+      });
+      return reply.type(JSON_TYPE).send(json);
+    },
+  );
+
+  app.post(
+    '/api/handheld/checkin',
+    {
+      onRequest,
+      schema: {
+        tags,
+        security,
+        summary: 'Check-in decidido pela caixa (aparelho online)',
+        body: scanRequest,
+        docs: docs.scan,
+      },
+    },
+    async (request) => ({ success: true, data: await asHttp(service.scan(callerOf(request), request.body)) }),
+  );
+
+  app.post(
+    '/api/handheld/movimentos',
+    {
+      onRequest,
+      bodyLimit: MAX_UPLOAD_BYTES,
+      schema: {
+        tags,
+        security,
+        summary: 'Movimentos decididos no aparelho (offline)',
+        body: uploadRequest,
+        docs: docs.upload,
+      },
+    },
+    async (request) => {
+      const { enviado_em, itens } = request.body;
+      if (itens.length > MAX_UPLOAD_ITEMS)
+        throw new AppError('MOVIMENTOS_DEMAIS', { limite: MAX_UPLOAD_ITEMS, recebidos: itens.length });
+      const answers = await asHttp(service.upload(callerOf(request), enviado_em, itens));
+      return { success: true, data: { itens: answers } };
+    },
+  );
+
+  app.put(
+    '/api/handheld/estado',
+    {
+      onRequest,
+      schema: {
+        tags,
+        security,
+        summary: 'O aparelho diz como está (e sabe se a caixa responde)',
+        body: deviceState,
+        docs: docs.state,
+      },
+    },
+    async (request) => {
+      const device = callerOf(request);
+      const s = request.body;
+      const now = clock.now();
+      await db.writes.run(
+        () =>
+          recordDeviceState(db, device.id, {
+            version: s.versao_app,
+            dataAt: s.dados_em,
+            queued: s.fila,
+            offlineToday: s.decisoes_offline_hoje,
+            nowIso: now.toISOString(),
+          }),
+        { background: true },
+      );
+      return {
+        success: true,
+        data: { data_local: clock.localDate(now), agora: now.toISOString(), nome: device.name },
+      };
+    },
+  );
+}

@@ -5,6 +5,7 @@ import type { GatesInfo, GatesStatus } from '../gate/lanes/gates.js';
 import type { SiteView, TenantSite } from '../site/site.answers.js';
 import { publicView } from '../site/site.view.js';
 import type { SyncInfo } from '../sync/worker.js';
+import type { SiteTlsInfo } from '../tls/site-tls.js';
 import { CONFLICT_KINDS, eventsWaiting, syncSummary } from '../sync/sync.repo.js';
 
 // The box's one status (lanes, sync, storage, clock): health (/health/ready), metrics and the
@@ -48,6 +49,8 @@ export interface BoxStatus {
    * single box (GATE_SITE_NATS_URLS unset) and for a tenant the site does not share.
    */
   site(tenantId?: number): SiteView | null;
+  /** The site CA and the box's certificate (GATE_TLS_DIR); null when the box does not use a site CA. */
+  tls(): SiteTlsInfo | null;
   /** Whether the box runs a sync worker (its tenant) and lanes (theirs). */
   readonly syncTenantId: number | undefined;
   readonly lanesTenantId: number | undefined;
@@ -62,6 +65,7 @@ export function createBoxStatus({
   gates,
   sync,
   site,
+  tls,
 }: {
   db: Db;
   storage: StorageHealth;
@@ -69,8 +73,10 @@ export function createBoxStatus({
   gates?: GatesInfo | undefined;
   sync?: SyncInfo | undefined;
   site?: TenantSite | undefined;
+  tls?: (() => SiteTlsInfo) | undefined;
 }): BoxStatus {
   return {
+    tls: () => tls?.() ?? null,
     site: (tenantId = site?.tenantId) => (site && tenantId === site.tenantId ? publicView(site.view()) : null),
     siteTenantId: site?.tenantId,
     syncTenantId: sync?.tenantId,

@@ -23,11 +23,12 @@ type Part = ReadyPart;
 
 /**
  * Parts that are reported without making the box unready: a wrong clock is no reason to stop the gates
- * (docs/operations.md, "Clock"), nor is the site in local mode (a box deciding alone still lets people in); two
- * boxes pulling with one cloud key is (docs/site.md).
+ * (docs/operations.md, "Clock"), nor is the site in local mode (a box deciding alone still lets people in), nor a
+ * certificate near its end (the HTTPS still works until then); two boxes pulling with one cloud key is
+ * (docs/site.md).
  */
 const advisory = (name: string, p: Part) =>
-  name === 'relogio' || (name === 'site' && !Array.isArray(p.chave_nuvem_repetida));
+  name === 'relogio' || name === 'tls' || (name === 'site' && !Array.isArray(p.chave_nuvem_repetida));
 
 const databasePart = ({ db, status }: HealthDeps): Part => {
   try {
@@ -93,6 +94,19 @@ const sitePart = ({ status }: HealthDeps): Part | null => {
   return local ? { ok: false, motivo: local, modo: s.modo } : { ok: true, modo: s.modo };
 };
 
+/** Under this, the box's own renewal (30 days before) has been failing for two weeks: someone must look. */
+const TLS_LATE_MS = 14 * 86_400_000;
+
+/** The site CA's fingerprint (what the handhelds installed) and the box certificate's end (docs/handheld.md). */
+const tlsPart = ({ status, clock }: HealthDeps): Part | null => {
+  const t = status.tls();
+  if (!t) return null;
+  const fields = { ca_sha256: t.caFingerprint, certificado_expira_em: t.certExpiresAt };
+  return Date.parse(t.certExpiresAt) - clock.now().getTime() < TLS_LATE_MS
+    ? { ok: false, motivo: `certificado da caixa vence em ${t.certExpiresAt} e não foi renovado`, ...fields }
+    : { ok: true, ...fields };
+};
+
 /** Each part of readiness that applies to this box, with its reason when it fails. */
 const readyParts = (deps: HealthDeps): Record<string, Part> =>
   Object.fromEntries(
@@ -103,6 +117,7 @@ const readyParts = (deps: HealthDeps): Record<string, Part> =>
       sincronizacao: syncPart(deps),
       relogio: clockPart(deps),
       site: sitePart(deps),
+      tls: tlsPart(deps),
     }).filter(([, p]) => p !== null),
   ) as Record<string, Part>;
 

@@ -29,11 +29,13 @@ export const readyAnswerSchema = z.strictObject({
     versao: z.string(),
     partes: z
       .record(z.string(), readyPartSchema)
-      .describe('banco, migracoes e, quando configurados, pistas, sincronizacao, relogio e site'),
+      .describe('banco, migracoes e, quando configurados, pistas, sincronizacao, relogio, site e tls'),
     avisos: z
       .array(z.string())
       .optional()
-      .describe('Partes que falham sem tirar a caixa do ar (o relógio, o site em modo local)'),
+      .describe(
+        'Partes que falham sem tirar a caixa do ar (o relógio, o site em modo local, o certificado perto do fim)',
+      ),
   }),
 });
 

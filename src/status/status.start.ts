@@ -9,6 +9,7 @@ import type { GatesInfo } from '../gate/lanes/gates.js';
 import type { Listeners } from '../lib/listeners.js';
 import type { TenantSite } from '../site/site.answers.js';
 import type { SyncInfo } from '../sync/worker.js';
+import type { SiteTlsInfo } from '../tls/site-tls.js';
 import { createBoxStatus, type BoxStatus } from './box-status.js';
 import { healthRoutes } from './health.routes.js';
 import { createMetrics, metricsRoutes } from './metrics.js';
@@ -29,6 +30,7 @@ export function startStatus({
   scans,
   grants,
   handhelds = false,
+  tls,
 }: {
   db: Db;
   clock: Clock;
@@ -42,8 +44,10 @@ export function startStatus({
   grants: Listeners<[lane: string, seconds: number]>;
   /** GATE_HANDHELD: the handhelds' gauges. */
   handhelds?: boolean;
+  /** The site CA's fingerprint and the box certificate's end (GATE_TLS_DIR). */
+  tls?: (() => SiteTlsInfo) | undefined;
 }): { status: BoxStatus; routes: BoxRoutes; close: (() => void) | undefined } {
-  const status = createBoxStatus({ db, storage, clockCheck, gates, sync, site });
+  const status = createBoxStatus({ db, storage, clockCheck, gates, sync, site, tls });
   const metrics = createMetrics({ db, clock, status, site, handhelds });
   scans.add(metrics.observe);
   grants.add(metrics.observeGrant);

@@ -26,6 +26,11 @@ describe('handheld configuration', () => {
       timeoutMs: 800,
       names: false,
     });
+    // The site CA's folder (gate tls ca / issue) is HTTPS too.
+    expect(loadConfig({ GATE_HANDHELD: 'true', GATE_TLS_DIR: '/var/lib/gate/tls' }).handheld).toEqual({
+      timeoutMs: 800,
+      names: false,
+    });
   });
 
   it('says what is wrong with a bad value', () => {

@@ -19,11 +19,12 @@ const PACKAGES: Record<string, string[]> = {
   gcc: ['gcc', 'libc6-dev'],
   'systemd-notify': ['systemd'],
   promtool: ['prometheus'],
+  certutil: ['libnss3-tools'],
 };
 
 export default function checkRequirements(): void {
   const missing = [
-    ...['socat', 'cc', 'make', 'openssl', 'systemd-notify', 'promtool', 'nats-server']
+    ...['socat', 'cc', 'make', 'openssl', 'systemd-notify', 'promtool', 'nats-server', 'certutil']
       .filter((c) => !found(c))
       .map((c) => (c === 'cc' ? 'gcc' : c)),
     ...(fs.existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium') ? [] : ['chromium']),

@@ -128,6 +128,29 @@ export function SyncView() {
           </p>
         )}
       </section>
+      {s?.certificado && <CertificateCard certificado={s.certificado} />}
+    </section>
+  );
+}
+
+/** What the IT lead compares with the /ca page on a handheld before installing the CA (docs/handheld.md). */
+function CertificateCard({ certificado }: { certificado: NonNullable<SyncEstado['certificado']> }) {
+  return (
+    <section class="card" aria-labelledby="cert-title">
+      <h2 id="cert-title">Certificado da caixa (HTTPS)</h2>
+      <dl class="fields">
+        <div>
+          <dt>Impressão digital SHA-256 da CA do parque</dt>
+          <dd class="mono" id="ca-sha256">
+            {certificado.ca_sha256}
+          </dd>
+        </div>
+        <div>
+          <dt>Certificado da caixa válido até</dt>
+          <dd>{formatDateTime(certificado.expira_em)}</dd>
+        </div>
+      </dl>
+      <p class="hint">Confira esta impressão digital com a da página /ca no aparelho antes de instalar a CA.</p>
     </section>
   );
 }
