@@ -239,19 +239,10 @@ async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined,
   );
   const siteDeps = { ...base, link: parts.siteLink, checkin: checkin.service, tenantId, log: childOf(log, 'site') };
   const site = use('site', await startSiteLink({ ...siteDeps, cloudKey: cloudKeyPrint(parts.cloud) }));
+  const parted = { gates: gate.gates, sync: sync.worker, site: site.info, tls: parts.siteTls?.tls.info };
   const status = use(
     'estado',
-    startStatus({
-      ...base,
-      ...core,
-      gates: gate.gates,
-      sync: sync.worker,
-      site: site.info,
-      scans,
-      grants,
-      handhelds: parts.handheld !== undefined,
-      tls: parts.siteTls?.tls.info,
-    }),
+    startStatus({ ...base, ...core, ...parted, scans, grants, handhelds: !!parts.handheld }),
   );
   const consoleOptions = { idleMinutes: parts.consoleIdleMinutes, pingMs: parts.consolePingMs };
   const staff = use(

@@ -38,7 +38,10 @@ const TAGS = [
   { name: 'local', description: 'Rotas próprias da caixa: sincronização, eventos, pistas, saídas e ocupação.' },
   { name: 'box', description: 'Saúde e métricas da caixa.' },
   { name: 'console', description: 'A API do console da equipe da portaria (sessão por cookie).' },
-  { name: 'handheld', description: 'O app dos handhelds (docs/handheld.md): pareamento, dados do dia, check-in e fila.' },
+  {
+    name: 'handheld',
+    description: 'O app dos handhelds (docs/handheld.md): pareamento, dados do dia, check-in e fila.',
+  },
 ];
 
 type TransformInput = Parameters<typeof jsonSchemaTransform>[0];
