@@ -128,6 +128,8 @@ beforeAll(() => {
   ensureBuilt();
   if (!fs.existsSync(path.join(ROOT, 'dist/console')))
     spawnSync(process.execPath, ['src/console/web/build.mjs'], { cwd: ROOT, stdio: 'ignore' });
+  if (!fs.existsSync(path.join(ROOT, 'dist/handheld')))
+    spawnSync(process.execPath, ['src/handheld/web/build.mjs'], { cwd: ROOT, stdio: 'ignore' });
   root = tempDir('gate-release-');
   srcA = release('0.1.0');
   srcB = release('0.2.0');

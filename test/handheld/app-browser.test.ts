@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS, startConsoleBox, type ConsoleBox } from '../support/console-browser.js';
+import { CHROMIUM_ARGS, screenProblems, startConsoleBox, type ConsoleBox } from '../support/console-browser.js';
 import { makeOrder } from '../support/fixtures.js';
 import { pairingQrSvg } from '../../src/handheld/pairing-qr.js';
 import { HANDHELDS, pairingToken, signInSupervisor } from '../support/handheld.js';
@@ -72,6 +72,7 @@ describe('the app shell', () => {
 
     const page = await open();
     await expect(page.getByRole('heading', { name: 'Parear aparelho' }).waitFor()).resolves.toBeUndefined();
+    expect(await screenProblems(page)).toEqual([]);
     expect(await swReady(page)).toBe(`${cb.origin}/m/`);
     // The worker controls the page once it has claimed it; then everything the shell needs is in its cache.
     await page.waitForFunction(() => (globalThis as any).navigator.serviceWorker.controller !== null);
@@ -173,6 +174,7 @@ describe('a paired device', () => {
     await scan(page, 'A-3');
     await expect.poll(() => result.getAttribute('data-resultado')).toBe('ok');
     await page.getByRole('button', { name: 'Fila (3)' }).waitFor();
+    expect(await screenProblems(page)).toEqual([]);
     expect(person('A-2').checkin_em).toBeNull();
     // A second tab opens from the service worker with the box away, and sees the same queue.
     const second = await context.newPage();

@@ -29,13 +29,11 @@ export function App({ engine }: { engine: Engine }) {
     const t = setInterval(() => setNow(Date.now()), 15_000);
     return () => clearInterval(t);
   }, []);
-  useEffect(() => {
-    // A pairing done: the code in the URL is spent.
-    if (s.device && !s.revoked && token) {
-      history.replaceState(null, '', location.pathname);
-      setToken(null);
-    }
-  }, [s.device, s.revoked, token]);
+  // A pairing done (or declined on a device already paired): the code in the URL is spent.
+  const dropToken = useCallback(() => {
+    history.replaceState(null, '', location.pathname);
+    setToken(null);
+  }, []);
 
   const scanning = !!s.device && !s.revoked && !token && !!s.operador;
   const onCode = useCallback(
@@ -73,7 +71,13 @@ export function App({ engine }: { engine: Engine }) {
     return (
       <>
         {s.fila > 0 && <Banner s={s} now={now} />}
-        <Pair engine={engine} initialToken={token} revoked={s.revoked} />
+        <Pair
+          engine={engine}
+          initialToken={token}
+          revoked={s.revoked}
+          onDone={dropToken}
+          onCancel={s.device && !s.revoked ? dropToken : null}
+        />
       </>
     );
   if (!s.operador) return <Shift engine={engine} last={s.ultimoOperador ?? ''} />;

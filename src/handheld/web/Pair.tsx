@@ -6,10 +6,15 @@ export function Pair({
   engine,
   initialToken,
   revoked,
+  onDone,
+  onCancel,
 }: {
   engine: Engine;
   initialToken: string | null;
   revoked: boolean;
+  onDone: () => void;
+  /** A device already paired opened a pairing link: it may keep its pairing. */
+  onCancel: (() => void) | null;
 }) {
   const [token, setToken] = useState(initialToken ?? '');
   const [nome, setNome] = useState('');
@@ -23,6 +28,7 @@ export function Pair({
     setErro(null);
     try {
       await engine.pair(t, nome.trim());
+      onDone();
     } catch (err) {
       setErro(err instanceof Error ? err.message : String(err));
     } finally {
@@ -53,6 +59,11 @@ export function Pair({
         <button class="primary" disabled={busy}>
           {busy ? 'Pareando…' : 'Parear'}
         </button>
+        {onCancel && (
+          <button type="button" class="secondary" onClick={onCancel}>
+            Manter o pareamento atual
+          </button>
+        )}
         {erro && (
           <p class="alert" role="alert">
             {erro}

@@ -41,7 +41,10 @@ export function createBoxSync(ctx: SyncCtx) {
       const answer = await call();
       const after = link.answered(kind);
       ctx.changed();
-      if (before === 'offline' && after === 'online') void refreshData().then(upload);
+      if (before === 'offline' && after === 'online')
+        void refreshData()
+          .then(upload)
+          .catch(() => undefined);
       return answer;
     } catch (e) {
       if (needsPairing(e)) ctx.revoked();

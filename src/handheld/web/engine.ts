@@ -1,9 +1,11 @@
+import { MAX_CODE_LENGTH } from '../../checkin/rules/index.js';
 import type { Api } from './api.js';
 import { APP_VERSION, createBoxSync, type Locks } from './box-sync.js';
 import type { DayIndex } from './decide.js';
 import { createLink, type Mode } from './link.js';
 import { createScanFlow, type AppConfig, type ScanResult } from './scan-flow.js';
 import type { Device, Store } from './store.js';
+import { wordFor } from './words.js';
 
 export { APP_VERSION };
 export type { AppConfig, ScanResult };
@@ -52,6 +54,16 @@ async function keptState(store: Store): Promise<Pick<EngineState, 'device' | 'op
   return { device: device ?? null, operador: operador ?? null, ultimoOperador: ultimo ?? null };
 }
 
+const refusedHere = (codigo: string, resultado: string, at: Date): ScanResult => ({
+  codigo: codigo.slice(0, 64),
+  resultado,
+  mensagem: wordFor(resultado),
+  noAparelho: true,
+  nome: null,
+  pessoas: 0,
+  em: at.toISOString(),
+});
+
 const deviceOf = (a: Awaited<ReturnType<Api['pair']>>, at: Date): Device => ({
   chave: a.chave,
   id: a.dispositivo.id,
@@ -61,14 +73,19 @@ const deviceOf = (a: Awaited<ReturnType<Api['pair']>>, at: Date): Device => ({
   pareado_em: at.toISOString(),
 });
 
-/** Runs `fn` again `every()` ms after each run ends, until `stopped()`. */
-function repeat(fn: () => Promise<void>, every: () => number, timers: unknown[], stopped: () => boolean) {
+/** Runs `fn` again `every()` ms after each run ends, until the returned stop is called. */
+function repeat(fn: () => Promise<void>, every: () => number): () => void {
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const tick = async () => {
-    if (stopped()) return;
     await fn().catch(() => undefined);
-    if (!stopped()) timers.push(setTimeout(tick, every()));
+    if (!stopped) timer = setTimeout(tick, every());
   };
-  timers.push(setTimeout(tick, every()));
+  timer = setTimeout(tick, every());
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }
 
 export function createEngine(deps: {
@@ -86,8 +103,7 @@ export function createEngine(deps: {
   let day: DayIndex | null = null;
   const listeners = new Set<(s: EngineState) => void>();
   let state = FIRST;
-  const timers: unknown[] = [];
-  let stopped = false;
+  const stops: (() => void)[] = [];
 
   const set = (patch: Partial<EngineState>) => {
     state = { ...state, ...patch, mode: link.mode };
@@ -112,7 +128,7 @@ export function createEngine(deps: {
     changed: (patch = {}) => set(patch),
   });
   const show = (r: ScanResult) => (set({ last: r }), r);
-  const loop = (fn: () => Promise<void>, every: () => number) => repeat(fn, every, timers, () => stopped);
+  const loop = (fn: () => Promise<void>, every: () => number) => stops.push(repeat(fn, every));
 
   const decider = createScanFlow({
     store,
@@ -149,8 +165,7 @@ export function createEngine(deps: {
     },
 
     stop() {
-      stopped = true;
-      for (const t of timers) clearTimeout(t as ReturnType<typeof setTimeout>);
+      for (const stop of stops.splice(0)) stop();
     },
 
     async pair(token: string, nome: string) {
@@ -176,6 +191,8 @@ export function createEngine(deps: {
     async scan(codigo: string): Promise<ScanResult | null> {
       const operador = state.operador;
       if (!state.device || !operador) return null;
+      if (codigo.length > MAX_CODE_LENGTH)
+        return show({ ...refusedHere(codigo, 'CODIGO_LONGO', now()), noAparelho: false });
       const id = newId();
       const atBox = link.mode === 'online' && !state.revoked ? await decider.atBox(id, codigo, operador) : null;
       return atBox ?? decider.here(id, codigo, operador);

@@ -65,7 +65,8 @@ export function createScanFlow(deps: {
     }
     const { resultado, mensagem } = answer;
     const pessoas = answer.pessoas.length;
-    return show({ codigo, resultado, mensagem, noAparelho: false, nome: null, pessoas, em: now().toISOString() });
+    const nome = answer.pessoas.length === 1 ? (answer.pessoas[0]![6] ?? null) : null;
+    return show({ codigo, resultado, mensagem, noAparelho: false, nome, pessoas, em: now().toISOString() });
   }
 
   return { here, atBox };

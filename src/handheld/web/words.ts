@@ -10,6 +10,7 @@ const WORDS: Record<string, string> = {
   ORDER_NOT_PAID: 'Pedido não pago',
   NO_PEOPLE: 'Pedido sem pessoas',
   SEM_DADOS: 'Sem dados de hoje: conecte ao box',
+  CODIGO_LONGO: 'Código longo demais: não é um ingresso',
   REVOGADO: 'Aparelho revogado: pareie de novo',
 };
 
