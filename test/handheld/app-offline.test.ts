@@ -1,9 +1,10 @@
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startConsoleBox, type ConsoleBox } from '../support/console-browser.js';
 import { makeOrder } from '../support/fixtures.js';
 import { HANDHELDS, pairingToken, signInSupervisor } from '../support/handheld.js';
-import { appPage, pairInApp, profileDir, startDeviceBrowser, wedge } from '../support/handheld-browser.js';
+import { appImage, appPage, pairInApp, profileDir, startDeviceBrowser, wedge } from '../support/handheld-browser.js';
+import { screenProblems } from '../support/console-browser.js';
 
 // The handheld app offline, in Chromium against a real box (docs/handheld.md): it never decides on another day's
 // data; an order cancelled while it was away is admitted on the device and classified when it uploads; and a device
@@ -20,7 +21,7 @@ afterEach(async () => {
   cb = undefined;
 });
 
-async function pairedApp(people = 6) {
+async function pairedApp(people = 6, beforePairing?: (page: Page) => Promise<void>) {
   cb = await startConsoleBox({ handheld: HANDHELDS });
   cb.box.importOrders([
     makeOrder({ numero: '20261121-0001', prefix: 'A', dataUso: '2026-11-21', people }),
@@ -31,6 +32,7 @@ async function pairedApp(people = 6) {
   device = await startDeviceBrowser(profile);
   const context: BrowserContext = device.browser.contexts()[0]!;
   const page = await appPage(context, cb.origin, BOX_NOW, `#parear=${token}`);
+  await beforePairing?.(page);
   await pairInApp(page, 'coletor-01');
   return { page, context, profile };
 }
@@ -65,6 +67,31 @@ describe('offline on the device', () => {
     expect(found).toEqual([
       expect.objectContaining({ tipo: 'cancelado_no_handheld', qr_code: 'C-1', terminal: 'coletor-01' }),
     ]);
+  });
+});
+
+describe('the screens', () => {
+  it('online, offline and refused results, and the queue, pass the accessibility and touch-target checks', async () => {
+    const { page } = await pairedApp(6, async (pairing) => {
+      await pairing.setViewportSize({ width: 360, height: 640 });
+      await pairing.getByLabel('Nome do aparelho').waitFor();
+      expect(await screenProblems(pairing)).toEqual([]);
+      await appImage(pairing, 'parear');
+    });
+    expect(await wedge(page, 'A-1')).toEqual({ resultado: 'ok', noAparelho: false });
+    expect(await screenProblems(page)).toEqual([]);
+    await appImage(page, 'liberado');
+    await cb!.goAway();
+    expect(await wedge(page, 'A-2')).toEqual({ resultado: 'ok', noAparelho: true });
+    await page.getByText('OFFLINE').waitFor();
+    expect(await screenProblems(page)).toEqual([]);
+    await appImage(page, 'offline');
+    expect((await wedge(page, 'A-1')).resultado).toBe('TICKET_ALREADY_USED');
+    expect(await screenProblems(page)).toEqual([]);
+    await appImage(page, 'recusado');
+    await page.getByRole('button', { name: /^Fila/ }).click();
+    expect(await screenProblems(page)).toEqual([]);
+    await appImage(page, 'fila');
   });
 });
 

@@ -82,3 +82,11 @@ export const profileDir = () => {
   fs.mkdirSync(dir, { recursive: true });
   return dir;
 };
+
+/** A small PNG of the app's screen for docs/handheld.md, only when asked (HANDHELD_DOC_IMAGES=1). */
+export async function appImage(page: Page, name: string): Promise<void> {
+  if (process.env.HANDHELD_DOC_IMAGES !== '1') return;
+  const dir = path.resolve(import.meta.dirname, '../../docs/img');
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `handheld-${name}.png`) });
+}
