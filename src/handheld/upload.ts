@@ -41,7 +41,8 @@ export function recordItem(
     firstEvent = event(item.resultado);
   } else {
     const targets = factTargets(db, tenant, item.codigo, o.cal.dayOf(at));
-    if (targets.kind === 'unknown') {
+    // Nothing here matches what the device let in (a code unknown here, a group with nobody for that day).
+    if (targets.kind === 'unknown' || targets.list.length === 0) {
       firstEvent = event('TICKET_NOT_FOUND', { admitido_no_aparelho: true });
       classes.add('desconhecido_handheld');
     } else {

@@ -162,6 +162,22 @@ describe('uploads', () => {
     expect(metrics.body).toContain('tipo="desconhecido_handheld"} 1');
   });
 
+  it('a group the device let in with nobody of the order valid that day is recorded as unknown here', async () => {
+    cloud.addOrders([makeOrder({ numero: '20261121-0003', prefix: 'T', dataUso: '2026-11-30', people: 2 })]);
+    await gate.worker.pullNow();
+    const group = item('20261121-0003');
+    const res = await upload([group]);
+    expect(res.json().data.itens[0]).toEqual({
+      id: group.id,
+      estado: 'aplicado',
+      classificacao: ['desconhecido_handheld'],
+    });
+    expect(gate.db.sqlite.prepare("SELECT result FROM events WHERE code = '20261121-0003'").all()).toEqual([
+      { result: 'TICKET_NOT_FOUND' },
+    ]);
+    expect(person('T-1')).toMatchObject({ checkin_em: null });
+  });
+
   it('a malformed item is refused alone with a 4xx code; the others are applied', async () => {
     const good = item('A-1');
     const res = await upload([{ id: 'curto' }, good, { ...item('A-2'), resultado: 'talvez' }, 42]);
