@@ -8,6 +8,9 @@ import { wordFor } from './words.js';
 // One scan, decided at the box (online, within the timeout) or here (the rules on the day data, written durably
 // with the queued movement before the result shows).
 
+/** What deciding here and writing the queue item take at most, measured on a throttled handheld (bench:handheld). */
+const LOCAL_DECISION_MS = 100;
+
 export interface AppConfig {
   timeoutMs: number;
   nomes: boolean;
@@ -56,7 +59,9 @@ export function createScanFlow(deps: {
 
   /** The box decides, within the timeout; null when it did not answer (then the device decides). */
   async function atBox(id: string, codigo: string, operador: string): Promise<ScanResult | null> {
-    const answer = await reach('scan', () => api.checkin({ id, codigo, operador }, config.timeoutMs)).catch(() => null);
+    // The whole scan stays within the timeout: the box gets it less what deciding and writing here take.
+    const wait = Math.max(config.timeoutMs - LOCAL_DECISION_MS, config.timeoutMs / 2);
+    const answer = await reach('scan', () => api.checkin({ id, codigo, operador }, wait)).catch(() => null);
     if (!answer) return null;
     if (answer.pessoas.length || answer.adicionais.length) {
       await store.saveRows(answer.pessoas, answer.adicionais);
