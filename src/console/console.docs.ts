@@ -195,10 +195,7 @@ export const consoleDocs: Record<string, OperationDocs> = {
         ultimo_erro: null,
         eventos_pendentes: 0,
         conflitos_total: 3,
-        certificado: {
-          ca_sha256: 'AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89',
-          expira_em: '2027-12-22T13:00:00.000Z',
-        },
+        certificado: null,
       }),
     },
     errors: ['PAPEL_INSUFICIENTE'],
