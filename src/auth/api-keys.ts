@@ -24,16 +24,20 @@ export interface Caller {
   permissions: readonly string[];
 }
 
-// Keys look like gk_<12 hex id>_<43 base64url secret>. The id finds the row; only the SHA-256 of the
-// whole key is stored, compared in constant time. The key is high-entropy, so a fast hash is enough.
-const KEY_SHAPE = /^gk_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$/;
-const hash = (key: string) => crypto.createHash('sha256').update(key).digest();
-const DUMMY_HASH = hash('gk_000000000000_' + 'x'.repeat(43));
+// Keys look like gk_<12 hex id>_<43 base64url secret> (a handheld's: hk_, src/handheld/devices.repo.ts). The id
+// finds the row; only the SHA-256 of the whole key is stored, compared in constant time. The key is high-entropy, so
+// a fast hash is enough.
+export const keyShape = (prefix: string) => new RegExp(`^${prefix}_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$`);
+export const hashKey = (key: string) => crypto.createHash('sha256').update(key).digest();
+/** What a presented key is compared with when its id matches no row, so a miss costs what a wrong secret does. */
+export const dummyKeyHash = (prefix: string) => hashKey(`${prefix}_000000000000_${'x'.repeat(43)}`);
+const KEY_SHAPE = keyShape('gk');
+const DUMMY_HASH = dummyKeyHash('gk');
 
-export function generateKey(): { key: string; keyId: string; keyHash: Buffer } {
+export function generateKey(prefix = 'gk'): { key: string; keyId: string; keyHash: Buffer } {
   const keyId = crypto.randomBytes(6).toString('hex');
-  const key = `gk_${keyId}_${crypto.randomBytes(32).toString('base64url')}`;
-  return { key, keyId, keyHash: hash(key) };
+  const key = `${prefix}_${keyId}_${crypto.randomBytes(32).toString('base64url')}`;
+  return { key, keyId, keyHash: hashKey(key) };
 }
 
 export function createApiKey(
@@ -123,7 +127,7 @@ export function createKeyVerifier(db: Db): (presented: string, nowIso: string) =
       rows.set(match[1]!, row);
     }
     // Compare even when nothing matched, so a miss costs the same as a wrong secret.
-    const equal = crypto.timingSafeEqual(hash(presented), row ? row.key_hash : DUMMY_HASH);
+    const equal = crypto.timingSafeEqual(hashKey(presented), row ? row.key_hash : DUMMY_HASH);
     if (
       !row ||
       !equal ||

@@ -10,7 +10,14 @@ import type {
   SiteDecisions,
 } from './checkin.types.js';
 import { appendEvent, type Actor, type EventInput } from './event-log.js';
-import { applyFact, type FactOutcome, type MovementFact } from './fact.flows.js';
+import {
+  applyDoorCheckin,
+  applyFact,
+  type DoorCheckin,
+  type DoorCheckinFact,
+  type FactOutcome,
+  type MovementFact,
+} from './fact.flows.js';
 import { moveCode } from './movement.flows.js';
 import type { CheckinResult, ReversalResult } from './result.js';
 import { reverseCode, reverseOrder } from './reversal.flows.js';
@@ -25,7 +32,7 @@ export type {
   ScanNotice,
   SiteDecisions,
 } from './checkin.types.js';
-export type { FactOutcome, MovementFact } from './fact.flows.js';
+export type { DoorCheckin, DoorCheckinFact, FactOutcome, MovementFact } from './fact.flows.js';
 
 export interface CheckinService {
   /**
@@ -67,8 +74,8 @@ export interface CheckinService {
 }
 
 export interface DoorFactTools {
-  /** Applies a fact (state changed unless it was already so: see FactOutcome). */
-  apply(fact: MovementFact): FactOutcome;
+  /** Records a check-in the door decided (fact.flows.ts applyDoorCheckin): who it let in, as facts. */
+  checkin(fact: DoorCheckinFact): DoorCheckin;
   /** Appends an event that changes no state (a refusal made on the device, a code this box does not know). */
   event(actor: Omit<Actor, 'tenantId' | 'apiKeyId' | 'keyName' | 'source'>, at: string, e: EventInput): number;
   /** Runs one movement's writes in a savepoint: a failure undoes that movement alone. */
@@ -112,7 +119,7 @@ export function createCheckinService(deps: CheckinDeps): CheckinService {
       const work = () => {
         const f = flowFor(engine, {}, caller);
         return run({
-          apply: (fact) => applyFact(f, fact, true),
+          checkin: (fact) => applyDoorCheckin(f, fact),
           event: (who, at, e) => appendEvent(deps.db, { ...caller, ...who }, at, e),
           item: engine.inSavepoint,
         });

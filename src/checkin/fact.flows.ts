@@ -1,5 +1,6 @@
 import { defineQuery } from '../db/query.js';
 import { record, type Flow } from './flow.js';
+import { dateRefusal, mayBeAdditional, mayBeGroup } from './rules/index.js';
 
 // Facts: movements decided elsewhere (another box of the site; later a handheld offline) that this box records as
 // they happened, whatever its own rules would say now — the visitor already went through. The check-in core owns
@@ -151,4 +152,48 @@ function additionalFact(f: Flow, fact: MovementFact, changeState: boolean): Fact
     .at(-1);
   const changed = last !== undefined && f.repo.reverseUnit(last.id, fact.at, fact.terminal, fact.operator);
   return { kind: 'recorded', eventId, changed };
+}
+
+/** A check-in another door decided on its own (a handheld offline): what it scanned, when, where and by whom. */
+export type DoorCheckinFact = Pick<
+  MovementFact,
+  'code' | 'at' | 'area' | 'terminal' | 'operator' | 'source' | 'details'
+>;
+
+export type DoorCheckin =
+  /** Nothing here matches what the door let in: a code unknown here, a group with nobody for that day. */
+  | { kind: 'unknown' }
+  /** Recorded, one outcome per ticket it moved; `status` is the order's here now. */
+  | { kind: 'known'; status: string; outcomes: FactOutcome[] };
+
+/**
+ * Records a check-in decided at another door, found as the box's own check-in finds a code (person QR, group QR,
+ * additional QR). Of a group, the people not checked in here who were valid on the decision's day, or all of those
+ * when all already were (a double entry of the group); an additional's unit beyond the quantity bought is a double.
+ */
+export function applyDoorCheckin(f: Flow, fact: DoorCheckinFact): DoorCheckin {
+  const tenant = f.actor.tenantId;
+  const apply = (kind: MovementFact['kind'], qr: string, mode: MovementFact['mode']) =>
+    applyFact(f, { ...fact, action: 'checkin', kind, qr, mode }, true);
+  const person = f.repo.personByQr(tenant, fact.code);
+  if (person) return { kind: 'known', status: person.status, outcomes: [apply('person', person.qr_code, 'qr')] };
+  const order = mayBeGroup(fact.code) ? f.repo.orderByNumero(tenant, fact.code) : undefined;
+  if (order) {
+    const day = f.cal.dayOf(fact.at);
+    const valid = f.repo.peopleOfOrder(order.id).filter((p) => dateRefusal(p, day, p.qr_code) === null);
+    const pending = valid.filter((p) => p.checkin_em === null);
+    const moved = pending.length > 0 ? pending : valid;
+    if (moved.length === 0) return { kind: 'unknown' };
+    return { kind: 'known', status: order.status, outcomes: moved.map((p) => apply('person', p.qr_code, 'combo')) };
+  }
+  const additional = mayBeAdditional(fact.code) ? f.repo.additionalByQr(tenant, fact.code) : undefined;
+  if (!additional) return { kind: 'unknown' };
+  const outcome = apply('additional', fact.code, 'adicional');
+  const active = f.repo.redemptions(additional.id).filter((u) => u.estornado_em === null).length;
+  const over = outcome.kind === 'recorded' && active > additional.quantidade;
+  return {
+    kind: 'known',
+    status: additional.status,
+    outcomes: [over ? { kind: 'double', eventId: outcome.eventId, otherEventId: 0 } : outcome],
+  };
 }

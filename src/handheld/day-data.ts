@@ -8,8 +8,11 @@ import { qrHash } from './qr-hash.js';
 // the event loop between them, and written as JSON text slice by slice: a 50,000-person day never holds a scan.
 
 const ORDERS_PER_SLICE = 60;
-/** Past this many events since a cursor, the device gets the whole day again instead of a delta. */
-const MAX_DELTA_EVENTS = 20_000;
+/**
+ * Past this many events (or orders written) since a cursor, the device gets the whole day again, which is sliced:
+ * reading 20,000 events with their people in one statement held the loop 8–32 ms, 2,000 under 1 ms.
+ */
+const MAX_DELTA_ROWS = 2_000;
 
 interface Cursor {
   day: string;
@@ -76,11 +79,12 @@ function changedOrders(db: Db, tenantId: number, since: Cursor): Set<number> | u
          LEFT JOIN people p ON p.id = e.person_id LEFT JOIN additionals a ON a.id = e.additional_id
         WHERE e.tenant_id = ? AND e.id > ? LIMIT ?`,
     )
-    .all(tenantId, since.eventId, MAX_DELTA_EVENTS + 1) as { id: number | null }[];
-  if (moved.length > MAX_DELTA_EVENTS) return undefined;
+    .all(tenantId, since.eventId, MAX_DELTA_ROWS + 1) as { id: number | null }[];
+  if (moved.length > MAX_DELTA_ROWS) return undefined;
   const written = db
-    .statement('SELECT id FROM orders WHERE tenant_id = ? AND updated_at >= ?')
-    .all(tenantId, since.ordersAt) as { id: number }[];
+    .statement('SELECT id FROM orders WHERE tenant_id = ? AND updated_at >= ? LIMIT ?')
+    .all(tenantId, since.ordersAt, MAX_DELTA_ROWS + 1) as { id: number }[];
+  if (written.length > MAX_DELTA_ROWS) return undefined;
   return new Set([...moved, ...written].map((r) => r.id).filter((id): id is number => id !== null));
 }
 

@@ -1,13 +1,15 @@
 import crypto from 'node:crypto';
+import { dummyKeyHash, generateKey, hashKey, keyShape } from '../auth/api-keys.js';
 import type { Db } from '../db/open.js';
 
 // Paired handhelds and their pairing tokens (migrations/0014_handheld.ts). A device's key looks like an API key
 // with another prefix (hk_<12 hex id>_<43 base64url>) and, like one, only its SHA-256 is stored. It opens the
 // handheld endpoints only: the API's guard knows nothing of it.
 
-const KEY_SHAPE = /^hk_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$/;
-const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest();
-const DUMMY_HASH = sha256('hk_000000000000_' + 'x'.repeat(43));
+const KEY_SHAPE = keyShape('hk');
+const DUMMY_HASH = dummyKeyHash('hk');
+/** A device unseen this long while it said it had movements queued is an alarm (the console, /metrics). */
+export const SILENT_ALARM_MINUTES = 15;
 /** How long a pairing QR is good for. */
 export const PAIRING_MINUTES = 10;
 
@@ -35,7 +37,7 @@ export function createPairing(db: Db, p: { tenantId: number; by: string; nowIso:
   const token = crypto.randomBytes(24).toString('base64url');
   db.statement(
     'INSERT INTO handheld_pairings (token_hash, tenant_id, created_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
-  ).run(sha256(token), p.tenantId, p.by, p.nowIso, p.expiresAt);
+  ).run(hashKey(token), p.tenantId, p.by, p.nowIso, p.expiresAt);
   return token;
 }
 
@@ -46,22 +48,21 @@ export type PairOutcome =
 export function pairDevice(db: Db, p: { token: string; name: string; version: string; nowIso: string }): PairOutcome {
   const pairing = db
     .statement('SELECT tenant_id, created_by, expires_at, used_at FROM handheld_pairings WHERE token_hash = ?')
-    .get(sha256(p.token)) as
+    .get(hashKey(p.token)) as
     { tenant_id: number; created_by: string; expires_at: string; used_at: string | null } | undefined;
   if (!pairing || pairing.used_at !== null || pairing.expires_at <= p.nowIso) return { kind: 'invalid' };
   const taken = db
     .statement('SELECT 1 FROM handheld_devices WHERE tenant_id = ? AND name = ? AND revoked_at IS NULL')
     .get(pairing.tenant_id, p.name);
   if (taken) return { kind: 'name-taken' };
-  const keyId = crypto.randomBytes(6).toString('hex');
-  const key = `hk_${keyId}_${crypto.randomBytes(32).toString('base64url')}`;
-  db.statement('UPDATE handheld_pairings SET used_at = ? WHERE token_hash = ?').run(p.nowIso, sha256(p.token));
+  const { key, keyId, keyHash } = generateKey('hk');
+  db.statement('UPDATE handheld_pairings SET used_at = ? WHERE token_hash = ?').run(p.nowIso, hashKey(p.token));
   const { lastInsertRowid } = db
     .statement(
       `INSERT INTO handheld_devices (tenant_id, name, key_id, key_hash, paired_at, paired_by, last_seen_at, app_version)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(pairing.tenant_id, p.name, keyId, sha256(key), p.nowIso, pairing.created_by, p.nowIso, p.version);
+    .run(pairing.tenant_id, p.name, keyId, keyHash, p.nowIso, pairing.created_by, p.nowIso, p.version);
   return { kind: 'paired', device: { id: Number(lastInsertRowid), tenantId: pairing.tenant_id, name: p.name }, key };
 }
 
@@ -76,7 +77,7 @@ export function checkDeviceKey(db: Db, presented: string): KeyCheck {
         .get(match[1]!) as
         { id: number; tenant_id: number; name: string; key_hash: Buffer; revoked_at: string | null } | undefined)
     : undefined;
-  const equal = crypto.timingSafeEqual(sha256(presented), row ? row.key_hash : DUMMY_HASH);
+  const equal = crypto.timingSafeEqual(hashKey(presented), row ? row.key_hash : DUMMY_HASH);
   if (!row || !equal) return { kind: 'invalid' };
   if (row.revoked_at !== null) return { kind: 'revoked' };
   return { kind: 'ok', device: { id: row.id, tenantId: row.tenant_id, name: row.name } };
@@ -111,8 +112,8 @@ export const revokeDevice = (db: Db, tenantId: number, id: number, nowIso: strin
     .statement('UPDATE handheld_devices SET revoked_at = ? WHERE id = ? AND tenant_id = ? AND revoked_at IS NULL')
     .run(nowIso, id, tenantId).changes === 1;
 
-/** Devices with queued movements not seen since `before`: the console's alarm. */
-export const silentWithQueue = (db: Db, tenantId: number, before: string): DeviceRow[] =>
-  listDevices(db, tenantId).filter(
-    (d) => d.revoked_at === null && d.queued > 0 && (d.last_seen_at === null || d.last_seen_at < before),
-  );
+/** The alarm: an active device that said it holds movements and has not been seen for SILENT_ALARM_MINUTES. */
+export const silentWithQueue = (d: Pick<DeviceRow, 'revoked_at' | 'queued' | 'last_seen_at'>, nowMs: number) =>
+  d.revoked_at === null &&
+  d.queued > 0 &&
+  (d.last_seen_at === null || nowMs - Date.parse(d.last_seen_at) > SILENT_ALARM_MINUTES * 60_000);

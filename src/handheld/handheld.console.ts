@@ -6,13 +6,18 @@ import type { Db } from '../db/open.js';
 import { AppError } from '../http/errors.js';
 import type { HandheldDevice } from './handheld.schemas.js';
 import { pairingQrSvg } from './pairing-qr.js';
-import { createPairing, listDevices, PAIRING_MINUTES, revokeDevice, type DeviceRow } from './devices.repo.js';
+import {
+  createPairing,
+  listDevices,
+  PAIRING_MINUTES,
+  revokeDevice,
+  silentWithQueue,
+  type DeviceRow,
+} from './devices.repo.js';
 
 // The supervisor's handhelds screen (docs/handheld.md, "Parear e acompanhar"): a one-time pairing code, the list of
 // devices with what each last told, an alarm for one with queued movements unseen for 15 minutes, revocation.
 
-/** A device unseen this long while it said it had movements queued is an alarm. */
-export const SILENT_ALARM_MINUTES = 15;
 const tags = ['console'];
 const idParams = z.object({ id: z.coerce.number({ message: 'deve ser um número' }).int().min(1) });
 
@@ -27,10 +32,7 @@ export const deviceView = (d: DeviceRow, nowMs: number): HandheldDevice => ({
   fila: d.queued,
   decisoes_offline_hoje: d.offline_today,
   revogado_em: d.revoked_at,
-  alarme:
-    d.revoked_at === null &&
-    d.queued > 0 &&
-    (d.last_seen_at === null || nowMs - Date.parse(d.last_seen_at) > SILENT_ALARM_MINUTES * 60_000),
+  alarme: silentWithQueue(d, nowMs),
 });
 
 export const handheldConsoleRoutes =

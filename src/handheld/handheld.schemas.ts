@@ -9,7 +9,7 @@ export const HANDHELD_KEY_HEADER = 'x-handheld-key';
 export const MAX_UPLOAD_ITEMS = 500;
 export const MAX_UPLOAD_BYTES = 1024 * 1024;
 /** A device's clock further than this from the box's makes its movements `relogio_handheld`. */
-export const CLOCK_SKEW_MS = 2 * 60 * 1000;
+export const DEVICE_CLOCK_SKEW_MS = 2 * 60 * 1000;
 
 /** A device-made movement id: unique per device, kept by the box to answer a repeat "já recebido". */
 export const movementId = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, 'id: 8 a 64 letras, dígitos, _ ou -');

@@ -7,10 +7,10 @@ import { errorCatalogue, type ErrorCode } from '../http/errors.js';
 import { describeIssues } from '../lib/zod-issues.js';
 import { orderRows } from './day-data.js';
 import { keepMove, knownMove } from './moves.repo.js';
-import { recordItem } from './upload.js';
+import { HANDHELD_SOURCE, recordItem } from './upload.js';
 import type { Device } from './devices.repo.js';
 import {
-  CLOCK_SKEW_MS,
+  DEVICE_CLOCK_SKEW_MS,
   uploadItem,
   type ScanAnswer,
   type UploadItem,
@@ -21,7 +21,6 @@ import {
 // (door `handheld`, terminal = the device's name); offline the device decided and uploads its movements later, which
 // the box records as facts — the visitor already went through — and classifies into the conflicts feed.
 
-const SOURCE = 'handheld';
 /** Uploaded movements recorded per write: a scan at a lane waits for one slice at most. */
 const ITEMS_PER_WRITE = 20;
 
@@ -50,8 +49,9 @@ function orderOfCode(db: Db, tenantId: number, code: string): string | undefined
 }
 
 export function createHandheldService({ db, clock, checkin, names }: HandheldServiceDeps) {
-  const rowsOf = (tenantId: number, code: string) => {
-    const numero = orderOfCode(db, tenantId, code);
+  /** The order's rows now; a granted scan names its order, a refusal is looked up by its code. */
+  const rowsOf = (tenantId: number, code: string, known?: string | null) => {
+    const numero = known ?? orderOfCode(db, tenantId, code);
     const rows = numero ? orderRows(db, numero, tenantId, names) : { pessoas: [], adicionais: [] };
     return { pessoas: rows.pessoas, adicionais: rows.adicionais };
   };
@@ -86,7 +86,7 @@ export function createHandheldService({ db, clock, checkin, names }: HandheldSer
     const at = clock.nowIso();
     const reply = await checkin.checkIn(
       { code: req.codigo, terminal: device.name, operator: req.operador },
-      { tenantId: device.tenantId, apiKeyId: null, keyName: null, source: SOURCE },
+      { tenantId: device.tenantId, apiKeyId: null, keyName: null, source: HANDHELD_SOURCE },
       {
         batch: false,
         // In the check-in's own transaction: a granted scan and its id are committed together.
@@ -105,14 +105,14 @@ export function createHandheldService({ db, clock, checkin, names }: HandheldSer
       mensagem: messageOf(code),
       ...(!result.ok && result.details ? { detalhes: result.details } : {}),
       ja_recebido: false,
-      ...rowsOf(device.tenantId, req.codigo),
+      ...rowsOf(device.tenantId, req.codigo, result.ok ? result.numeroPedido : undefined),
     };
   }
 
   /** POST /api/handheld/movimentos: each item recorded once, in its own savepoint, slice by slice. */
   async function upload(device: Device, sentAt: string, items: unknown[]): Promise<UploadItemAnswer[]> {
     const now = clock.now();
-    const skewed = Math.abs(Date.parse(sentAt) - now.getTime()) > CLOCK_SKEW_MS;
+    const skewed = Math.abs(Date.parse(sentAt) - now.getTime()) > DEVICE_CLOCK_SKEW_MS;
     const cal: Calendar = { today: clock.localDate(now), dayOf: clock.localDate };
     const answers: UploadItemAnswer[] = [];
     const seen = new Set<string>();
@@ -136,7 +136,7 @@ export function createHandheldService({ db, clock, checkin, names }: HandheldSer
     });
     for (let from = 0; from < valid.length; from += ITEMS_PER_WRITE) {
       const slice = valid.slice(from, from + ITEMS_PER_WRITE);
-      const done = await checkin.recordDoorFacts(device.tenantId, SOURCE, (tools) =>
+      const done = await checkin.recordDoorFacts(device.tenantId, HANDHELD_SOURCE, (tools) =>
         slice.map(({ item }) =>
           tools.item(() => recordItem(db, tools, device, item, { skewed, cal, nowIso: now.toISOString() })),
         ),

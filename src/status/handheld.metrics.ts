@@ -1,7 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
-import { SILENT_ALARM_MINUTES } from '../handheld/handheld.console.js';
+import { silentWithQueue, type DeviceRow } from '../handheld/devices.repo.js';
 
 /**
  * The handhelds' gauges (docs/handheld.md, "Parear e acompanhar"): paired devices, the movements they said they hold,
@@ -9,14 +9,15 @@ import { SILENT_ALARM_MINUTES } from '../handheld/handheld.console.js';
  */
 export function handheldMetrics(registry: Registry, db: Db, clock: Clock) {
   const read = () => {
-    const silentBefore = new Date(clock.now().getTime() - SILENT_ALARM_MINUTES * 60_000).toISOString();
-    return db
-      .statement(
-        `SELECT count(*) AS devices, coalesce(sum(queued), 0) AS queued,
-                coalesce(sum(queued > 0 AND (last_seen_at IS NULL OR last_seen_at < ?)), 0) AS silent
-           FROM handheld_devices WHERE revoked_at IS NULL`,
-      )
-      .get(silentBefore) as { devices: number; queued: number; silent: number };
+    const nowMs = clock.now().getTime();
+    const active = db
+      .statement('SELECT revoked_at, queued, last_seen_at FROM handheld_devices WHERE revoked_at IS NULL')
+      .all() as Pick<DeviceRow, 'revoked_at' | 'queued' | 'last_seen_at'>[];
+    return {
+      devices: active.length,
+      queued: active.reduce((n, d) => n + d.queued, 0),
+      silent: active.filter((d) => silentWithQueue(d, nowMs)).length,
+    };
   };
   let scraped: ReturnType<typeof read> | null = null;
   const value = () => (scraped ??= read());

@@ -18,7 +18,11 @@ const BOX_NOW = new Date('2026-11-21T13:00:00.000Z');
 const SIZE = 360;
 const FPS = 10;
 
-/** A 4:2:0 Y4M video (the format --use-file-for-fake-video-capture plays): `seconds` of each code, then white. */
+/**
+ * A 4:2:0 Y4M video, `seconds` of each code, then white. Chromium's file capture device
+ * (media/capture/video/file_video_capture_device.cc) plays Y4M (a `YUV4MPEG2` header, `FRAME` records of the planes)
+ * or MJPEG, and loops the file.
+ */
 function qrVideo(file: string, codes: string[], seconds: number): void {
   const frame = (code: string | null) => {
     const y = Buffer.alloc(SIZE * SIZE, 235);
