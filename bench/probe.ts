@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 // A turnstile in its own process (probe-child.ts): `during(work)` times its check-ins while `work` runs.
 
 export interface Probe {
-  during<T>(work: () => Promise<T>): Promise<{ value: T; times: number[] }>;
+  /** `starts`: when each check-in was sent, ms since the epoch (performance.timeOrigin + now()). */
+  during<T>(work: () => Promise<T>): Promise<{ value: T; times: number[]; starts: number[] }>;
   close(): Promise<void>;
 }
 
@@ -39,8 +40,8 @@ export async function startProbe(
       child.send({ type: 'start' });
       const value = await work();
       child.send({ type: 'stop' });
-      const { times } = await message<{ times: number[] }>('times');
-      return { value, times };
+      const { times, starts } = await message<{ times: number[]; starts: number[] }>('times');
+      return { value, times, starts };
     },
     close: () => {
       child.send({ type: 'exit' });

@@ -5,6 +5,8 @@ import { createAuth } from '../src/auth/auth.js';
 import { createBox } from '../src/box.js';
 import type { SiteConfig } from '../src/site-config.js';
 import type { SiteView } from '../src/site/site.answers.js';
+import type { HandheldSpec } from '../src/handheld/handheld.start.js';
+import type { SyncSpec } from '../src/sync/sync.start.js';
 import { asJson } from '../src/checkin/checkin.payload.js';
 import { checkinRoutes } from '../src/checkin/checkin.routes.js';
 import { createByteSlots } from '../src/lib/byte-slots.js';
@@ -22,6 +24,8 @@ import { observe, type CommitLog, type Observed } from './observe.js';
 // {type:'observed'} (server-side latency, GC and event-loop delay between the two) and {type:'stop'}.
 
 // BENCH_SITE (JSON of a SiteConfig) gives the box a site link (site.bench.ts); {type:'site'} asks for its view.
+// BENCH_CLOUD (JSON of a SyncSpec) gives it a cloud, its sync schedules running as in production; BENCH_HANDHELD
+// (JSON of a HandheldSpec) turns the handhelds' endpoints on, over plain HTTP (heavy.bench.ts).
 
 export type ParentMessage =
   { type: 'mem' } | { type: 'observe' } | { type: 'observed' } | { type: 'site' } | { type: 'stop' };
@@ -95,9 +99,12 @@ async function start(): Promise<Listening> {
         failed: (priority, stage) => o?.failed(priority, stage),
       });
     // The site needs the box's tenant named (fill.ts makes one more for the key's owner).
-    const tenant = process.env.BENCH_SITE ? TENANT : undefined;
+    const tenant = process.env.BENCH_SITE || process.env.BENCH_CLOUD ? TENANT : undefined;
     const siteLink = process.env.BENCH_SITE ? (JSON.parse(process.env.BENCH_SITE) as SiteConfig) : undefined;
-    const box = createBox({ database: db, clock: createClock('America/Sao_Paulo'), logger: false, siteLink, tenant });
+    const cloud = process.env.BENCH_CLOUD ? (JSON.parse(process.env.BENCH_CLOUD) as SyncSpec) : undefined;
+    const handheld = process.env.BENCH_HANDHELD ? (JSON.parse(process.env.BENCH_HANDHELD) as HandheldSpec) : undefined;
+    const clock = createClock('America/Sao_Paulo');
+    const box = createBox({ database: db, clock, logger: false, siteLink, tenant, cloud, handheld });
     const { app, status } = await box.start();
     const listening = await listen(app, db);
     // The box closes its parts (the site link drains and leaves the hub), then the database it was given.
