@@ -17,10 +17,16 @@ import { PARK_AREA, requestTarget } from './rules/index.js';
 // a batch in slices of savepoints, the result told to the listeners once committed.
 
 /**
- * Codes of a batch committed together: about 1–2 ms of work with the order payloads, so other
- * check-ins get their turn between slices (and a batch is never one transaction, as before).
+ * Codes of a batch committed together at most: about 1–2 ms of work with the order payloads on an idle
+ * box, so other check-ins get their turn between slices (and a batch is never one transaction, as before).
  */
 const BATCH_SLICE = 10;
+/**
+ * A slice also ends once its codes have taken this long (at least one code each): orders not read for a while
+ * (cold pages, their payload not cached) or a busy CPU made a slice of 10 hold the loop 50–95 ms in
+ * `npm run bench:heavy` (issue 25), every scan waiting behind it.
+ */
+export const BATCH_PIECE_MS = 2;
 
 export interface Engine extends CheckinDeps {
   repo: CheckinRepo;
@@ -154,30 +160,37 @@ async function runBatch<R extends CheckinResult | ReversalResult, V>(
   const items: Item<R, V>[] = [];
   // On a site each code is its own claim: the other boxes see it before the batch goes on.
   const slice = e.site.current ? 1 : BATCH_SLICE;
-  for (let from = 0; from < codes.length; from += slice) {
-    const some = codes.slice(from, from + slice);
-    // A batch of more than one slice is bulk work (an ERP, a back office): single scans go first.
-    const run = e.site.current
-      ? (w: () => Item<R, V>[]) => decide(e, w)
-      : (w: () => Item<R, V>[]) => e.write(w, codes.length > BATCH_SLICE);
-    items.push(
-      ...(await run(() => {
-        const f = flowFor(e, input, caller);
-        return some.map((code) => {
-          try {
-            return e.inSavepoint(() => {
-              const result = flow(f, code);
-              return { code, result, view: viewOf(result) };
-            });
-          } catch (err) {
-            // Nothing more can be written: the whole request fails with it (StorageUnavailableError).
-            if (storageFailure(err)) throw err;
-            e.log?.error({ err }, 'batch item failed');
-            return { code, result: { ok: false, code: 'INTERNAL_ERROR' } as R, view: undefined };
-          }
-        });
-      })),
-    );
+  const pieceMs = e.batchPieceMs ?? BATCH_PIECE_MS;
+  // A batch of more than one slice is bulk work (an ERP, a back office): single scans go first.
+  const run = e.site.current
+    ? (w: () => Item<R, V>[]) => decide(e, w)
+    : (w: () => Item<R, V>[]) => e.write(w, codes.length > BATCH_SLICE);
+  const one = (f: Flow, code: string): Item<R, V> => {
+    try {
+      return e.inSavepoint(() => {
+        const result = flow(f, code);
+        return { code, result, view: viewOf(result) };
+      });
+    } catch (err) {
+      // Nothing more can be written: the whole request fails with it (StorageUnavailableError).
+      if (storageFailure(err)) throw err;
+      e.log?.error({ err }, 'batch item failed');
+      return { code, result: { ok: false, code: 'INTERNAL_ERROR' } as R, view: undefined };
+    }
+  };
+  while (items.length < codes.length) {
+    const some = codes.slice(items.length, items.length + slice);
+    const done = await run(() => {
+      const started = performance.now();
+      const f = flowFor(e, input, caller);
+      const out: Item<R, V>[] = [];
+      for (const code of some) {
+        if (out.length > 0 && performance.now() - started >= pieceMs) break;
+        out.push(one(f, code));
+      }
+      return out;
+    });
+    items.push(...done);
   }
   return items;
 }

@@ -63,6 +63,8 @@ export interface CheckinDeps {
   storage?: StorageHealth;
   onResult?: (notice: ScanNotice) => void;
   clockCheck?: Pick<ClockCheck, 'eventMark'>;
+  /** How long a slice of a batch may take before the rest goes to the next (checkin.engine.ts); tests shrink it. */
+  batchPieceMs?: number;
 }
 
 /**
