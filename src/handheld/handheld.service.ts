@@ -1,3 +1,4 @@
+import { setImmediate as yieldLoop } from 'node:timers/promises';
 import type { CheckinService } from '../checkin/checkin.service.js';
 import type { CheckinResult } from '../checkin/result.js';
 import type { Calendar } from '../checkin/rules/index.js';
@@ -21,8 +22,14 @@ import {
 // (door `handheld`, terminal = the device's name); offline the device decided and uploads its movements later, which
 // the box records as facts — the visitor already went through — and classifies into the conflicts feed.
 
-/** Uploaded movements recorded per write: a scan at a lane waits for one slice at most. */
-const ITEMS_PER_WRITE = 20;
+/**
+ * Uploaded movements are recorded in pieces, each its own write, that end once they have taken this long (at least
+ * one movement each): a scan at a lane waits for one piece at most. 20 movements a piece held the event loop 10–34 ms
+ * in `npm run bench:heavy` (issue 25) on a busy box.
+ */
+export const UPLOAD_PIECE_MS = 2;
+/** Movements checked against the schema per turn of the event loop (500 at once held it 5–13 ms). */
+const CHECKED_PER_TURN = 100;
 
 export interface HandheldServiceDeps {
   db: Db;
@@ -30,6 +37,8 @@ export interface HandheldServiceDeps {
   checkin: CheckinService;
   /** GATE_HANDHELD_NOMES: people's names go to the devices. */
   names: boolean;
+  /** How long a piece of an upload may take (UPLOAD_PIECE_MS); tests shrink it. */
+  pieceMs?: number;
 }
 
 const messageOf = (code: string) =>
@@ -48,7 +57,7 @@ function orderOfCode(db: Db, tenantId: number, code: string): string | undefined
   return row?.n;
 }
 
-export function createHandheldService({ db, clock, checkin, names }: HandheldServiceDeps) {
+export function createHandheldService({ db, clock, checkin, names, pieceMs = UPLOAD_PIECE_MS }: HandheldServiceDeps) {
   /** The order's rows now; a granted scan names its order, a refusal is looked up by its code. */
   const rowsOf = (tenantId: number, code: string, known?: string | null) => {
     const numero = known ?? orderOfCode(db, tenantId, code);
@@ -109,7 +118,7 @@ export function createHandheldService({ db, clock, checkin, names }: HandheldSer
     };
   }
 
-  /** POST /api/handheld/movimentos: each item recorded once, in its own savepoint, slice by slice. */
+  /** POST /api/handheld/movimentos: each item recorded once, in its own savepoint, piece by piece. */
   async function upload(device: Device, sentAt: string, items: unknown[]): Promise<UploadItemAnswer[]> {
     const now = clock.now();
     const skewed = Math.abs(Date.parse(sentAt) - now.getTime()) > DEVICE_CLOCK_SKEW_MS;
@@ -117,7 +126,9 @@ export function createHandheldService({ db, clock, checkin, names }: HandheldSer
     const answers: UploadItemAnswer[] = [];
     const seen = new Set<string>();
     const valid: { at: number; item: UploadItem }[] = [];
-    items.forEach((raw, at) => {
+    for (let at = 0; at < items.length; at++) {
+      if (at > 0 && at % CHECKED_PER_TURN === 0) await yieldLoop();
+      const raw = items[at];
       const parsed = uploadItem.safeParse(raw);
       if (!parsed.success) {
         const id = (raw as { id?: unknown } | null)?.id;
@@ -133,15 +144,20 @@ export function createHandheldService({ db, clock, checkin, names }: HandheldSer
         seen.add(parsed.data.id);
         valid.push({ at, item: parsed.data });
       }
-    });
-    for (let from = 0; from < valid.length; from += ITEMS_PER_WRITE) {
-      const slice = valid.slice(from, from + ITEMS_PER_WRITE);
-      const done = await checkin.recordDoorFacts(device.tenantId, HANDHELD_SOURCE, (tools) =>
-        slice.map(({ item }) =>
-          tools.item(() => recordItem(db, tools, device, item, { skewed, cal, nowIso: now.toISOString() })),
-        ),
-      );
-      slice.forEach(({ at }, i) => (answers[at] = done[i]!));
+    }
+    const o = { skewed, cal, nowIso: now.toISOString() };
+    for (let from = 0; from < valid.length;) {
+      const done = await checkin.recordDoorFacts(device.tenantId, HANDHELD_SOURCE, (tools) => {
+        const started = performance.now();
+        const piece: UploadItemAnswer[] = [];
+        for (let i = from; i < valid.length; i++) {
+          if (piece.length > 0 && performance.now() - started >= pieceMs) break;
+          piece.push(tools.item(() => recordItem(db, tools, device, valid[i]!.item, o)));
+        }
+        return piece;
+      });
+      done.forEach((answer, i) => (answers[valid[from + i]!.at] = answer));
+      from += done.length;
     }
     return answers;
   }
