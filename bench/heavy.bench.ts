@@ -133,6 +133,10 @@ try {
     max: number;
     loop: string;
     gc: number;
+    /** The box's scan commits meanwhile: the longest commit and the WAL fsync p99 / max. */
+    writes: string;
+    /** Background pieces meanwhile (BEGIN to COMMIT): how many, p99 / max. */
+    pieces: string;
     cpu: string;
     done: Done;
   }
@@ -154,11 +158,19 @@ try {
       ...s,
       loop: `${ms(seen.loopDelay.p99)} / ${ms(seen.loopDelay.max)}`,
       gc: seen.gc.maxMs,
+      writes: seen.writes
+        ? `${ms(seen.writes.commitMax)}; ${ms(seen.writes.fsyncP99)} / ${ms(seen.writes.fsyncMax)}`
+        : '',
+      pieces: seen.writes?.pieces?.count
+        ? `${seen.writes.pieces.count}: ${ms(seen.writes.pieces.p99)} / ${ms(seen.writes.pieces.max)}`
+        : '',
       cpu: `${pct(m.cpu.server)} / ${pct(m.cpu.generator)} / ${Math.round(m.others)}%`,
       done: m.value,
     });
     const r = rows.at(-1)!;
-    out(`  round ${round} ${name}: probe ${r.n}, p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, max ${ms(r.max)}; ${r.done.text}`);
+    out(
+      `  round ${round} ${name}: probe ${r.n}, p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, max ${ms(r.max)}; loop max ${r.loop.split(' / ')[1]}; pieces ${r.pieces || 'none'}; ${r.done.text}`,
+    );
   };
 
   const quietFor = async () => {
@@ -190,10 +202,25 @@ try {
       'max',
       'box loop delay p99 / max',
       'box GC max',
+      'scan commit max; fsync p99 / max',
+      'bg pieces: p99 / max',
       'CPU box / bench / others',
       'work',
     ],
-    ...rows.map((r) => [r.round, r.name, r.n, ms(r.p50), ms(r.p99), ms(r.max), r.loop, ms(r.gc), r.cpu, r.done.text]),
+    ...rows.map((r) => [
+      r.round,
+      r.name,
+      r.n,
+      ms(r.p50),
+      ms(r.p99),
+      ms(r.max),
+      r.loop,
+      ms(r.gc),
+      r.writes,
+      r.pieces,
+      r.cpu,
+      r.done.text,
+    ]),
   ]);
   const median = (xs: number[]) => summarise(xs).p50;
   const of = (name: string) => rows.filter((r) => r.name === name);

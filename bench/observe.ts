@@ -20,6 +20,8 @@ export interface Observed {
     commitMax: number;
     fsyncP99: number;
     fsyncMax: number;
+    /** Background pieces (a sync page's, a batch's, an upload's, a catch-up's): ms from BEGIN to COMMIT. */
+    pieces?: { count: number; p99: number; max: number };
   };
   /** The WAL file meanwhile, sampled every 50 ms, in bytes. */
   wal?: { first: number; max: number; last: number };
@@ -31,6 +33,8 @@ export interface CommitLog {
   active: boolean;
   commits: { units: number; ms: number }[];
   fsyncs: number[];
+  /** Background commits, ms each, when the child records them. */
+  pieces?: number[];
 }
 
 export function observe(server?: Server, extra?: { commits?: CommitLog; walFile?: string }): () => Observed {
@@ -48,6 +52,7 @@ export function observe(server?: Server, extra?: { commits?: CommitLog; walFile?
   const commits = extra?.commits;
   if (commits) {
     commits.commits.length = commits.fsyncs.length = 0;
+    if (commits.pieces) commits.pieces.length = 0;
     commits.active = true;
   }
   const walSizes: number[] = [];
@@ -78,7 +83,9 @@ function commitSummary(log: CommitLog): NonNullable<Observed['writes']> {
   const sorted = (xs: number[]) => xs.slice().sort((a, b) => a - b);
   const ms = sorted(log.commits.map((c) => c.ms));
   const fsyncs = sorted(log.fsyncs);
+  const pieces = log.pieces && sorted(log.pieces);
   return {
+    ...(pieces ? { pieces: { count: pieces.length, p99: quantile(pieces, 0.99), max: quantile(pieces, 1) } } : {}),
     commits: ms.length,
     unitsP50: quantile(sorted(log.commits.map((c) => c.units)), 0.5),
     commitP99: quantile(ms, 0.99),

@@ -84,13 +84,14 @@ async function start(): Promise<Listening> {
     const db = openDatabase(file!);
     await migrateToLatest(db); // as main.ts does; a no-op on the filled database
     // The bench hears the write queue's commits too, beside the box's metrics (its one observer).
-    const commits: CommitLog = { active: false, commits: [], fsyncs: [] };
+    const commits: CommitLog = { active: false, commits: [], fsyncs: [], pieces: [] };
     const setObserver = db.writes.observe.bind(db.writes);
     db.writes.observe = (o) =>
       setObserver({
         committed: (priority, units, ms) => {
           o?.committed(priority, units, ms);
           if (commits.active && priority === 'foreground') commits.commits.push({ units, ms });
+          if (commits.active && priority === 'background') commits.pieces?.push(ms);
         },
         synced: (priority, ms) => {
           o?.synced(priority, ms);
