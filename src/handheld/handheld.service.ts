@@ -22,10 +22,11 @@ import {
 // (door `handheld`, terminal = the device's name); offline the device decided and uploads its movements later, which
 // the box records as facts — the visitor already went through — and classifies into the conflicts feed.
 
+/** Uploaded movements recorded per write at most: a scan at a lane waits for one piece at most. */
+const ITEMS_PER_WRITE = 20;
 /**
- * Uploaded movements are recorded in pieces, each its own write, that end once they have taken this long (at least
- * one movement each): a scan at a lane waits for one piece at most. 20 movements a piece held the event loop 10–34 ms
- * in `npm run bench:heavy` (issue 25) on a busy box.
+ * A piece also ends once it has taken this long (at least one movement each): 20 movements a piece held the event
+ * loop 10–34 ms in `npm run bench:heavy` (issue 25) on a busy box.
  */
 export const UPLOAD_PIECE_MS = 2;
 /** Movements checked against the schema per turn of the event loop (500 at once held it 5–13 ms). */
@@ -150,7 +151,7 @@ export function createHandheldService({ db, clock, checkin, names, pieceMs = UPL
       const done = await checkin.recordDoorFacts(device.tenantId, HANDHELD_SOURCE, (tools) => {
         const started = performance.now();
         const piece: UploadItemAnswer[] = [];
-        for (let i = from; i < valid.length; i++) {
+        for (let i = from; i < Math.min(valid.length, from + ITEMS_PER_WRITE); i++) {
           if (piece.length > 0 && performance.now() - started >= pieceMs) break;
           piece.push(tools.item(() => recordItem(db, tools, device, valid[i]!.item, o)));
         }

@@ -68,3 +68,18 @@ it('checks the movements against the schema a hundred per turn of the event loop
   expect(checked).toHaveBeenCalledTimes(250);
   expect(answers.filter((a) => a.estado === 'aplicado')).toHaveLength(250);
 });
+
+it('still records at most 20 movements a piece when they are quick', async () => {
+  const service = createHandheldService({
+    db: box.db,
+    clock: box.clock,
+    checkin: box.checkin,
+    names: false,
+    pieceMs: 60_000,
+  });
+  const commits: WritePriority[] = [];
+  box.db.writes.observe({ committed: (p) => commits.push(p), synced: () => undefined, failed: () => undefined });
+  const answers = await service.upload(device, box.clock.nowIso(), items(50));
+  expect(answers.filter((a) => a.estado === 'aplicado')).toHaveLength(50);
+  expect(commits).toEqual(Array(3).fill('background'));
+});
