@@ -1,5 +1,9 @@
 import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import Fastify from 'fastify';
+import pino from 'pino';
+import { createLogger } from '../src/main.js';
+import { splitProfile, type CpuProfile } from './cpu-split.js';
 import { buildApp } from '../src/app.js';
 import { createAuth } from '../src/auth/auth.js';
 import { createBox } from '../src/box.js';
@@ -14,23 +18,33 @@ import { migrateToLatest, openDatabase, type Db } from '../src/db/open.js';
 import { TENANT } from './fill.js';
 import { observe, type CommitLog, type Observed } from './observe.js';
 
-// Forked by checkin.bench.ts: `box <db file>` runs the real box (durable pragmas of openDatabase,
-// createBox, no logger); `baseline` runs a bare fastify 5 app with one POST JSON route; `door <db
-// file> <answer file>` runs the box's HTTP door alone: the same app, auth, validation and routes, with
+// Forked by checkin.bench.ts: `box <db file>` runs the real box (durable pragmas of openDatabase, createBox,
+// main.ts's logger at info writing to <db file>.log, metrics, the console); `baseline` runs a bare fastify 5 app
+// with one POST JSON route; `door <db file> <answer file>` runs the box's HTTP door alone: the same app, auth,
+// validation and routes, with
 // a check-in service that does no database work and answers every request with one real answer.
 // Talks to the parent over IPC: {type:'ready', port}, then answers {type:'mem'}, {type:'observe'} /
-// {type:'observed'} (server-side latency, GC and event-loop delay between the two) and {type:'stop'}.
+// {type:'observed'} (server-side latency, GC and event-loop delay between the two), {type:'profile'} /
+// {type:'profiled'} (a CPU profile of the main thread between the two, split by bench/cpu-split.ts) and {type:'stop'}.
 
 // BENCH_SITE (JSON of a SiteConfig) gives the box a site link (site.bench.ts); {type:'site'} asks for its view.
 
 export type ParentMessage =
-  { type: 'mem' } | { type: 'observe' } | { type: 'observed' } | { type: 'site' } | { type: 'stop' };
+  | { type: 'mem' }
+  | { type: 'observe' }
+  | { type: 'observed' }
+  | { type: 'site' }
+  | { type: 'profile' }
+  | { type: 'profiled' }
+  | { type: 'stop' };
 export type ChildMessage =
   | { type: 'ready'; port: number; pid: number }
   | { type: 'mem'; rss: number; hwm: number; wal: number }
   | { type: 'observing' }
   | ({ type: 'observed' } & Observed)
   | { type: 'site'; view: SiteView | null }
+  | { type: 'profiling' }
+  | { type: 'profiled'; split: ReturnType<typeof splitProfile> }
   | { type: 'stopped' }
   | { type: 'error'; message: string };
 
@@ -79,11 +93,12 @@ async function start(): Promise<Listening> {
   if (mode === 'box') {
     const db = openDatabase(file!);
     await migrateToLatest(db); // as main.ts does; a no-op on the filled database
-    // The bench hears the write queue's commits too, beside the box's metrics (its one observer).
+    // The bench hears the write queue's commits too, beside the box's metrics (its one observer), once the box
+    // has started and set it.
     const commits: CommitLog = { active: false, commits: [], fsyncs: [] };
-    const setObserver = db.writes.observe.bind(db.writes);
-    db.writes.observe = (o) =>
-      setObserver({
+    const hearCommits = () => {
+      const o = db.writes.observe(undefined);
+      db.writes.observe({
         committed: (priority, units, ms) => {
           o?.committed(priority, units, ms);
           if (commits.active && priority === 'foreground') commits.commits.push({ units, ms });
@@ -94,11 +109,19 @@ async function start(): Promise<Listening> {
         },
         failed: (priority, stage) => o?.failed(priority, stage),
       });
+    };
     // The site needs the box's tenant named (fill.ts makes one more for the key's owner).
     const tenant = process.env.BENCH_SITE ? TENANT : undefined;
     const siteLink = process.env.BENCH_SITE ? (JSON.parse(process.env.BENCH_SITE) as SiteConfig) : undefined;
-    const box = createBox({ database: db, clock: createClock('America/Sao_Paulo'), logger: false, siteLink, tenant });
+    // As `npm start` runs it (issue 25): the logger of main.ts at info, writing each line to a file (BENCH_LOGGER=off:
+    // none, the figures of earlier issues).
+    const logger =
+      process.env.BENCH_LOGGER === 'off'
+        ? false
+        : createLogger({ logLevel: 'info' }, pino.destination({ dest: `${file}.log`, sync: true, mkdir: true }));
+    const box = createBox({ database: db, clock: createClock('America/Sao_Paulo'), logger, siteLink, tenant });
     const { app, status } = await box.start();
+    hearCommits();
     const listening = await listen(app, db);
     // The box closes its parts (the site link drains and leaves the hub), then the database it was given.
     const close = async () => {
@@ -134,6 +157,7 @@ async function start(): Promise<Listening> {
 try {
   const server = await start();
   let stopObserving: (() => Observed) | null = null;
+  const profiler = createProfiler();
   process.on('message', (m: ParentMessage) => {
     if (m.type === 'mem') send({ type: 'mem', ...memory() });
     if (m.type === 'site') send({ type: 'site', view: server.site?.() ?? null });
@@ -145,6 +169,9 @@ try {
       send({ type: 'observed', ...stopObserving() });
       stopObserving = null;
     }
+    if (m.type === 'profile') void profiler.start().then(() => send({ type: 'profiling' }));
+    if (m.type === 'profiled')
+      void profiler.stop().then((profile) => send({ type: 'profiled', split: splitProfile(profile) }));
     if (m.type === 'stop')
       void server.close().then(() => {
         send({ type: 'stopped' });
@@ -156,4 +183,22 @@ try {
   send({ type: 'error', message: err instanceof Error ? (err.stack ?? err.message) : String(err) });
   process.exitCode = 1;
   process.disconnect();
+}
+
+/** The main thread's CPU profile between start and stop, sampled every 250 µs. */
+function createProfiler() {
+  const session = new Session();
+  session.connect();
+  return {
+    async start() {
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: 250 });
+      await session.post('Profiler.start');
+    },
+    async stop(): Promise<CpuProfile> {
+      const { profile } = await session.post('Profiler.stop');
+      await session.post('Profiler.disable');
+      return profile as unknown as CpuProfile;
+    },
+  };
 }
