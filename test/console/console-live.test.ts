@@ -99,6 +99,7 @@ it('every console sees a scan of another door at once; alarms reach supervisors 
       porta: 'api',
       terminal: 'catraca-2',
       numero_pedido: '20261121-0001',
+      lote: expect.objectContaining({ data_uso: '2026-11-21', nome_lote: expect.any(String) }),
     });
 
   box.db.sqlite
