@@ -5,7 +5,10 @@ import Database from 'better-sqlite3';
 import { createClock } from '../src/clock.js';
 import { fillDatabase, qrOf } from './fill.js';
 import { combine, runClosedLoop, runFixedRate, startChild, type Child, type LoadResult } from './load.js';
+import { cpuParts, type CpuParts } from './checkin-parts.js';
 import { observe, type Observed } from './observe.js';
+import { addBenchOperator, openParkClients } from './park-clients.js';
+import { siteRun } from './checkin-site.js';
 import {
   LOAD_HEADER,
   cpuPerRequest,
@@ -41,10 +44,13 @@ const FIXED_STREAMS = 50;
 const BURST_SECONDS = 5;
 /** A fixed-rate run during which other processes used more than this (% of one core) is run again, up to 3 times. */
 const BUSY = 20;
-const TARGET = { ratio: 0.5, p99: 5, rssMb: 250 };
+const TARGET = { ratio: 0.5, p99: 5, rssMb: 250, cpuUs: 60 };
 /** Never-used people kept for 3 (b) and 3 (d): three attempts each of the fixed rate, and of a rush. */
 const BURST_MAX = 60_000;
-const RESERVED = 3 * FIXED_RATE * FIXED_SECONDS * 2 + 3 * BURST_MAX;
+/** People kept for the profiled round and for the site's run (section 6): warm-up, rounds and its profiled round. */
+const PROFILED_MAX = 80_000;
+const SITE_MAX = 250_000;
+const RESERVED = 3 * FIXED_RATE * FIXED_SECONDS * 2 + 3 * BURST_MAX + PROFILED_MAX + SITE_MAX;
 const CHECKIN = '/api/v1/api-qrcode-checkin';
 
 const workDir = path.resolve('.bench');
@@ -82,6 +88,7 @@ async function run(children: Child[]): Promise<number> {
   heading('1. Fill');
   const clock = createClock('America/Sao_Paulo');
   const fill = await fillDatabase(dbFile, clock, ORDERS);
+  await addBenchOperator(dbFile);
   out(
     `${int(fill.orders)} paid orders × 4 = ${int(fill.people)} people, tenant 'bench', valid today ${fill.today} (America/Sao_Paulo)`,
   );
@@ -116,6 +123,8 @@ async function run(children: Child[]): Promise<number> {
   const door = await startChild(['door', dbFile, answerFile], childExecArgv);
   children.push(door);
   const pids = [baseline.pid, box.pid, door.pid];
+  // The park's console signed in with its live feed open, and Prometheus scraping, for as long as the box runs.
+  const park = await openParkClients(`http://127.0.0.1:${box.port}`);
   const baseLoad = {
     url: `http://127.0.0.1:${baseline.port}/echo`,
     headers: {},
@@ -187,7 +196,11 @@ async function run(children: Child[]): Promise<number> {
   const all = (rs: (LoadResult & Measured)[]) =>
     Object.assign(combine(rs), {
       others: sum(rs, (r) => r.others) / rs.length,
-      cpu: { server: sum(rs, (r) => r.cpu.server), generator: sum(rs, (r) => r.cpu.generator) },
+      cpu: {
+        server: sum(rs, (r) => r.cpu.server),
+        serverMain: sum(rs, (r) => r.cpu.serverMain),
+        generator: sum(rs, (r) => r.cpu.generator),
+      },
     });
   const baseMax = all(baseRounds);
   const doorMax = all(doorRounds);
@@ -284,13 +297,41 @@ async function run(children: Child[]): Promise<number> {
   heading('3. (c) Check-in server memory (child: process.memoryUsage().rss; VmHWM = peak since start) and WAL size');
   table([['after', 'RSS', 'peak (VmHWM)', 'WAL file'], ...mem.map((m) => [m.phase, mb(m.rss), mb(m.hwm), mb(m.wal)])]);
   const peakRss = Math.max(...mem.map((m) => m.hwm));
+
+  heading(
+    '5. Where the CPU of a check-in goes (the box as `npm start` runs it: logger at info to a file, metrics scraped, console feed open)',
+  );
+  const profiledLoad = () =>
+    runClosedLoop({ ...boxLoad, amount: Math.min(PROFILED_MAX, amountFor(best(boxRounds), ROUND_SECONDS)) });
+  const single: CpuParts = await cpuParts(box, max, profiledLoad, 'single box');
+  const parkCounts = park.counts();
+  out(`console feed: ${mb(parkCounts.feedBytes)} received; /metrics scraped ${parkCounts.scrapes} times`);
+  await park.close();
   await box.stop();
   children.splice(children.indexOf(box), 1);
+
+  heading('6. The same box with the site link on (a local hub: nats-server, JetStream)');
+  const site = await siteRun({
+    dbFile,
+    boxLoad,
+    amountFor,
+    rounds: ROUNDS,
+    seconds: ROUND_SECONDS,
+    maxPeople: SITE_MAX,
+  });
+  const sitePhases = site ? site.phases : [];
 
   // 4. Durability bookkeeping: every 2xx is a committed check-in, and nothing else is.
   heading('4. Durability bookkeeping (database opened after the server stopped)');
   // The first check-in (the door's recorded answer) was sent by fetch, outside the phases.
-  const phases = [warm.all, ...boxRounds, ...attempts, ...rushAttempts.flatMap((a) => [a.rush, a])];
+  const phases = [
+    warm.all,
+    ...boxRounds,
+    ...attempts,
+    ...rushAttempts.flatMap((a) => [a.rush, a]),
+    ...single.phases,
+    ...sitePhases,
+  ];
   const acknowledged = phases.reduce((n, r) => n + r.ok, 0) + 1;
   const sent = phases.reduce((n, r) => n + r.completed, 0) + 1;
   const check = new Database(dbFile, { readonly: true });
@@ -355,6 +396,18 @@ async function run(children: Child[]): Promise<number> {
     ],
     ['check-in non-2xx / errors', `${int(nonOk)} of ${int(sent)}`],
     ['server child peak RSS', mb(peakRss)],
+    [
+      'CPU per check-in, whole process',
+      `single box ${single.perCheckin.toFixed(1)} µs${site ? `; with the site link ${site.parts.perCheckin.toFixed(1)} µs` : ''}`,
+    ],
+    ...(site
+      ? [
+          [
+            'check-in with the site link, max throughput',
+            `best round ${int(site.best.rps)} req/s: ${(site.best.rps / best(baseRounds).rps).toFixed(2)} of the baseline's best round`,
+          ],
+        ]
+      : [['site link', 'not measured: nats-server is not installed']]),
     ['database', `${int(fill.people)} people, ${mb(fill.bytes)}, filled in ${fill.seconds.toFixed(1)} s`],
   ]);
   out();
@@ -369,6 +422,9 @@ async function run(children: Child[]): Promise<number> {
     `TARGET p99 at ${int(FIXED_RATE)} req/s right after a rush < ${TARGET.p99} ms: ${ms(rushed.latency.p99)} ${verdict(rushed.latency.p99 < TARGET.p99)}`,
   );
   out(`TARGET peak RSS < ${TARGET.rssMb} MB: ${mb(peakRss)} ${verdict(peakRss < TARGET.rssMb * 1024 * 1024)}`);
+  out(
+    `TARGET CPU per durable check-in, whole process, <= ${TARGET.cpuUs} µs: ${single.perCheckin.toFixed(1)} µs ${verdict(single.perCheckin <= TARGET.cpuUs)}`,
+  );
   out(`CHECK every check-in request succeeded (non-2xx + errors = 0): ${int(nonOk)} ${verdict(nonOk === 0)}`);
   out(`CHECK durable check-ins = 2xx responses: ${int(checkedIn)} = ${int(acknowledged)} ${verdict(bookkeepingOk)}`);
   out(`machine: ${machine().join('; ')}`);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { SiteView } from '../src/site/site.answers.js';
+import type { ProfileSplit } from './cpu-split.js';
 import type { Observed } from './observe.js';
 import { quantile } from './report.js';
 import type { ChildMessage, ParentMessage } from './server-child.js';
@@ -19,6 +20,8 @@ export interface Child {
   observe(): Promise<() => Promise<Observed>>;
   /** The box's site view (BENCH_SITE); null on a single box. */
   site(): Promise<SiteView | null>;
+  /** Starts a CPU profile of the child's main thread; resolves to a stop function giving its split (cpu-split.ts). */
+  profile(): Promise<() => Promise<ProfileSplit>>;
   stop(): Promise<void>;
 }
 
@@ -68,6 +71,10 @@ export function startChild(
       };
     },
     site: async () => (await next('site', { type: 'site' })).view,
+    profile: async () => {
+      await next('profiling', { type: 'profile' });
+      return async () => (await next('profiled', { type: 'profiled' })).split;
+    },
     stop: async () => {
       const exit = new Promise<void>((resolve) => (exited ? resolve() : proc.once('exit', () => resolve())));
       await next('stopped', { type: 'stop' }).catch(() => undefined);

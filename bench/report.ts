@@ -77,11 +77,11 @@ export function loadRow(name: string, r: LoadResult & Partial<Measured>): (strin
   ];
 }
 
-/** CPU time (s) used so far by one process, all its threads. */
-function processCpu(pid: number): number {
+/** CPU time (s) used so far by one process, all its threads; or by its main thread alone. */
+function processCpu(pid: number, mainThread = false): number {
   try {
     const fields = fs
-      .readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8')
       .replace(/^.*\) /, '')
       .split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in USER_HZ ticks
@@ -100,8 +100,11 @@ function machineCpu(): number {
 export interface Measured {
   /** CPU the rest of the machine (not this process nor the servers) used meanwhile, in % of one core. */
   others: number;
-  /** CPU seconds of `server` (all threads) and of this process (the load generator) during the phase. */
-  cpu: { server: number; generator: number };
+  /**
+   * CPU seconds of `server` (all threads; `serverMain`: its main thread, the event loop) and of this process (the load
+   * generator) during the phase.
+   */
+  cpu: { server: number; serverMain: number; generator: number };
 }
 
 /**
@@ -118,13 +121,18 @@ export async function measured<T extends object>(
     machine: machineCpu(),
     ours: ours(),
     server: processCpu(server),
+    serverMain: processCpu(server, true),
     generator: processCpu(process.pid),
   };
   const started = process.hrtime.bigint();
   const result = await phase();
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const others = Math.max(0, machineCpu() - before.machine - (ours() - before.ours)) / seconds;
-  const cpu = { server: processCpu(server) - before.server, generator: processCpu(process.pid) - before.generator };
+  const cpu = {
+    server: processCpu(server) - before.server,
+    serverMain: processCpu(server, true) - before.serverMain,
+    generator: processCpu(process.pid) - before.generator,
+  };
   return Object.assign(result, { others: others * 100, cpu });
 }
 

@@ -1,5 +1,9 @@
 import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import Fastify from 'fastify';
+import pino from 'pino';
+import { createLogger } from '../src/main.js';
+import { splitProfile, type CpuProfile } from './cpu-split.js';
 import { buildApp } from '../src/app.js';
 import { createAuth } from '../src/auth/auth.js';
 import { createBox } from '../src/box.js';
@@ -16,25 +20,35 @@ import { migrateToLatest, openDatabase, type Db } from '../src/db/open.js';
 import { TENANT } from './fill.js';
 import { observe, type CommitLog, type Observed } from './observe.js';
 
-// Forked by checkin.bench.ts: `box <db file>` runs the real box (durable pragmas of openDatabase,
-// createBox, no logger); `baseline` runs a bare fastify 5 app with one POST JSON route; `door <db
-// file> <answer file>` runs the box's HTTP door alone: the same app, auth, validation and routes, with
+// Forked by checkin.bench.ts: `box <db file>` runs the real box (durable pragmas of openDatabase, createBox,
+// main.ts's logger at info writing to <db file>.log, metrics, the console); `baseline` runs a bare fastify 5 app
+// with one POST JSON route; `door <db file> <answer file>` runs the box's HTTP door alone: the same app, auth,
+// validation and routes, with
 // a check-in service that does no database work and answers every request with one real answer.
 // Talks to the parent over IPC: {type:'ready', port}, then answers {type:'mem'}, {type:'observe'} /
-// {type:'observed'} (server-side latency, GC and event-loop delay between the two) and {type:'stop'}.
+// {type:'observed'} (server-side latency, GC and event-loop delay between the two), {type:'profile'} /
+// {type:'profiled'} (a CPU profile of the main thread between the two, split by bench/cpu-split.ts) and {type:'stop'}.
 
 // BENCH_SITE (JSON of a SiteConfig) gives the box a site link (site.bench.ts); {type:'site'} asks for its view.
 // BENCH_CLOUD (JSON of a SyncSpec) gives it a cloud, its sync schedules running as in production; BENCH_HANDHELD
 // (JSON of a HandheldSpec) turns the handhelds' endpoints on, over plain HTTP (heavy.bench.ts).
 
 export type ParentMessage =
-  { type: 'mem' } | { type: 'observe' } | { type: 'observed' } | { type: 'site' } | { type: 'stop' };
+  | { type: 'mem' }
+  | { type: 'observe' }
+  | { type: 'observed' }
+  | { type: 'site' }
+  | { type: 'profile' }
+  | { type: 'profiled' }
+  | { type: 'stop' };
 export type ChildMessage =
   | { type: 'ready'; port: number; pid: number }
   | { type: 'mem'; rss: number; hwm: number; wal: number }
   | { type: 'observing' }
   | ({ type: 'observed' } & Observed)
   | { type: 'site'; view: SiteView | null }
+  | { type: 'profiling' }
+  | { type: 'profiled'; split: ReturnType<typeof splitProfile> }
   | { type: 'stopped' }
   | { type: 'error'; message: string };
 
@@ -83,11 +97,12 @@ async function start(): Promise<Listening> {
   if (mode === 'box') {
     const db = openDatabase(file!);
     await migrateToLatest(db); // as main.ts does; a no-op on the filled database
-    // The bench hears the write queue's commits too, beside the box's metrics (its one observer).
+    // The bench hears the write queue's commits too, beside the box's metrics (its one observer), once the box
+    // has started and set it.
     const commits: CommitLog = { active: false, commits: [], fsyncs: [], pieces: [] };
-    const setObserver = db.writes.observe.bind(db.writes);
-    db.writes.observe = (o) =>
-      setObserver({
+    const hearCommits = () => {
+      const o = db.writes.observe(undefined);
+      db.writes.observe({
         committed: (priority, units, ms) => {
           o?.committed(priority, units, ms);
           if (commits.active && priority === 'foreground') commits.commits.push({ units, ms });
@@ -99,14 +114,22 @@ async function start(): Promise<Listening> {
         },
         failed: (priority, stage) => o?.failed(priority, stage),
       });
+    };
     // The site needs the box's tenant named (fill.ts makes one more for the key's owner).
     const tenant = process.env.BENCH_SITE || process.env.BENCH_CLOUD ? TENANT : undefined;
     const siteLink = process.env.BENCH_SITE ? (JSON.parse(process.env.BENCH_SITE) as SiteConfig) : undefined;
     const cloud = process.env.BENCH_CLOUD ? (JSON.parse(process.env.BENCH_CLOUD) as SyncSpec) : undefined;
     const handheld = process.env.BENCH_HANDHELD ? (JSON.parse(process.env.BENCH_HANDHELD) as HandheldSpec) : undefined;
+    // As `npm start` runs it (issue 25): the logger of main.ts at info, writing each line to a file (BENCH_LOGGER=off:
+    // none, the figures of earlier issues).
+    const logger =
+      process.env.BENCH_LOGGER === 'off'
+        ? false
+        : createLogger({ logLevel: 'info' }, pino.destination({ dest: `${file}.log`, sync: true, mkdir: true }));
     const clock = createClock('America/Sao_Paulo');
-    const box = createBox({ database: db, clock, logger: false, siteLink, tenant, cloud, handheld });
+    const box = createBox({ database: db, clock, logger, siteLink, tenant, cloud, handheld });
     const { app, status } = await box.start();
+    hearCommits();
     const listening = await listen(app, db);
     // The box closes its parts (the site link drains and leaves the hub), then the database it was given.
     const close = async () => {
@@ -142,6 +165,7 @@ async function start(): Promise<Listening> {
 try {
   const server = await start();
   let stopObserving: (() => Observed) | null = null;
+  const profiler = createProfiler();
   process.on('message', (m: ParentMessage) => {
     if (m.type === 'mem') send({ type: 'mem', ...memory() });
     if (m.type === 'site') send({ type: 'site', view: server.site?.() ?? null });
@@ -153,6 +177,9 @@ try {
       send({ type: 'observed', ...stopObserving() });
       stopObserving = null;
     }
+    if (m.type === 'profile') void profiler.start().then(() => send({ type: 'profiling' }));
+    if (m.type === 'profiled')
+      void profiler.stop().then((profile) => send({ type: 'profiled', split: splitProfile(profile) }));
     if (m.type === 'stop')
       void server.close().then(() => {
         send({ type: 'stopped' });
@@ -164,4 +191,22 @@ try {
   send({ type: 'error', message: err instanceof Error ? (err.stack ?? err.message) : String(err) });
   process.exitCode = 1;
   process.disconnect();
+}
+
+/** The main thread's CPU profile between start and stop, sampled every 250 µs. */
+function createProfiler() {
+  const session = new Session();
+  session.connect();
+  return {
+    async start() {
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: 250 });
+      await session.post('Profiler.start');
+    },
+    async stop(): Promise<CpuProfile> {
+      const { profile } = await session.post('Profiler.stop');
+      await session.post('Profiler.disable');
+      return profile as unknown as CpuProfile;
+    },
+  };
 }

@@ -109,6 +109,10 @@ export function createKeyVerifier(db: Db): (presented: string, nowIso: string) =
   };
   /** null: looked up, no such key id (cached too, so an unknown id costs what a known one does). */
   const rows = new Map<string, KeyRow | null>();
+  // A key once verified is remembered whole, until the keys change: no SHA-256 or JSON per request (issue 25). Only
+  // keys that verified are kept (a guess is hashed and compared every time), so only a holder of the whole secret
+  // ever hits it; their expiry is still read on every request.
+  const verified = new Map<string, { caller: Caller; expiresAt: string | null }>();
   return (presented, nowIso) => {
     const now = askedThisTurn ? version : dataVersion();
     if (!askedThisTurn) {
@@ -118,7 +122,10 @@ export function createKeyVerifier(db: Db): (presented: string, nowIso: string) =
     if (now !== version) {
       version = now;
       rows.clear();
+      verified.clear();
     }
+    const known = verified.get(presented);
+    if (known) return known.expiresAt !== null && known.expiresAt <= nowIso ? null : known.caller;
     const match = KEY_SHAPE.exec(presented);
     let row = match ? rows.get(match[1]!) : null;
     if (match && row === undefined) {
@@ -128,21 +135,17 @@ export function createKeyVerifier(db: Db): (presented: string, nowIso: string) =
     }
     // Compare even when nothing matched, so a miss costs the same as a wrong secret.
     const equal = crypto.timingSafeEqual(hashKey(presented), row ? row.key_hash : DUMMY_HASH);
-    if (
-      !row ||
-      !equal ||
-      row.revoked_at !== null ||
-      (row.expires_at !== null && row.expires_at <= nowIso) ||
-      row.demo_retired
-    )
-      return null;
-    return {
+    if (!row || !equal || row.revoked_at !== null || row.demo_retired) return null;
+    const caller: Caller = Object.freeze({
       apiKeyId: row.id,
       keyName: row.name,
       tenantId: row.tenant_id,
       tenantSlug: row.slug,
-      permissions: JSON.parse(row.permissions) as string[],
-    };
+      permissions: Object.freeze(JSON.parse(row.permissions) as string[]),
+    });
+    if (verified.size >= MAX_CACHED_KEYS) verified.clear();
+    verified.set(presented, { caller, expiresAt: row.expires_at });
+    return row.expires_at !== null && row.expires_at <= nowIso ? null : caller;
   };
 }
 

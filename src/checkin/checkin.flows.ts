@@ -16,7 +16,7 @@ import {
 
 // Check-in flows: read the facts, ask the rules (rules/checkin.ts), write the change and its event.
 
-export const moved = (p: PersonState): MovedPerson => ({ id: p.id, qrCode: p.qr_code, nome: p.nome });
+export const moved = (p: PersonState): MovedPerson => ({ id: p.id, lotId: p.lot_id, qrCode: p.qr_code, nome: p.nome });
 
 function checkedIn(
   f: Flow,

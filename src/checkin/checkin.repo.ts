@@ -9,6 +9,7 @@ import type { DB } from '../db/schema.js';
 const personColumns = [
   'people.id',
   'people.order_id',
+  'people.lot_id',
   'people.qr_code',
   'people.nome',
   'people.checkin_em',

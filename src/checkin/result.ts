@@ -13,6 +13,8 @@ export type Target = 'person' | 'group' | 'order' | 'additional' | 'unknown';
 
 export interface MovedPerson {
   id: number;
+  /** Their lot: what a console shows of the scan without reading the person again. */
+  lotId: number;
   qrCode: string;
   nome: string;
 }

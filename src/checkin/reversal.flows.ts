@@ -1,4 +1,5 @@
 import type { PersonState } from './checkin.repo.js';
+import { moved } from './checkin.flows.js';
 import { record, refuse, refuseWith, type Flow } from './flow.js';
 import type { Reversed, ReversalResult } from './result.js';
 import { additionalReversal, manyReversal, mayBeAdditional, mayBeGroup, personReversal } from './rules/index.js';
@@ -79,7 +80,7 @@ export function reversePerson(f: Flow, code: string, p: PersonState): ReversalRe
     target: 'person',
     code,
     numeroPedido: p.numero_pedido,
-    people: [{ id: p.id, qrCode: p.qr_code, nome: p.nome }],
+    people: [moved(p)],
   });
 }
 
@@ -94,9 +95,7 @@ export function reverseMany(
   const people = f.repo.peopleOfOrder(order.id);
   const today = manyReversal(f.cal, people, mode, code);
   if (!Array.isArray(today)) return refuseWith(f, ev, today);
-  const undone = today
-    .filter((p) => reverseOne(f, p, mode, code))
-    .map((p) => ({ id: p.id, qrCode: p.qr_code, nome: p.nome }));
+  const undone = today.filter((p) => reverseOne(f, p, mode, code)).map(moved);
   return reversed(f, {
     target: mode === 'combo' ? 'group' : 'order',
     code,

@@ -6,8 +6,10 @@ import type { ScanNotice } from './checkin.service.js';
 // shows the gate living (issue 13). A QR is a bearer ticket: the line carries the order number, how
 // many people moved and a short hash of the code, never the code itself, a name, a CPF or an e-mail.
 
-export function scanLogger(log: Log) {
+// Below info (GATE_LOG_LEVEL=warn) nothing of the line is computed: no hash, no fields.
+export function scanLogger(log: Log & { isLevelEnabled?(level: string): boolean }) {
   return (n: ScanNotice) => {
+    if (log.isLevelEnabled && !log.isLevelEnabled('info')) return;
     const r = n.result;
     const code = r.ok
       ? r.code

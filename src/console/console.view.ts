@@ -40,6 +40,7 @@ function viewStatements(db: Db) {
       `SELECT p.nome, p.qr_code, p.checkin_em, p.checkin_dispositivo, l.nome_ingresso, l.nome_lote, l.data_uso
        FROM people p JOIN lots l ON l.id = p.lot_id WHERE p.tenant_id = ? AND p.qr_code = ?`,
     ),
+    lot: db.statement('SELECT nome_ingresso, nome_lote, data_uso FROM lots WHERE id = ?'),
     lotOfOrder: db.statement(
       'SELECT nome_ingresso, nome_lote, data_uso FROM lots WHERE order_id = ? ORDER BY position LIMIT 1',
     ),
@@ -131,9 +132,10 @@ function grantedLeitura(
   notice: Omit<ScanNotice, 'ms'>,
   granted: Exclude<CheckinResult | ReversalResult, { ok: false }>,
   q: ViewStatements,
+  lots: (id: number) => Leitura['lote'] | undefined,
 ): Leitura {
   const first = granted.people[0];
-  const lot = first ? (q.personByQr.get(notice.tenantId, first.qrCode) as PersonLot | undefined) : undefined;
+  const lot = first ? lots(first.lotId) : undefined;
   const orderLot =
     !lot && granted.numeroPedido
       ? (q.lotOfOrder.get(orderIdOf(q, notice.tenantId, granted.numeroPedido)) as Leitura['lote'] | undefined)
@@ -162,6 +164,7 @@ function grantedLeitura(
 export function createConsoleView({ db, clock }: { db: Db; clock: Clock }) {
   const time = new Intl.DateTimeFormat('pt-BR', { timeZone: clock.timeZone, hour: '2-digit', minute: '2-digit' });
   const q = viewStatements(db);
+  const lotOf = lotCache(q);
 
   const refusalText: RefusalText = (code, details, tenantId) => refusalSentence(q, time, code, details, tenantId);
 
@@ -175,7 +178,7 @@ export function createConsoleView({ db, clock }: { db: Db; clock: Clock }) {
       operador: notice.operador,
     };
     if (!result.ok) return refusedLeitura(base, result, notice.tenantId, refusalText);
-    return grantedLeitura(base, notice, result as Exclude<CheckinResult | ReversalResult, { ok: false }>, q);
+    return grantedLeitura(base, notice, result as Exclude<CheckinResult | ReversalResult, { ok: false }>, q, lotOf);
   }
 
   /**
@@ -199,3 +202,24 @@ export function createConsoleView({ db, clock }: { db: Db; clock: Clock }) {
 export type ConsoleView = ReturnType<typeof createConsoleView>;
 
 const portOf = (source: string) => (source === 'lane' ? 'pista' : source);
+
+/** How long a lot's names are shown as read: a re-import's new name reaches the consoles' scans within this. */
+const LOT_TTL_MS = 60_000;
+const MAX_LOTS = 500;
+
+/**
+ * The lots of the scans being shown, remembered a minute: a family's scans share one, and a read per scan was most of
+ * what an open console cost each check-in (issue 25).
+ */
+function lotCache(q: ViewStatements) {
+  const lots = new Map<number, { lot: Leitura['lote'] | undefined; at: number }>();
+  return (id: number): Leitura['lote'] | undefined => {
+    const now = performance.now();
+    const known = lots.get(id);
+    if (known && now - known.at < LOT_TTL_MS) return known.lot;
+    const lot = q.lot.get(id) as Leitura['lote'] | undefined;
+    if (lots.size >= MAX_LOTS) lots.delete(lots.keys().next().value!);
+    lots.set(id, { lot, at: now });
+    return lot;
+  };
+}

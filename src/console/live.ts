@@ -13,6 +13,8 @@ import { cookieToken, type ConsoleGuard, type ConsoleSessions } from './sessions
 
 const PING_MS = 15_000;
 const SAMPLE_MS = 1_000;
+/** How long an event may wait for others to go out with it: unnoticed on a console, one write per rush. */
+const FLUSH_MS = 100;
 
 /** The check-in service's listener: each committed result as a `leitura` for its tenant's consoles. */
 export function scanPublisher(feed: Feed, view: ConsoleView, clock: Clock) {
@@ -102,8 +104,20 @@ export const liveRoutes =
           connection: 'keep-alive',
           'x-accel-buffering': 'no',
         });
-        const send = (kind: string, data: unknown) => res.write(`event: ${kind}\ndata: ${JSON.stringify(data)}\n\n`);
-        send('pronto', { operador: s.nome, papel: s.papel });
+        // Events go out together every FLUSH_MS: one write for all the scans of a rush, not one per scan (a console
+        // open cost more CPU per check-in than the log line did; docs/performance.md, issue 25).
+        let pending = '';
+        let flushing: NodeJS.Timeout | undefined;
+        const flush = () => {
+          flushing = undefined;
+          res.write(pending);
+          pending = '';
+        };
+        const send = (kind: string, data: unknown) => {
+          pending += `event: ${kind}\ndata: ${JSON.stringify(data)}\n\n`;
+          flushing ??= setTimeout(flush, FLUSH_MS);
+        };
+        res.write(`event: pronto\ndata: ${JSON.stringify({ operador: s.nome, papel: s.papel })}\n\n`);
         const unsubscribe = deps.feed.subscribe((m) => {
           if (m.tenantId !== s.tenantId) return;
           if (SUPERVISOR_KINDS.has(m.kind) && s.papel !== 'supervisor') return;
@@ -119,6 +133,7 @@ export const liveRoutes =
         streams.add(end);
         res.on('close', () => {
           clearInterval(ping);
+          clearTimeout(flushing);
           unsubscribe();
           streams.delete(end);
         });

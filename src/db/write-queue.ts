@@ -15,8 +15,8 @@ export interface WriteQueue {
   run<T>(work: () => T, opts?: { background?: boolean }): Promise<T>;
   /** Units waiting for a commit, per priority (for gauges read at scrape time). */
   stats(): WriteQueueStats;
-  /** Sets the one observer of commits (the box's metrics), replacing the previous; undefined removes it. */
-  observe(observer: WriteQueueObserver | undefined): void;
+  /** Sets the one observer of commits (the box's metrics), replacing the previous (returned); undefined: none. */
+  observe(observer: WriteQueueObserver | undefined): WriteQueueObserver | undefined;
 }
 
 /** Foreground: scans and single writes, many per commit. Background: bulk pieces, one per commit, taking turns. */
@@ -162,7 +162,9 @@ export function createWriteQueue(
     },
     stats: () => ({ waiting: { foreground: pending.length, background: background.length } }),
     observe(o) {
+      const previous = observer;
       observer = o;
+      return previous;
     },
   };
 }

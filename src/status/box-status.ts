@@ -87,8 +87,8 @@ export function createBoxStatus({
     },
     sync(tenantId = sync?.tenantId) {
       if (tenantId === undefined) return null;
-      const s = syncSummary(db, tenantId);
       const configured = sync !== undefined && sync.tenantId === tenantId;
+      const s = syncSummary(db, tenantId, { every: false, syncRuns: configured });
       return {
         configured,
         online: configured ? sync!.state.online() : null,

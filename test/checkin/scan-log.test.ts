@@ -1,7 +1,10 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, expect, it } from 'vitest';
+import type { ScanNotice } from '../../src/checkin/checkin.service.js';
+import { scanLogger } from '../../src/checkin/scan-log.js';
 import { codeHash } from '../../src/lib/code-hash.js';
+import { silentLog } from '../../src/lib/log.js';
 import { bootBox, createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 
@@ -54,4 +57,24 @@ it('logs one info line per check-in, refusal and reversal, with door, terminal, 
     ...Object.values(person).filter((v) => typeof v === 'string' && v.length > 3),
   ])
     expect(everything).not.toContain(String(secret));
+});
+
+it('computes nothing of the scan line below info (GATE_LOG_LEVEL=warn): no fields, no hash', () => {
+  const calls: unknown[] = [];
+  const notice = {
+    source: 'api',
+    terminal: 't',
+    action: 'checkin',
+    ms: 1,
+    result: { ok: false, code: 'TICKET_NOT_FOUND', details: { qr_code: 'X1' } },
+  } as unknown as ScanNotice;
+  const log = (level: string) => ({
+    ...silentLog,
+    info: (obj: object) => void calls.push(obj),
+    isLevelEnabled: (l: string) => pino.levels.values[l]! >= pino.levels.values[level]!,
+  });
+  scanLogger(log('warn'))(notice);
+  expect(calls).toEqual([]);
+  scanLogger(log('info'))(notice);
+  expect(calls).toMatchObject([{ resultado: 'TICKET_NOT_FOUND', codigo_hash: codeHash('X1') }]);
 });

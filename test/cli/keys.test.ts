@@ -56,6 +56,27 @@ describe('gate keys', () => {
     }
   });
 
+  it('one verifier remembers a verified key, yet refuses it once expired, refuses a wrong secret of the same id, and forgets it when the CLI revokes it', async () => {
+    const res = await create('--expires', '2999-01-01T00:00:00Z', '--name', 'lembrada');
+    const key = res.stdout.trim();
+    const db = openData(dir);
+    try {
+      const verifyOnce = createKeyVerifier(db);
+      const tick = () => new Promise((r) => setImmediate(r)); // data_version is asked once per turn
+      expect(verifyOnce(key, '2998-12-31T23:59:59.000Z')?.keyName).toBe('lembrada');
+      expect(verifyOnce(key, '2998-12-31T23:59:59.500Z')?.keyName).toBe('lembrada');
+      expect(verifyOnce(key, '2999-01-01T00:00:00.000Z')).toBeNull();
+      const wrong = `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`;
+      expect(verifyOnce(wrong, '2998-12-31T23:59:59.000Z')).toBeNull();
+      const id = key.split('_')[1]!;
+      expect((await gate(dir, ['keys', 'revoke', id])).code).toBe(0);
+      await tick();
+      expect(verifyOnce(key, '2998-12-31T23:59:59.000Z')).toBeNull();
+    } finally {
+      db.close();
+    }
+  });
+
   it('create refuses unknown permissions, a past expiry and a missing tenant, with exit code 2 and no key', async () => {
     const unknown = await gate(dir, [
       'keys',

@@ -37,10 +37,12 @@ function stream(cookie: string) {
   const events: { event: string; data: unknown }[] = [];
   const waiters: (() => void)[] = [];
   let ended = false;
+  let chunks = 0;
   const req = http.get(`${url}/api/console/eventos`, { headers: { cookie, accept: 'text/event-stream' } }, (res) => {
     let buffer = '';
     res.setEncoding('utf8');
     res.on('data', (chunk: string) => {
+      chunks++;
       buffer += chunk;
       let at;
       while ((at = buffer.indexOf('\n\n')) >= 0) {
@@ -69,6 +71,8 @@ function stream(cookie: string) {
   };
   return {
     events,
+    chunks: () => chunks,
+    until,
     next: (event: string) =>
       until(() => events.some((e) => e.event === event), event).then(() => events.find((e) => e.event === event)!.data),
     ended: () => until(() => ended, 'end'),
@@ -95,6 +99,7 @@ it('every console sees a scan of another door at once; alarms reach supervisors 
       porta: 'api',
       terminal: 'catraca-2',
       numero_pedido: '20261121-0001',
+      lote: expect.objectContaining({ data_uso: '2026-11-21', nome_lote: expect.any(String) }),
     });
 
   box.db.sqlite
@@ -107,6 +112,29 @@ it('every console sees a scan of another door at once; alarms reach supervisors 
 
   const closing = box.app.close();
   await Promise.all([attendant.ended(), supervisor.ended(), closing]);
+});
+
+it('a rush of scans reaches an open console in a few writes, every scan once and in order', async () => {
+  box.importOrders([makeOrder({ numero: '20261121-0002', prefix: 'RUSH', dataUso: '2026-11-21', people: 120 })]);
+  const console = stream(await signIn('Rita', 'atendente'));
+  await console.next('pronto');
+  const before = console.chunks();
+  for (let i = 1; i <= 120; i++) {
+    const res = await fetch(`${url}/api/v1/api-qrcode-checkin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': box.keys.checkin },
+      body: JSON.stringify({ qr_code: `RUSH-${i}`, terminal: 'catraca-3' }),
+    });
+    expect(res.status).toBe(200);
+  }
+  const scans = () => console.events.filter((e) => e.event === 'leitura');
+  await console.until(() => scans().length >= 120, '120 leituras');
+  expect(scans().map((e) => (e.data as { codigo: string }).codigo)).toEqual(
+    Array.from({ length: 120 }, (_, i) => `RUSH-${i + 1}`),
+  );
+  // One write per scan would be 120 chunks: the scans of each 100 ms go out together.
+  expect(console.chunks() - before).toBeLessThan(40);
+  console.close();
 });
 
 it('a disabled operator’s stream ends at the next ping', async () => {
