@@ -256,16 +256,19 @@ function gate(ctx: Ctx, args: string[], prefix: string[] = []) {
   );
 }
 
-/** `gate backup` typed by the operator at the box's shell (no nice: the systemd timer's run is gentler). */
-const backup: Workload = {
-  name: 'backup',
+/** `gate backup`: typed by the operator at the box's shell, or as systemd/gate-backup.service runs it nightly. */
+const backupAs = (name: string, prefix: string[]): Workload => ({
+  name,
   async run(ctx) {
     const t0 = performance.now();
-    const said = await gate(ctx, ['backup', '--to', path.join(ctx.dataDir, 'backups'), '--keep', '1']);
+    const said = await gate(ctx, ['backup', '--to', path.join(ctx.dataDir, 'backups'), '--keep', '1'], prefix);
     const size = /(\d+\.\d) MB/.exec(said)?.[1] ?? '?';
     return { text: `${size} MB copied and checked in ${((performance.now() - t0) / 1000).toFixed(1)} s` };
   },
-};
+});
+const backup = backupAs('backup', []);
+/** The timer's unit: Nice=10, idle I/O class. */
+const backupTimer = backupAs('backup-timer', ['ionice', '-c3', 'nice', '-n10']);
 
 /** The nightly archive as systemd/gate-archive.service runs it (Nice=10, best-effort I/O priority 7). */
 const archive: Workload = {
@@ -282,4 +285,13 @@ const archive: Workload = {
   },
 };
 
-export const WORKLOADS: readonly Workload[] = [batches, listings, ingest, catchUp, handheld, backup, archive];
+export const WORKLOADS: readonly Workload[] = [
+  batches,
+  listings,
+  ingest,
+  catchUp,
+  handheld,
+  backup,
+  backupTimer,
+  archive,
+];
