@@ -1,10 +1,12 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, expect, it } from 'vitest';
 import { createTestBox, tempDir, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
 import { checkin } from '../support/http.js';
+import { BACKUP_NICE } from '../../src/cli/backup.js';
 import { gate } from './run.js';
 
 // gate backup while check-ins go on, then gate restore: every check-in acknowledged before the
@@ -112,4 +114,13 @@ it("a dead box's disk: its folder copied whole (with the WAL) becomes one restor
   const restored = new Database(path.join(target, 'gate.db'), { readonly: true });
   expect(restored.prepare("SELECT nome FROM tenants WHERE slug = 'so-no-wal'").pluck().get()).toBe('Só no WAL');
   restored.close();
+});
+
+it('typed at a shell, gives the box the CPU as the nightly unit does (Nice=10)', async () => {
+  expect(fs.readFileSync('systemd/gate-backup.service', 'utf8')).toMatch(new RegExp(`^Nice=${BACKUP_NICE}$`, 'm'));
+  // This file runs in a process of its own (vitest's forks), which `gate backup` runs in: its priority is lowered.
+  const dir = tempDir('gate-nice-');
+  const res = await gate(dir, ['backup']);
+  expect(res.code, res.stderr).toBe(0);
+  expect(os.getPriority()).toBe(BACKUP_NICE);
 });
