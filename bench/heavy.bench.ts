@@ -14,9 +14,10 @@ import { fsyncProbe, heading, int, machine, measured, ms, out, summarise, table 
 // (its sync schedules running) and handhelds on; a probe in a third process (probe-child.ts) sends one single-QR
 // check-in every 20 ms and times it. Each round runs the quiet baseline, then each workload as its own phase
 // (heavy-loads.ts): 1,000-code batches, 1,000-order listings, the pull of new orders from the cloud, a handheld's
-// upload, `gate backup` (typed at a shell, and as its nightly unit runs it), the nightly `gate archive`. The site catch-up runs on a second box (sul) of a site (a hub
-// and the box norte), with a probe and a quiet baseline of its own in each round: a site box claims every scan on
-// the hub, which the other workloads would otherwise pay for too (a 1,000-code batch is 1,000 claims).
+// upload, `gate backup` (typed at a shell, and as its nightly unit runs it), the nightly `gate archive`. The site
+// catch-up runs on a second box (sul) of a site (a hub and the box norte), with a probe and a quiet baseline of its
+// own in each round: a site box claims every scan on the hub, which the other workloads would otherwise pay for too
+// (a 1,000-code batch is 1,000 claims).
 // Target: probe p99 < 15 ms and max < 50 ms during each (medians of the rounds); the ingest ≥ 5,000 orders/s.
 // A measurement, not a test: exits 0 when a target is missed, 1 when the run broke.
 // BENCH_LOAD=batches,listings,... selects workloads; BENCH_NODE_FLAGS passes node flags to the box (--cpu-prof,
