@@ -38,7 +38,7 @@ export const BACKUP_NICE = 10;
 /**
  * The copy runs beside the box and takes a core for seconds (VACUUM INTO, then integrity_check). Typed at a shell it
  * shared the CPU evenly with the box's event loop: in `npm run bench:heavy` (issue 25), same rounds, the probe's p99
- * was 49–58 ms beside it against 28–44 ms beside the nightly unit's run (Nice=10), the box's WAL fsync p99 35–37 ms
+ * was 49–58 ms beside it against 28–44 ms beside the nightly unit's run (Nice=10), the box's WAL fsync p99 20–37 ms
  * against 22–24 ms. So it gives up CPU priority as that unit does; never raises it (a lower priority is kept).
  */
 function yieldToTheBox(): void {
