@@ -55,6 +55,11 @@ interface Pending {
 // Until its fsync ends a check-in is visible but not acknowledged: after a power cut at that moment,
 // a person told ALREADY_USED by a second scan may have to scan again; nothing acknowledged is lost.
 // NORMAL is set around the batch only: every other write on this connection keeps FULL.
+/** How soon a batch whose write lock another process holds tries again. */
+const RETRY_MS = 1;
+
+const isBusy = (error: unknown) => (error as { code?: string } | null)?.code === 'SQLITE_BUSY';
+
 export function createWriteQueue(
   sqlite: Sqlite,
   {
@@ -75,9 +80,23 @@ export function createWriteQueue(
   const committed = checkpointInBackground(sqlite);
   const noFsyncInCommit = sqlite.prepare('PRAGMA synchronous = NORMAL');
   const fsyncInCommit = sqlite.prepare('PRAGMA synchronous = FULL');
+  // Another process holding the write lock (`gate archive`'s deletes, a CLI command): SQLite's busy handler would
+  // sleep on the event loop until it is free, in growing steps (1, 2, 5, 10 … 100 ms) that also wake late; the
+  // archive's deletes held the loop up to 171 ms so in `npm run bench:heavy` (issue 25). The batch's BEGIN IMMEDIATE
+  // fails at once instead and is tried again RETRY_MS later, the loop free meanwhile; once the lock is taken the
+  // connection's own busy timeout applies again to the rest of the transaction.
+  const busyMs = Number(sqlite.pragma('busy_timeout', { simple: true }));
+  const failWhenBusy = sqlite.prepare('PRAGMA busy_timeout = 0');
+  const waitWhenBusy = sqlite.prepare(`PRAGMA busy_timeout = ${busyMs}`);
+  // SQLite applies this pragma when it compiles the statement, and again at each run after the first: one run each
+  // now, so that every later run sets it.
+  failWhenBusy.get();
+  waitWhenBusy.get();
+  let retry: NodeJS.Timeout | undefined;
 
   // One write transaction per batch, each item in its own savepoint; an item's failure is its outcome.
   const runBatch = sqlite.transaction((batch: Pending[], outcomes: Outcome[]) => {
+    waitWhenBusy.get();
     for (const item of batch) {
       try {
         outcomes.push({ ok: true, value: inSavepoint(item.work) });
@@ -103,6 +122,7 @@ export function createWriteQueue(
     const canBackground = background.length > 0 && !syncing.foreground && !syncing.background;
     if (!canForeground && !canBackground) return; // the running fsync's end flushes again
     const takeBackground = canBackground && (!canForeground || lastWasForeground);
+    const turn = lastWasForeground;
     lastWasForeground = !takeBackground;
     const priority = takeBackground ? 'background' : 'foreground';
     const batch = takeBackground ? background.splice(0, 1) : pending.splice(0, maxBatch);
@@ -110,8 +130,19 @@ export function createWriteQueue(
     const began = performance.now();
     try {
       noFsyncInCommit.run();
+      failWhenBusy.get();
       runBatch(batch, outcomes);
     } catch (error) {
+      if (isBusy(error) && !sqlite.inTransaction && outcomes.length === 0) {
+        // Not begun: the batch waits, first in line, for the lock.
+        (takeBackground ? background : pending).unshift(...batch);
+        lastWasForeground = turn;
+        retry ??= setTimeout(() => {
+          retry = undefined;
+          schedule();
+        }, RETRY_MS);
+        return;
+      }
       // The commit itself failed: nothing of this batch is acknowledged.
       for (const item of batch) item.reject(error);
       observer?.failed(priority, 'commit');
@@ -119,6 +150,7 @@ export function createWriteQueue(
       return;
     } finally {
       fsyncInCommit.run();
+      waitWhenBusy.get();
     }
     committed();
     const syncStart = performance.now();
