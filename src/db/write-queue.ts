@@ -74,40 +74,14 @@ export function createWriteQueue(
   let scheduled = false;
   // An fsync is running for a batch of scans, or for a background piece (both may run at once).
   const syncing = { foreground: false, background: false };
-  // Nested better-sqlite3 transactions are savepoints.
-  const inSavepoint = sqlite.transaction((work: () => unknown) => work());
   // WAL checkpoints run in a background thread, not inside the commits of this queue.
   const committed = checkpointInBackground(sqlite);
   const noFsyncInCommit = sqlite.prepare('PRAGMA synchronous = NORMAL');
   const fsyncInCommit = sqlite.prepare('PRAGMA synchronous = FULL');
-  // Another process holding the write lock (`gate archive`'s deletes, a CLI command): SQLite's busy handler would
-  // sleep on the event loop until it is free, in growing steps (1, 2, 5, 10 … 100 ms) that also wake late; the
-  // archive's deletes held the loop up to 171 ms so in `npm run bench:heavy` (issue 25). The batch's BEGIN IMMEDIATE
-  // fails at once instead and is tried again RETRY_MS later, the loop free meanwhile; once the lock is taken the
-  // connection's own busy timeout applies again to the rest of the transaction.
-  const busyMs = Number(sqlite.pragma('busy_timeout', { simple: true }));
-  const failWhenBusy = sqlite.prepare('PRAGMA busy_timeout = 0');
-  const waitWhenBusy = sqlite.prepare(`PRAGMA busy_timeout = ${busyMs}`);
-  // SQLite applies this pragma when it compiles the statement, and again at each run after the first: one run each
-  // now, so that every later run sets it.
-  failWhenBusy.get();
-  waitWhenBusy.get();
+  const busy = busyTimeouts(sqlite);
   let retry: NodeJS.Timeout | undefined;
 
-  // One write transaction per batch, each item in its own savepoint; an item's failure is its outcome.
-  const runBatch = sqlite.transaction((batch: Pending[], outcomes: Outcome[]) => {
-    waitWhenBusy.get();
-    for (const item of batch) {
-      try {
-        outcomes.push({ ok: true, value: inSavepoint(item.work) });
-      } catch (error) {
-        // SQLite rolls the whole transaction back by itself on some errors (a full disk, an I/O
-        // error): then nothing of the batch stands, and every item fails with that error.
-        if (!sqlite.inTransaction) throw error;
-        outcomes.push({ ok: false, error });
-      }
-    }
-  }).immediate;
+  const runBatch = batchRunner(sqlite, busy.waitAgain);
 
   const flush = () => {
     scheduled = false;
@@ -130,7 +104,7 @@ export function createWriteQueue(
     const began = performance.now();
     try {
       noFsyncInCommit.run();
-      failWhenBusy.get();
+      busy.failFast();
       runBatch(batch, outcomes);
     } catch (error) {
       if (isBusy(error) && !sqlite.inTransaction && outcomes.length === 0) {
@@ -150,7 +124,7 @@ export function createWriteQueue(
       return;
     } finally {
       fsyncInCommit.run();
-      waitWhenBusy.get();
+      busy.waitAgain();
     }
     committed();
     const syncStart = performance.now();
@@ -199,4 +173,41 @@ export function createWriteQueue(
       return previous;
     },
   };
+}
+
+/**
+ * Another process holding the write lock (`gate archive`'s deletes, a CLI command): SQLite's busy handler would sleep
+ * on the event loop until it is free, in growing steps (1, 2, 5, 10 … 100 ms) that also wake late; the archive's
+ * deletes held the loop up to 171 ms so in `npm run bench:heavy` (issue 25). A batch's BEGIN IMMEDIATE fails at once
+ * instead (`failFast`) and is tried again RETRY_MS later, the loop free meanwhile; once the lock is taken the
+ * connection's own busy timeout applies again (`waitAgain`) to the rest of the transaction.
+ */
+function busyTimeouts(sqlite: Sqlite) {
+  const busyMs = Number(sqlite.pragma('busy_timeout', { simple: true }));
+  const failWhenBusy = sqlite.prepare('PRAGMA busy_timeout = 0');
+  const waitWhenBusy = sqlite.prepare(`PRAGMA busy_timeout = ${busyMs}`);
+  // SQLite applies this pragma when it compiles the statement, and again at each run after the first: one run each
+  // now, so that every later run sets it.
+  failWhenBusy.get();
+  waitWhenBusy.get();
+  return { failFast: () => failWhenBusy.get(), waitAgain: () => waitWhenBusy.get() };
+}
+
+/** One write transaction per batch, each item in its own savepoint; an item's failure is its outcome. */
+function batchRunner(sqlite: Sqlite, lockTaken: () => void) {
+  // Nested better-sqlite3 transactions are savepoints.
+  const inSavepoint = sqlite.transaction((work: () => unknown) => work());
+  return sqlite.transaction((batch: Pending[], outcomes: Outcome[]) => {
+    lockTaken();
+    for (const item of batch) {
+      try {
+        outcomes.push({ ok: true, value: inSavepoint(item.work) });
+      } catch (error) {
+        // SQLite rolls the whole transaction back by itself on some errors (a full disk, an I/O
+        // error): then nothing of the batch stands, and every item fails with that error.
+        if (!sqlite.inTransaction) throw error;
+        outcomes.push({ ok: false, error });
+      }
+    }
+  }).immediate;
 }
