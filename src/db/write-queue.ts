@@ -58,7 +58,7 @@ interface Pending {
 /** How soon a batch whose write lock another process holds tries again. */
 const RETRY_MS = 1;
 
-const isBusy = (error: unknown) => (error as { code?: string } | null)?.code === 'SQLITE_BUSY';
+const isBusy = (error: unknown) => (error as { code?: string } | null)?.code?.startsWith('SQLITE_BUSY') === true;
 
 export function createWriteQueue(
   sqlite: Sqlite,
@@ -80,6 +80,8 @@ export function createWriteQueue(
   const fsyncInCommit = sqlite.prepare('PRAGMA synchronous = FULL');
   const busy = busyTimeouts(sqlite);
   let retry: NodeJS.Timeout | undefined;
+  /** When the batch first in line first found the lock taken. */
+  let busySince: number | undefined;
 
   const runBatch = batchRunner(sqlite, busy.waitAgain);
 
@@ -107,8 +109,9 @@ export function createWriteQueue(
       busy.failFast();
       runBatch(batch, outcomes);
     } catch (error) {
-      if (isBusy(error) && !sqlite.inTransaction && outcomes.length === 0) {
-        // Not begun: the batch waits, first in line, for the lock.
+      busySince ??= began;
+      if (isBusy(error) && !sqlite.inTransaction && outcomes.length === 0 && began - busySince < busy.ms) {
+        // Not begun: the batch waits, first in line, for the lock (as long as the busy timeout, as before).
         (takeBackground ? background : pending).unshift(...batch);
         lastWasForeground = turn;
         retry ??= setTimeout(() => {
@@ -117,6 +120,7 @@ export function createWriteQueue(
         }, RETRY_MS);
         return;
       }
+      busySince = undefined;
       // The commit itself failed: nothing of this batch is acknowledged.
       for (const item of batch) item.reject(error);
       observer?.failed(priority, 'commit');
@@ -126,6 +130,7 @@ export function createWriteQueue(
       fsyncInCommit.run();
       busy.waitAgain();
     }
+    busySince = undefined;
     committed();
     const syncStart = performance.now();
     observer?.committed(priority, batch.length, syncStart - began);
@@ -190,7 +195,7 @@ function busyTimeouts(sqlite: Sqlite) {
   // now, so that every later run sets it.
   failWhenBusy.get();
   waitWhenBusy.get();
-  return { failFast: () => failWhenBusy.get(), waitAgain: () => waitWhenBusy.get() };
+  return { ms: busyMs, failFast: () => failWhenBusy.get(), waitAgain: () => waitWhenBusy.get() };
 }
 
 /** One write transaction per batch, each item in its own savepoint; an item's failure is its outcome. */

@@ -63,3 +63,14 @@ it('keeps the order of the writes that waited: scans first, then the background 
   expect(rows()).toEqual([1, 2, 3]);
   expect(done.indexOf(1)).toBeLessThan(done.indexOf(2));
 });
+
+it('gives up after the connection’s busy timeout, as SQLite would have, and answers the next writes', async () => {
+  db.sqlite.pragma('busy_timeout = 100'); // before the queue is made: it keeps the connection's timeout
+  other.exec('begin immediate');
+  const t0 = performance.now();
+  await expect(db.writes.run(insert(1))).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+  expect(performance.now() - t0).toBeGreaterThanOrEqual(100);
+  other.exec('rollback');
+  await expect(db.writes.run(insert(2))).resolves.toBe(1);
+  expect(rows()).toEqual([2]);
+});
