@@ -12,7 +12,7 @@ import { createClock } from '../src/clock.js';
 import { migrateToLatest, openDatabase } from '../src/db/open.js';
 import { upsertOrder } from '../src/orders/orders.repo.js';
 import { pedidoSchema } from '../src/orders/order.schemas.js';
-import { createCloudClient } from '../src/sync/cloud-client.js';
+import { createCloudClient, type CloudClient } from '../src/sync/cloud-client.js';
 import { createOrderPuller, DEFAULT_PULL } from '../src/sync/pull.js';
 import { createPusher, DEFAULT_PUSH } from '../src/sync/push.js';
 import { createSyncState } from '../src/sync/state.js';
@@ -31,7 +31,7 @@ import { int, out, summarise } from './report.js';
 // when the run broke or the cloud's records disagree (not each check-in exactly once). The fake cloud
 // runs at nice 19: a real cloud is not on the box's two cores (BENCH_CLOUD_NICE=0 to share them).
 
-const ORDERS = Number(process.env.BENCH_ORDERS ?? 60_000);
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 100_000);
 const PEOPLE = 2;
 const PROBE_PEOPLE = 20_000;
 const TARGET = { ordersPerSecond: 5_000, eventsPerSecond: 2_000, probeP99: 15, probeMax: 50 };
@@ -115,7 +115,8 @@ async function main(): Promise<number> {
       timeoutMs: 30_000,
     });
     const signal = new AbortController().signal;
-    const deps = { db, clock, log, client, tenantId, state };
+    const pages = timedPages(client);
+    const deps = { db, clock, log, client: pages.client, tenantId, state };
 
     // 0. The turnstile alone: the baseline of this run.
     const alone = await probed(probe, app.server, () => new Promise((r) => setTimeout(r, 5_000)));
@@ -135,6 +136,7 @@ async function main(): Promise<number> {
       `   ${int(stored)} orders (${int(stored * PEOPLE)} people) in ${ingestSeconds.toFixed(2)} s: ${int(ordersPerSecond)} orders/s (target ≥ ${int(TARGET.ordersPerSecond)})`,
     );
     out(`   turnstile meanwhile: ${ingest.text}`);
+    out(`   ${pages.text()}`);
 
     // 2. Queue check-ins through the box's check-in service (the cloud is not called meanwhile).
     const caller = { tenantId, apiKeyId: null, keyName: 'catraca', source: 'api' };
@@ -212,6 +214,33 @@ async function main(): Promise<number> {
     }
     fs.rmSync(workDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Times the cloud's pages: the puller asks for page k+1 as soon as it has page k, and takes page k+1 once page k is
+ * stored; so a page that sat ready before the next request says the box was the bottleneck, and none says the cloud.
+ */
+function timedPages(client: CloudClient) {
+  const calls: { start: number; end: number }[] = [];
+  const timed: CloudClient = Object.assign(Object.create(client) as CloudClient, {
+    async listVouchers(...args: Parameters<CloudClient['listVouchers']>) {
+      const call = { start: performance.now(), end: NaN };
+      calls.push(call);
+      const page = await client.listVouchers(...args);
+      call.end = performance.now();
+      return page;
+    },
+  });
+  return {
+    client: timed,
+    text() {
+      const answer = calls.map((c) => c.end - c.start);
+      const ready = calls.slice(1).map((c, i) => Math.max(0, c.start - calls[i]!.end));
+      const s = (v: number[]) => (v.reduce((a, b) => a + b, 0) / 1000).toFixed(2);
+      const m = summarise(answer);
+      return `${calls.length} pages: the cloud's answer p50 ${m.p50.toFixed(0)} ms, max ${m.max.toFixed(0)} ms (${s(answer)} s in all); pages ready before the box took them: ${s(ready)} s`;
+    },
+  };
 }
 
 interface Probed<T> {
