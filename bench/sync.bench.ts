@@ -12,13 +12,14 @@ import { createClock } from '../src/clock.js';
 import { migrateToLatest, openDatabase } from '../src/db/open.js';
 import { upsertOrder } from '../src/orders/orders.repo.js';
 import { pedidoSchema } from '../src/orders/order.schemas.js';
-import { createCloudClient, type CloudClient } from '../src/sync/cloud-client.js';
+import { createCloudClient } from '../src/sync/cloud-client.js';
 import { createOrderPuller, DEFAULT_PULL } from '../src/sync/pull.js';
 import { createPusher, DEFAULT_PUSH } from '../src/sync/push.js';
 import { createSyncState } from '../src/sync/state.js';
 import { ensureTenant } from '../src/tenants/tenants.repo.js';
 import { makeOrder } from '../test/support/fixtures.js';
 import { startProbe, type Probe } from './probe.js';
+import { timedPages, timedPieces } from './sync-timing.js';
 import { int, out, summarise } from './report.js';
 
 // `npm run bench:sync`: the sync worker against the fake cloud (a second box behind the fault proxy,
@@ -125,8 +126,10 @@ async function main(): Promise<number> {
 
     // 1. Ingest
     const puller = createOrderPuller({ ...deps, tuning: DEFAULT_PULL });
+    const pieces = timedPieces(db);
     let t = performance.now();
     const ingest = await probed(probe, app.server, () => puller.incremental(signal));
+    pieces.stop();
     const stored = ingest.value;
     const ingestSeconds = (performance.now() - t) / 1000;
     const ordersPerSecond = stored / ingestSeconds;
@@ -137,6 +140,7 @@ async function main(): Promise<number> {
     );
     out(`   turnstile meanwhile: ${ingest.text}`);
     out(`   ${pages.text()}`);
+    out(`   ${pieces.text(stored)}`);
 
     // 2. Queue check-ins through the box's check-in service (the cloud is not called meanwhile).
     const caller = { tenantId, apiKeyId: null, keyName: 'catraca', source: 'api' };
@@ -214,33 +218,6 @@ async function main(): Promise<number> {
     }
     fs.rmSync(workDir, { recursive: true, force: true });
   }
-}
-
-/**
- * Times the cloud's pages: the puller asks for page k+1 as soon as it has page k, and takes page k+1 once page k is
- * stored; so a page that sat ready before the next request says the box was the bottleneck, and none says the cloud.
- */
-function timedPages(client: CloudClient) {
-  const calls: { start: number; end: number }[] = [];
-  const timed: CloudClient = Object.assign(Object.create(client) as CloudClient, {
-    async listVouchers(...args: Parameters<CloudClient['listVouchers']>) {
-      const call = { start: performance.now(), end: NaN };
-      calls.push(call);
-      const page = await client.listVouchers(...args);
-      call.end = performance.now();
-      return page;
-    },
-  });
-  return {
-    client: timed,
-    text() {
-      const answer = calls.map((c) => c.end - c.start);
-      const ready = calls.slice(1).map((c, i) => Math.max(0, c.start - calls[i]!.end));
-      const s = (v: number[]) => (v.reduce((a, b) => a + b, 0) / 1000).toFixed(2);
-      const m = summarise(answer);
-      return `${calls.length} pages: the cloud's answer p50 ${m.p50.toFixed(0)} ms, max ${m.max.toFixed(0)} ms (${s(answer)} s in all); pages ready before the box took them: ${s(ready)} s`;
-    },
-  };
 }
 
 interface Probed<T> {
