@@ -21,8 +21,9 @@ export interface PullTuning {
 /**
  * sliceMs measured with `npm run bench:sync`: 2 ms gave a turnstile p99 of 15–19 ms, 1 ms 13–17 ms but under
  * 5,000 orders/s some runs, 1.5 ms 13–16 ms at 6,500–7,300 orders/s (before the search index, migration 0008, about
- * doubled the cost of an order). sliceRows bounds a piece on a machine fast enough to write many orders in that time:
- * 256 rows are 64 orders of two people, about 2 ms on a core of this box's class with nothing else running.
+ * doubled the cost of an order). sliceRows: 256 rows are 64 orders of two people, about 6 ms here (90–110 µs of CPU
+ * per order, the search index's triggers included), so the time bound ends pieces first on this box; the row bound
+ * holds where a faster core would fit many more orders into sliceMs.
  */
 export const DEFAULT_PULL: PullTuning = { pageSize: 1000, maxPages: 10_000, sliceMs: 1.5, sliceRows: 256 };
 
