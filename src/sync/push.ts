@@ -192,7 +192,8 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
 
   return {
     /**
-     * Queues new events, then sends rounds until nothing more is due. Throws CloudUnavailableError when the link fails.
+     * Sends rounds until nothing more is due, each round first queuing the events made since the last. Throws
+     * CloudUnavailableError when the link fails.
      */
     async pushOnce(signal: AbortSignal): Promise<PushOutcome> {
       let settled = 0;
