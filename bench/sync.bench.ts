@@ -19,6 +19,7 @@ import { createSyncState } from '../src/sync/state.js';
 import { ensureTenant } from '../src/tenants/tenants.repo.js';
 import { makeOrder } from '../test/support/fixtures.js';
 import { startProbe, type Probe } from './probe.js';
+import { timedPages, timedPieces } from './sync-timing.js';
 import { int, out, summarise } from './report.js';
 
 // `npm run bench:sync`: the sync worker against the fake cloud (a second box behind the fault proxy,
@@ -31,7 +32,7 @@ import { int, out, summarise } from './report.js';
 // when the run broke or the cloud's records disagree (not each check-in exactly once). The fake cloud
 // runs at nice 19: a real cloud is not on the box's two cores (BENCH_CLOUD_NICE=0 to share them).
 
-const ORDERS = Number(process.env.BENCH_ORDERS ?? 60_000);
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 100_000);
 const PEOPLE = 2;
 const PROBE_PEOPLE = 20_000;
 const TARGET = { ordersPerSecond: 5_000, eventsPerSecond: 2_000, probeP99: 15, probeMax: 50 };
@@ -115,7 +116,8 @@ async function main(): Promise<number> {
       timeoutMs: 30_000,
     });
     const signal = new AbortController().signal;
-    const deps = { db, clock, log, client, tenantId, state };
+    const pages = timedPages(client);
+    const deps = { db, clock, log, client: pages.client, tenantId, state };
 
     // 0. The turnstile alone: the baseline of this run.
     const alone = await probed(probe, app.server, () => new Promise((r) => setTimeout(r, 5_000)));
@@ -124,8 +126,10 @@ async function main(): Promise<number> {
 
     // 1. Ingest
     const puller = createOrderPuller({ ...deps, tuning: DEFAULT_PULL });
+    const pieces = timedPieces(db);
     let t = performance.now();
     const ingest = await probed(probe, app.server, () => puller.incremental(signal));
+    pieces.stop();
     const stored = ingest.value;
     const ingestSeconds = (performance.now() - t) / 1000;
     const ordersPerSecond = stored / ingestSeconds;
@@ -135,6 +139,8 @@ async function main(): Promise<number> {
       `   ${int(stored)} orders (${int(stored * PEOPLE)} people) in ${ingestSeconds.toFixed(2)} s: ${int(ordersPerSecond)} orders/s (target ≥ ${int(TARGET.ordersPerSecond)})`,
     );
     out(`   turnstile meanwhile: ${ingest.text}`);
+    out(`   ${pages.text()}`);
+    out(`   ${pieces.text(stored)}`);
 
     // 2. Queue check-ins through the box's check-in service (the cloud is not called meanwhile).
     const caller = { tenantId, apiKeyId: null, keyName: 'catraca', source: 'api' };

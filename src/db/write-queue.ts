@@ -11,12 +11,23 @@ export interface WriteQueue {
    * `background` work (a piece of a sync page or of a large batch) never shares a commit with the
    * rest and goes after the work already queued; when both kinds keep coming they alternate, so a
    * scan waits for at most one piece and background work is never starved.
+   *
+   * `durable: false` (background work only) resolves once committed, without an fsync of its own: it
+   * becomes durable with the next one (a scan's, or the next durable unit's). A power cut before that
+   * loses it whole, and every later commit with it (the WAL replays a prefix of its commits); a
+   * process crash loses nothing committed. For work that records its own progress in the same
+   * transaction (a sync page's pieces and their journal, src/sync/pull.ts).
    */
-  run<T>(work: () => T, opts?: { background?: boolean }): Promise<T>;
+  run<T>(work: () => T, opts?: WriteOptions): Promise<T>;
   /** Units waiting for a commit, per priority (for gauges read at scrape time). */
   stats(): WriteQueueStats;
   /** Sets the one observer of commits (the box's metrics), replacing the previous (returned); undefined: none. */
   observe(observer: WriteQueueObserver | undefined): WriteQueueObserver | undefined;
+}
+
+export interface WriteOptions {
+  background?: boolean;
+  durable?: boolean;
 }
 
 /** Foreground: scans and single writes, many per commit. Background: bulk pieces, one per commit, taking turns. */
@@ -40,9 +51,18 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 interface Pending {
   work: () => unknown;
+  durable: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
+
+/** Answers each unit of a committed batch with its own outcome. */
+const settle = (batch: Pending[], outcomes: Outcome[]) =>
+  batch.forEach((item, i) => {
+    const o = outcomes[i]!;
+    if (o.ok) item.resolve(o.value);
+    else item.reject(o.error);
+  });
 
 // Durable without holding the event loop during the fsync. A batch commits with synchronous=NORMAL
 // (COMMIT writes its frames to the WAL but does not fsync it), then the WAL is fsynced on libuv's
@@ -52,6 +72,9 @@ interface Pending {
 // Scans do not wait for a background piece's fsync, though: they commit while it runs, and their own
 // fsync, which starts after their commit, makes both durable (the WAL is one file, written in order).
 // Background pieces wait for every fsync: they are one at a time and never hold a scan back twice.
+// A piece that needs no fsync of its own (`durable: false`) is answered at its commit and the next
+// piece may follow at once: a sync page stored in 70 pieces made 70 fsyncs, each one keeping the disk busy
+// when a scan's own fsync came, and each one a wait of the page.
 // Until its fsync ends a check-in is visible but not acknowledged: after a power cut at that moment,
 // a person told ALREADY_USED by a second scan may have to scan again; nothing acknowledged is lost.
 // NORMAL is set around the batch only: every other write on this connection keeps FULL.
@@ -134,6 +157,11 @@ export function createWriteQueue(
     committed();
     const syncStart = performance.now();
     observer?.committed(priority, batch.length, syncStart - began);
+    if (takeBackground && !batch[0]!.durable) {
+      settle(batch, outcomes);
+      schedule();
+      return;
+    }
     syncing[priority] = true;
     // Scans queued behind a background piece commit now, during its fsync (see above).
     if (takeBackground) schedule();
@@ -141,11 +169,7 @@ export function createWriteQueue(
       () => {
         syncing[priority] = false;
         observer?.synced(priority, performance.now() - syncStart);
-        batch.forEach((item, i) => {
-          const o = outcomes[i]!;
-          if (o.ok) item.resolve(o.value);
-          else item.reject(o.error);
-        });
+        settle(batch, outcomes);
         schedule();
       },
       (error: unknown) => {
@@ -165,9 +189,14 @@ export function createWriteQueue(
   };
 
   return {
-    run<T>(work: () => T, opts?: { background?: boolean }): Promise<T> {
+    run<T>(work: () => T, opts?: WriteOptions): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        (opts?.background ? background : pending).push({ work, resolve: resolve as (v: unknown) => void, reject });
+        (opts?.background ? background : pending).push({
+          work,
+          durable: opts?.durable !== false,
+          resolve: resolve as (v: unknown) => void,
+          reject,
+        });
         schedule();
       });
     },

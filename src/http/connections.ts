@@ -84,7 +84,10 @@ const PARSER_ERRORS: Partial<Record<string, ErrorCode>> = {
  * The answer is the envelope, and the connection is closed.
  */
 export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
-  if (!socket.writable || err.code === 'ECONNRESET') {
+  // A request already being answered (refused by its hooks before its body came, then the body was malformed): one
+  // answer per request, so the connection just closes.
+  const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage?.headersSent;
+  if (!socket.writable || err.code === 'ECONNRESET' || answering) {
     socket.destroy();
     return;
   }

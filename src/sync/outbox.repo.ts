@@ -21,6 +21,15 @@ export interface PendingRow {
   operador: string | null;
 }
 
+/**
+ * The newest event of the tenant already in the outbox, as SQL: the outbox walked from its newest row (event ids only
+ * grow; a box has one tenant, or a few), not `max(event_id)` over the tenant's rows, which visited every one of them
+ * (8–18 ms with 135,000 queued, at every push round and status read; issue 25).
+ */
+export const lastQueued = (tenantId: number) =>
+  // `+tenant_id`: no index for the tenant, so SQLite walks the rows by event id from the newest.
+  sql<number>`coalesce((select event_id from sync_push where +tenant_id = ${tenantId} order by event_id desc limit 1), 0)`;
+
 /** The outbox of one tenant; `seen` is the newest event id already looked at by `enqueue`. */
 interface Outbox {
   db: Db;
@@ -47,7 +56,7 @@ function enqueue(o: Outbox, limit: number): number {
   const k = db.kysely;
   const newest = newestEvent(o);
   if (newest === o.seen) return 0;
-  const cursor = sql<number>`(select coalesce(max(event_id), 0) from sync_push where tenant_id = ${tenantId})`;
+  const cursor = lastQueued(tenantId);
   const copied = run(
     db,
     k

@@ -12,9 +12,20 @@ export interface PullTuning {
   pageSize: number;
   /** Safety stop for one incremental run, should the cloud not mark what it returns. */
   maxPages: number;
+  /** Longest a piece of a page may take before the next order: a scan waits at most about this long. */
+  sliceMs: number;
+  /** Most rows (an order, its lots, people and additionals) a piece writes; an order larger than this goes alone. */
+  sliceRows: number;
 }
 
-export const DEFAULT_PULL: PullTuning = { pageSize: 1000, maxPages: 10_000 };
+/**
+ * sliceMs measured with `npm run bench:sync`: 2 ms gave a turnstile p99 of 15–19 ms, 1 ms 13–17 ms but under
+ * 5,000 orders/s some runs, 1.5 ms 13–16 ms at 6,500–7,300 orders/s (before the search index, migration 0008, about
+ * doubled the cost of an order). sliceRows: 256 rows are 64 orders of two people, about 6 ms here (90–110 µs of CPU
+ * per order, the search index's triggers included), so the time bound ends pieces first on this box; the row bound
+ * holds where a faster core would fit many more orders into sliceMs.
+ */
+export const DEFAULT_PULL: PullTuning = { pageSize: 1000, maxPages: 10_000, sliceMs: 1.5, sliceRows: 256 };
 
 /** What the pull and the push both work with. */
 export interface SyncStepDeps {
@@ -28,13 +39,10 @@ export interface SyncStepDeps {
 
 export type PullDeps = SyncStepDeps & { tuning: PullTuning };
 
-/**
- * Longest a piece of a page may hold the event loop and the write lock: a scan waits at most this long.
- * Measured with `npm run bench:sync`: 2 ms gave a turnstile p99 of 15–19 ms, 1 ms 13–17 ms but under
- * 5,000 orders/s some runs, 1.5 ms 13–16 ms at 6,500–7,300 orders/s.
- */
-const SLICE_MS = 1.5;
 const BACKGROUND = { background: true };
+// A piece records how far the page got (sync_inbox.applied) in its own commit, so it needs no fsync of its own: a
+// power cut loses the last pieces and their progress together, and the page resumes where the disk says it stopped.
+const PIECE = { background: true, durable: false };
 
 type Activity = 'pull' | 'refresh' | 'full';
 
@@ -52,19 +60,26 @@ function pullerOf(deps: PullDeps) {
 }
 type Puller = ReturnType<typeof pullerOf>;
 
+/** Rows an order writes: itself, its lots, their people and its additionals. */
+const rowsOf = (order: Pedido) =>
+  order.lotes.reduce((n, lote) => n + 1 + lote.dados.length, 1) + (order.adicionais?.length ?? 0);
+
 /**
- * One piece of a page, one commit: orders that do not fit are set aside; resolves with where it stopped and how many
- * were stored.
+ * One piece of a page, one commit: orders from `from` on until the piece has taken sliceMs or the next order would
+ * take it past sliceRows (an order is never split). Orders that do not fit are set aside. Resolves with where it
+ * stopped and how many were stored.
  */
 function storePiece(p: Puller, page: VoucherPage, from: number, activity: Activity, inboxId: number | null) {
   const { db, tenantId } = p;
+  const { sliceMs, sliceRows } = p.tuning;
   return db.writes.run(() => {
     const started = performance.now();
     const now = p.clock.nowIso();
     const rejected: Rejected[] = [];
     const storedRefs: string[] = [];
+    let rows = 0;
     let i = from;
-    for (; i < page.items.length && (i === from || performance.now() - started < SLICE_MS); i++) {
+    for (; i < page.items.length && (i === from || performance.now() - started < sliceMs); i++) {
       const ref = page.refs[i]!;
       const reason = page.reasons[i];
       if (reason) {
@@ -73,6 +88,8 @@ function storePiece(p: Puller, page: VoucherPage, from: number, activity: Activi
       }
       // Validated by pedidoSchema off the event loop (page-splitter.ts): this is its output.
       const order = JSON.parse(page.items.at(i)) as Pedido;
+      rows += rowsOf(order);
+      if (rows > sliceRows && i > from) break;
       try {
         p.savepoint(() => upsertOrder(db, tenantId, order, now));
         storedRefs.push(ref);
@@ -89,7 +106,7 @@ function storePiece(p: Puller, page: VoucherPage, from: number, activity: Activi
     }
     if (finished) p.state.succeeded(activity);
     return { next: i, stored: storedRefs.length };
-  }, BACKGROUND);
+  }, PIECE);
 }
 
 /** Every order of the page, piece by piece, from `from` on; returns the orders stored. */
@@ -110,17 +127,21 @@ async function store(
   return stored;
 }
 
-/** A marked page is kept before anything else: from here on a crash no longer loses it. */
-const keepPage = async (p: Puller, page: VoucherPage) => ({
-  page,
-  inboxId:
+/**
+ * A marked page is kept before anything else, durably: from here on a crash no longer loses it. Its bytes are not
+ * needed any more (the orders are in page.items): they are let go rather than held while the page is stored.
+ */
+async function keepPage(p: Puller, page: VoucherPage) {
+  const kept = page.packed ?? page.body;
+  page.packed = null;
+  page.body = EMPTY;
+  const inboxId =
     page.received === 0
       ? null
-      : await p.db.writes.run(
-          () => Number(p.keep.run(p.tenantId, page.packed ?? page.body, p.clock.nowIso()).lastInsertRowid),
-          BACKGROUND,
-        ),
-});
+      : await p.db.writes.run(() => Number(p.keep.run(p.tenantId, kept, p.clock.nowIso()).lastInsertRowid), BACKGROUND);
+  return { page, inboxId };
+}
+const EMPTY = Buffer.alloc(0);
 
 /** Pages kept by an earlier run that did not finish storing them (a crash, a power cut, a full disk). */
 async function resumeKept(p: Puller): Promise<number> {
@@ -133,6 +154,9 @@ async function resumeKept(p: Puller): Promise<number> {
   return stored;
 }
 
+const samePage = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((ref, i) => ref === b[i]);
+
 /**
  * sincronizado=false with marking, from offset 0 until an empty page; the next page is fetched (and kept) while this
  * one is stored.
@@ -143,7 +167,7 @@ async function incremental(p: Puller, signal: AbortSignal): Promise<number> {
       .listVouchers({ sincronizado: false, marcar: true, limit: p.tuning.pageSize, offset: 0 }, signal)
       .then((page) => keepPage(p, page));
   let stored = await resumeKept(p);
-  let previous = '';
+  let previous: readonly string[] = [];
   let next = fetchPage();
   for (let i = 0; i < p.tuning.maxPages; i++) {
     const { page, inboxId } = await next;
@@ -151,13 +175,12 @@ async function incremental(p: Puller, signal: AbortSignal): Promise<number> {
       p.state.succeeded('pull');
       return stored;
     }
-    const keys = page.refs.join(',');
     // The same page twice: the cloud is not marking. Stop instead of looping; the refresh covers it.
-    if (keys === previous) {
+    if (samePage(page.refs, previous)) {
       p.log.warn({ orders: page.received }, 'sync: a nuvem devolveu a mesma página duas vezes; marcação não aplicada?');
       return stored + (await store(p, page, 'pull', inboxId));
     }
-    previous = keys;
+    previous = page.refs;
     next = fetchPage();
     // A failure of the page in flight is only seen when it is awaited; keep it from being "unhandled" meanwhile.
     next.catch(() => undefined);
@@ -191,7 +214,7 @@ async function refresh(p: Puller, dates: readonly string[] | null, signal: Abort
  * one short transaction) and then stored; a crash in between resumes from the inbox. The refreshes
  * read with `marcar_sincronizado=false` and so can always be repeated: the use dates that matter at
  * start, on a schedule and after any failed incremental call, and everything at night (docs/sync.md).
- * A page is stored in pieces of at most SLICE_MS, each committed through a write queue like the
+ * A page is stored in pieces of at most sliceMs and sliceRows, each committed through a write queue like the
  * check-ins' (the fsync off the event loop), so check-ins get their turn between pieces: a check-in
  * never waits behind a page.
  */

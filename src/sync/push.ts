@@ -192,12 +192,15 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
 
   return {
     /**
-     * Queues new events, then sends rounds until nothing more is due. Throws CloudUnavailableError when the link fails.
+     * Sends rounds until nothing more is due, each round first queuing the events made since the last. Throws
+     * CloudUnavailableError when the link fails.
      */
     async pushOnce(signal: AbortSignal): Promise<PushOutcome> {
-      while ((await tx(() => repo.enqueue(ENQUEUE_SLICE))) === ENQUEUE_SLICE);
       let settled = 0;
       for (;;) {
+        // Every round, not once per push: a round takes seconds after an outage, and an event made meanwhile and
+        // left out of the outbox would be neither sent nor counted as pending when this push ends.
+        while ((await tx(() => repo.enqueue(ENQUEUE_SLICE))) === ENQUEUE_SLICE);
         const now = clock.nowIso();
         // On a site, a ticket's movement waits while an earlier one from another box is not settled with the cloud.
         const due = dueHeads(repo.pending(tuning.window), now).filter(

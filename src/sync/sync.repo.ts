@@ -8,7 +8,7 @@ import {
   type ConflictKind,
   type LocalConflictKind,
 } from './sync.answers.js';
-import { SENT_ACTIONS } from './outbox.repo.js';
+import { lastQueued, SENT_ACTIONS } from './outbox.repo.js';
 
 // Reads of the local API for the central office (sync.routes.ts).
 
@@ -33,20 +33,27 @@ export function syncSummary(db: Db, tenantId: number, { every = true, syncRuns =
       .$if(!every, (q) => q.where('resultado', 'in', CLOUD_CONFLICT_KINDS))
       .groupBy('resultado'),
   );
-  const queue = first(
-    db,
-    k
-      .selectFrom('sync_push as p')
-      .innerJoin('events as e', 'e.id', 'p.event_id')
-      .select((eb) => [
-        eb.fn.countAll<number>().as('n'),
-        eb.fn.min('e.occurred_at').as('oldest'),
-        eb.fn.min('p.next_attempt_at').as('next'),
-        sql<number>`sum(case when p.attempts > 0 then 1 else 0 end)`.as('retrying'),
-      ])
-      .where('p.tenant_id', '=', tenantId)
-      .where('p.status', '=', 'pendente'),
-  );
+  // One row each (the pending count is kept by triggers, migration 0015) or a short index range (the rows the cloud was
+  // already asked about); the oldest is the first recorded of them for the status (exact but for a handheld's late
+  // upload), the earliest time of them all for the route.
+  const pending = db.statement('SELECT n FROM sync_pending_count WHERE tenant_id = ?').get(tenantId) as
+    { n: number } | undefined;
+  const oldest = db
+    .statement(
+      every
+        ? `SELECT min(e.occurred_at) AS at FROM sync_push p JOIN events e ON e.id = p.event_id
+           WHERE p.tenant_id = ? AND p.status = 'pendente'`
+        : `SELECT e.occurred_at AS at FROM sync_push p JOIN events e ON e.id = p.event_id
+           WHERE p.tenant_id = ? AND p.status = 'pendente' ORDER BY p.event_id LIMIT 1`,
+    )
+    .get(tenantId) as { at: string | null } | undefined;
+  const tried = db
+    .statement(
+      `SELECT count(*) AS n, min(next_attempt_at) AS next FROM sync_push INDEXED BY sync_push_retrying
+       WHERE tenant_id = ? AND status = 'pendente' AND attempts > 0`,
+    )
+    .get(tenantId) as { n: number; next: string | null };
+  const queue = { n: pending?.n ?? 0, oldest: oldest?.at ?? null, next: tried.next, retrying: tried.n };
   // Events the worker will copy into the outbox on its next cycle and has not yet.
   const notQueued = !syncRuns
     ? undefined
@@ -60,11 +67,7 @@ export function syncSummary(db: Db, tenantId: number, { every = true, syncRuns =
           .where('action', 'in', SENT_ACTIONS)
           // Movements applied from another box of the site are that box's to push (the outbox skips them).
           .where('site_box', 'is', null)
-          .where(
-            'id',
-            '>',
-            sql<number>`(select coalesce(max(event_id), 0) from sync_push where tenant_id = ${tenantId})`,
-          ),
+          .where('id', '>', lastQueued(tenantId)),
       );
   const rejects = all(
     db,

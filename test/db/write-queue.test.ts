@@ -199,3 +199,22 @@ it('scans queued behind a background piece commit right after it, not after the 
   expect(await piece).toBe(1);
   expect((db.sqlite.prepare('select group_concat(v) as v from t').get() as { v: string }).v).toBe('1,2,3,4');
 });
+
+it('a piece that records its own progress (durable: false) is answered at its commit, with no fsync of its own', async () => {
+  const { calls, fsyncWal } = controlledFsync();
+  const queue = createWriteQueue(db.sqlite, { fsyncWal });
+  const pieces = [1, 2, 3].map((v) => queue.run(insert(v), { background: true, durable: false }));
+  // Three commits one after another, none waiting for the disk.
+  expect(await Promise.all(pieces)).toEqual([1, 1, 1]);
+  expect(calls).toHaveLength(0);
+  // A scan between pieces still goes first, and its fsync makes the pieces before it durable too.
+  const later = queue.run(insert(5), { background: true, durable: false });
+  const scan = queue.run(insert(4));
+  await new Promise((r) => setImmediate(r));
+  expect(calls).toHaveLength(1);
+  expect(await settled(later)).toBe('pending'); // no piece commits while a scan's fsync runs
+  calls[0]!.resolve();
+  expect(await scan).toBe(1);
+  expect(await later).toBe(1);
+  expect((db.sqlite.prepare('select group_concat(v) as v from t').get() as { v: string }).v).toBe('1,2,3,4,5');
+});

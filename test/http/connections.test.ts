@@ -121,7 +121,7 @@ describe('HTTP connections', () => {
     ],
     [
       'a bad chunk size',
-      'POST /api/v1/api-qrcode-checkin HTTP/1.1\r\nHost: b\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n',
+      'POST /api/console/entrar HTTP/1.1\r\nHost: b\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n',
       400,
       'BAD_REQUEST',
     ],
@@ -145,6 +145,16 @@ describe('HTTP connections', () => {
     expect(res.status).toBe(status);
     expect(res.head).toMatch(/content-type: application\/json/i);
     expect(res.body).toEqual({ success: false, error: { code, message: expect.any(String) } });
+  });
+
+  it('a request refused by its key before its malformed body gets that one answer, then the connection closes', async () => {
+    const { port } = await start();
+    const res = await raw(
+      port,
+      'POST /api/v1/api-qrcode-checkin HTTP/1.1\r\nHost: b\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n',
+    );
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ success: false, error: { code: 'MISSING_API_KEY', message: expect.any(String) } });
   });
 
   it("an HTTP/1.0 request without Host is served (Host is HTTP/1.1's): the answer, then the connection closes", async () => {

@@ -60,7 +60,9 @@ describe('outage and transient faults', () => {
     expect(cloud.applied()).toHaveLength(0);
 
     await cloud.proxy.up();
-    await eventually('every event pushed', () => pending(gate!) === 0, 120_000, 50);
+    // What the box says is waiting: the outbox's pending rows and the events not yet copied into it.
+    await eventually('every event pushed', async () => (await syncStatus(gate!)).fila.pendentes === 0, 120_000, 50);
+    expect(pending(gate)).toBe(0);
 
     const counts = cloud.appliedCounts();
     expect(counts.size).toBe(10_000);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeCloud, type FakeCloud } from '../support/fake-cloud.js';
 import { makeOrder } from '../support/fixtures.js';
-import { createTickingClock, startGate, type Gate } from '../support/sync-gate.js';
+import { createTickingClock, eventually, startGate, type Gate } from '../support/sync-gate.js';
 
 let cloud: FakeCloud;
 let gate: Gate;
@@ -72,6 +72,18 @@ describe('push: box → cloud', () => {
     // Nothing accepted is sent again.
     await gate.worker.pushNow();
     expect(pushBodies('POST')).toHaveLength(2);
+  });
+
+  it('check-ins made while a push is out go with that push, before it says nothing is pending', async () => {
+    await gate.checkin(gate.keys.checkin, 'A-1', 'catraca-1', 'ana');
+    // The first batch is slow: the cloud answers it after the next check-ins are made.
+    cloud.proxy.inject({ fault: { kind: 'slow', ms: 300 }, match: { method: 'POST' }, times: 1 });
+    const pushing = gate.worker.pushNow();
+    await eventually('the first batch out', () => cloud.proxy.count({ method: 'POST' }) === 1, 10_000, 2);
+    await gate.checkin(gate.keys.checkin, 'B-1', 'catraca-2', 'bia');
+    await gate.checkin(gate.keys.checkin, 'B-2', 'catraca-2', 'bia');
+    expect(await pushing).toMatchObject({ settled: 3, pending: 0 });
+    expect(Object.fromEntries(cloud.appliedCounts())).toEqual({ 'checkin:A-1': 1, 'checkin:B-1': 1, 'checkin:B-2': 1 });
   });
 
   it('a long day offline: 1,300 check-ins made while the cloud was away all reach it once, in the outbox in event order', async () => {

@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { gzipSync } from 'node:zlib';
+import pino from 'pino';
+import { createClock } from '../src/clock.js';
+import { migrateToLatest, openDatabase } from '../src/db/open.js';
+import type { CloudClient, VoucherPage } from '../src/sync/cloud-client.js';
+import { checkedPage } from '../src/sync/page-splitter.js';
+import { createOrderPuller, DEFAULT_PULL } from '../src/sync/pull.js';
+import { createSyncState } from '../src/sync/state.js';
+import { ensureTenant } from '../src/tenants/tenants.repo.js';
+import { makeOrder } from '../test/support/fixtures.js';
+import { out, summarise } from './report.js';
+
+// `npm run build && node dist/bench/sync-store.bench.js`: the ingest's storing alone, without the cloud, HTTP or the
+// splitting worker: BENCH_ORDERS orders (default 20,000) in pages of 1,000 handed to the real puller as fast as it
+// takes them, while a durable foreground write every 20 ms stands for a scan. On a shared machine bench:sync's
+// ingest rate can be the fake cloud's; this one is the box's. A measurement: it always exits 0 unless it broke.
+
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 20_000);
+const PAGE = 1000;
+
+function pagesOf(n: number): VoucherPage[] {
+  const pages: VoucherPage[] = [];
+  for (let p = 0; p * PAGE < n; p++) {
+    const list = Array.from({ length: Math.min(PAGE, n - p * PAGE) }, (_, j) => {
+      const i = p * PAGE + j;
+      const numero = `${20260101 + Math.floor(i / 10_000)}-${String(i % 10_000).padStart(4, '0')}`;
+      return makeOrder({ numero, prefix: `B${i}`, people: 2, dataUso: '2026-12-25' });
+    });
+    const body = Buffer.from(JSON.stringify({ success: true, data: { pedidos: list } }));
+    const checked = checkedPage(list);
+    pages.push({ ...checked, refs: checked.refs.map(String), received: list.length, body, packed: gzipSync(body) });
+  }
+  return pages;
+}
+
+async function main() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-sync-store-'));
+  try {
+    const clock = createClock('America/Sao_Paulo');
+    const db = openDatabase(path.join(dir, 'gate.db'));
+    await migrateToLatest(db);
+    const tenantId = ensureTenant(db, 'parque', clock.nowIso());
+    db.sqlite.exec('CREATE TABLE scans (at TEXT)');
+    const pages = pagesOf(ORDERS);
+    const empty = { ...checkedPage([]), refs: [], received: 0, body: Buffer.alloc(0), packed: null };
+    const client = { listVouchers: () => Promise.resolve(pages.shift() ?? empty) } as unknown as CloudClient;
+    const log = pino({ level: 'silent' });
+    const state = createSyncState(db, tenantId, clock);
+    const puller = createOrderPuller({ db, clock, log, client, tenantId, state, tuning: DEFAULT_PULL });
+
+    const scan = db.sqlite.prepare('INSERT INTO scans (at) VALUES (?)');
+    const scans: number[] = [];
+    let storing = true;
+    const scanning = (async () => {
+      while (storing) {
+        const t = performance.now();
+        await db.writes.run(() => scan.run(clock.nowIso()));
+        scans.push(performance.now() - t);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    const loop = monitorEventLoopDelay({ resolution: 1 });
+    loop.enable();
+    const cpu = process.cpuUsage();
+    const t = performance.now();
+    const stored = await puller.incremental(new AbortController().signal);
+    const seconds = (performance.now() - t) / 1000;
+    const used = process.cpuUsage(cpu);
+    storing = false;
+    await scanning;
+    loop.disable();
+    const s = summarise(scans);
+    out(
+      `${stored} orders in ${seconds.toFixed(2)} s: ${Math.round(stored / seconds)} orders/s, ${Math.round((used.user + used.system) / stored)} µs of CPU per order (all threads); load ${os.loadavg()[0]!.toFixed(2)}`,
+    );
+    out(
+      `scan writes meanwhile: ${s.n}, p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, max ${s.max.toFixed(1)} ms; event-loop delay p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms`,
+    );
+    db.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
