@@ -101,10 +101,7 @@ export function createWriteQueue(
   const committed = checkpointInBackground(sqlite);
   const noFsyncInCommit = sqlite.prepare('PRAGMA synchronous = NORMAL');
   const fsyncInCommit = sqlite.prepare('PRAGMA synchronous = FULL');
-  const busy = busyTimeouts(sqlite);
-  let retry: NodeJS.Timeout | undefined;
-  /** When the batch first in line first found the lock taken. */
-  let busySince: number | undefined;
+  const busy = busyTimeouts(sqlite, () => schedule());
 
   const runBatch = batchRunner(sqlite, busy.waitAgain);
 
@@ -132,18 +129,12 @@ export function createWriteQueue(
       busy.failFast();
       runBatch(batch, outcomes);
     } catch (error) {
-      busySince ??= began;
-      if (isBusy(error) && !sqlite.inTransaction && outcomes.length === 0 && began - busySince < busy.ms) {
+      if (busy.shouldWait(error, began, sqlite.inTransaction || outcomes.length > 0)) {
         // Not begun: the batch waits, first in line, for the lock (as long as the busy timeout, as before).
         (takeBackground ? background : pending).unshift(...batch);
         lastWasForeground = turn;
-        retry ??= setTimeout(() => {
-          retry = undefined;
-          schedule();
-        }, RETRY_MS);
         return;
       }
-      busySince = undefined;
       // The commit itself failed: nothing of this batch is acknowledged.
       for (const item of batch) item.reject(error);
       observer?.failed(priority, 'commit');
@@ -153,7 +144,7 @@ export function createWriteQueue(
       fsyncInCommit.run();
       busy.waitAgain();
     }
-    busySince = undefined;
+    busy.done();
     committed();
     const syncStart = performance.now();
     observer?.committed(priority, batch.length, syncStart - began);
@@ -216,7 +207,7 @@ export function createWriteQueue(
  * instead (`failFast`) and is tried again RETRY_MS later, the loop free meanwhile; once the lock is taken the
  * connection's own busy timeout applies again (`waitAgain`) to the rest of the transaction.
  */
-function busyTimeouts(sqlite: Sqlite) {
+function busyTimeouts(sqlite: Sqlite, retryLater: () => void) {
   const busyMs = Number(sqlite.pragma('busy_timeout', { simple: true }));
   const failWhenBusy = sqlite.prepare('PRAGMA busy_timeout = 0');
   const waitWhenBusy = sqlite.prepare(`PRAGMA busy_timeout = ${busyMs}`);
@@ -224,7 +215,27 @@ function busyTimeouts(sqlite: Sqlite) {
   // now, so that every later run sets it.
   failWhenBusy.get();
   waitWhenBusy.get();
-  return { ms: busyMs, failFast: () => failWhenBusy.get(), waitAgain: () => waitWhenBusy.get() };
+  let since: number | undefined; // when the batch first in line first found the lock taken
+  let retry: NodeJS.Timeout | undefined;
+  return {
+    failFast: () => failWhenBusy.get(),
+    waitAgain: () => waitWhenBusy.get(),
+    /** Whether a batch that failed with `error` should wait for the lock (a retry is then set); `begun`: it ran. */
+    shouldWait(error: unknown, began: number, begun: boolean): boolean {
+      since ??= began;
+      if (!isBusy(error) || begun || began - since >= busyMs) {
+        since = undefined;
+        return false;
+      }
+      retry ??= setTimeout(() => {
+        retry = undefined;
+        retryLater();
+      }, RETRY_MS);
+      return true;
+    },
+    /** A batch committed: the next one's wait starts afresh. */
+    done: () => (since = undefined),
+  };
 }
 
 /** One write transaction per batch, each item in its own savepoint; an item's failure is its outcome. */
