@@ -6,7 +6,7 @@ import type { SiteView } from '../src/site/site.answers.js';
 import type { ProfileSplit } from './cpu-split.js';
 import type { Observed } from './observe.js';
 import { quantile } from './report.js';
-import type { ChildMessage, ParentMessage } from './server-child.js';
+import type { ChildMessage, HeapParts, ParentMessage } from './server-child.js';
 
 // The parent's side: forking server children and driving them with autocannon over loopback.
 
@@ -16,6 +16,8 @@ export interface Child {
   pid: number;
   port: number;
   mem(): Promise<{ rss: number; hwm: number; wal: number }>;
+  /** process.memoryUsage()'s parts and the young generation's size, in the child. */
+  heap(): Promise<HeapParts>;
   /** Starts observing server-side latency, GC and event-loop delay in the child; resolves to a stop function. */
   observe(): Promise<() => Promise<Observed>>;
   /** The box's site view (BENCH_SITE); null on a single box. */
@@ -62,6 +64,10 @@ export function startChild(
     mem: async () => {
       const m = await next('mem', { type: 'mem' });
       return { rss: m.rss, hwm: m.hwm, wal: m.wal };
+    },
+    heap: async () => {
+      const { type: _type, ...parts } = await next('heap', { type: 'heap' });
+      return parts;
     },
     observe: async () => {
       await next('observing', { type: 'observe' });
