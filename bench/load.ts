@@ -5,6 +5,7 @@ import autocannon from 'autocannon';
 import type { SiteView } from '../src/site/site.answers.js';
 import type { ProfileSplit } from './cpu-split.js';
 import type { Observed } from './observe.js';
+import { BOX_NODE_FLAGS } from '../src/node-flags.js';
 import { quantile } from './report.js';
 import type { ChildMessage, HeapParts, ParentMessage } from './server-child.js';
 
@@ -27,14 +28,18 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** Forks dist/bench/server-child.js and resolves once it listens on 127.0.0.1. */
+/**
+ * Forks dist/bench/server-child.js and resolves once it listens on 127.0.0.1. The box runs with the node flags
+ * `npm start` and the systemd unit give it (src/node-flags.ts), before `execArgv`; BENCH_NODE_DEFAULTS=1: node's
+ * defaults instead (the figures before issue 25's heap limit).
+ */
 export function startChild(
   args: string[],
   execArgv: string[] = [],
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Child> {
   const proc: ChildProcess = fork(path.join(here, 'server-child.js'), args, {
-    execArgv,
+    execArgv: args[0] === 'box' && !process.env.BENCH_NODE_DEFAULTS ? [...BOX_NODE_FLAGS, ...execArgv] : execArgv,
     env,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
