@@ -163,7 +163,8 @@ async function run(started: (c: Child) => void): Promise<number> {
         .join(' '),
     ]),
   ]);
-  out(`day: ${(dayMs / 1000).toFixed(0)} s; beside the loop: ${JSON.stringify(sides)}`);
+  out(`day: ${(dayMs / 1000).toFixed(0)} s; beside the loop:`);
+  sides.forEach((line) => out(`  ${line}`));
   const all = (f: (c: (typeof chunks)[number]) => number) => chunks.reduce((n, c) => n + f(c), 0);
   out(
     `box CPU per loop request over the day: ${int((all((c) => c.cpu.server) * 1e6) / all((c) => c.completed))} µs (main thread ${int((all((c) => c.cpu.serverMain) * 1e6) / all((c) => c.completed))} µs); GC on the main thread: ${int(observed.gc.count)} pauses, ${int(observed.gc.totalMs)} ms in all (${((observed.gc.totalMs * 1e3) / all((c) => c.completed)).toFixed(1)} µs per loop request), longest ${observed.gc.maxMs.toFixed(1)} ms`,
@@ -270,15 +271,21 @@ function countCheckedIn(file: string): number {
   }
 }
 
-/** The day's requests beside the turnstiles' loop, each kind on its own timer; stop() resolves to their statuses. */
+/**
+ * The day's requests beside the turnstiles' loop, each kind on its own timer; stop() resolves to their statuses and
+ * times (p50 and max, ms).
+ */
 function sideTraffic(base: string, key: string, readKey: string, park: ParkClients, people: () => number) {
   const agent = new Agent({ connections: 4 });
   const counts: Record<string, Record<number, number>> = {};
-  const count = (kind: string, status: number) => {
+  const times: Record<string, number[]> = {};
+  const count = (kind: string, status: number, ms = NaN) => {
     const c = (counts[kind] ??= {});
     c[status] = (c[status] ?? 0) + 1;
+    if (!Number.isNaN(ms)) (times[kind] ??= []).push(ms);
   };
   const call = async (kind: string, method: 'GET' | 'POST' | 'PATCH', url: string, apiKey: string, body?: object) => {
+    const started = performance.now();
     const res = await request(`${base}${url}`, {
       method,
       dispatcher: agent,
@@ -286,7 +293,7 @@ function sideTraffic(base: string, key: string, readKey: string, park: ParkClien
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
     await res.body.dump({ limit: Infinity });
-    count(kind, res.statusCode);
+    count(kind, res.statusCode, performance.now() - started);
   };
   const random = (below: number) => Math.floor(Math.random() * Math.max(1, below));
   const kinds: Record<keyof typeof SIDE, () => Promise<unknown>> = {
@@ -299,7 +306,9 @@ function sideTraffic(base: string, key: string, readKey: string, park: ParkClien
     search: async () => {
       const n = random(people() + 1);
       const q = [`Pessoa ${n}`, qrOf(n), `p${n}@example.com`][n % 3]!;
-      count('console search', (await park.consoleGet(`/api/console/busca?q=${encodeURIComponent(q)}`)).status);
+      const started = performance.now();
+      const { status } = await park.consoleGet(`/api/console/busca?q=${encodeURIComponent(q)}`);
+      count('console search', status, performance.now() - started);
     },
     vouchers: () =>
       call('vouchers 1000', 'GET', `/api/v1/api-vouchers?limit=1000&offset=${random(900) * 1000}`, readKey),
@@ -316,7 +325,12 @@ function sideTraffic(base: string, key: string, readKey: string, park: ParkClien
       stopping = true;
       await Promise.all(loops);
       await agent.close();
-      return counts;
+      return Object.entries(counts).map(([kind, statuses]) => {
+        const ms = (times[kind] ?? []).sort((a, b) => a - b);
+        const at = (q: number) =>
+          ms.length ? ms[Math.min(ms.length - 1, Math.floor(q * ms.length))]!.toFixed(0) : '-';
+        return `${kind} ${JSON.stringify(statuses)} p50 ${at(0.5)} ms, max ${at(1)} ms`;
+      });
     },
   };
 }
