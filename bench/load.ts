@@ -5,8 +5,9 @@ import autocannon from 'autocannon';
 import type { SiteView } from '../src/site/site.answers.js';
 import type { ProfileSplit } from './cpu-split.js';
 import type { Observed } from './observe.js';
+import { BOX_NODE_FLAGS } from '../src/node-flags.js';
 import { quantile } from './report.js';
-import type { ChildMessage, ParentMessage } from './server-child.js';
+import type { ChildMessage, HeapParts, ParentMessage } from './server-child.js';
 
 // The parent's side: forking server children and driving them with autocannon over loopback.
 
@@ -16,6 +17,8 @@ export interface Child {
   pid: number;
   port: number;
   mem(): Promise<{ rss: number; hwm: number; wal: number }>;
+  /** process.memoryUsage()'s parts and the young generation's size, in the child. */
+  heap(): Promise<HeapParts>;
   /** Starts observing server-side latency, GC and event-loop delay in the child; resolves to a stop function. */
   observe(): Promise<() => Promise<Observed>>;
   /** The box's site view (BENCH_SITE); null on a single box. */
@@ -25,14 +28,18 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** Forks dist/bench/server-child.js and resolves once it listens on 127.0.0.1. */
+/**
+ * Forks dist/bench/server-child.js and resolves once it listens on 127.0.0.1. The box runs with the node flags
+ * `npm start` and the systemd unit give it (src/node-flags.ts), before `execArgv`; BENCH_NODE_DEFAULTS=1: node's
+ * defaults instead (the figures before issue 25's heap limit).
+ */
 export function startChild(
   args: string[],
   execArgv: string[] = [],
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Child> {
   const proc: ChildProcess = fork(path.join(here, 'server-child.js'), args, {
-    execArgv,
+    execArgv: args[0] === 'box' && !process.env.BENCH_NODE_DEFAULTS ? [...BOX_NODE_FLAGS, ...execArgv] : execArgv,
     env,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -62,6 +69,10 @@ export function startChild(
     mem: async () => {
       const m = await next('mem', { type: 'mem' });
       return { rss: m.rss, hwm: m.hwm, wal: m.wal };
+    },
+    heap: async () => {
+      const { type: _type, ...parts } = await next('heap', { type: 'heap' });
+      return parts;
     },
     observe: async () => {
       await next('observing', { type: 'observe' });

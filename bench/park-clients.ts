@@ -26,6 +26,8 @@ export async function addBenchOperator(file: string): Promise<void> {
 export interface ParkClients {
   /** Bytes received so far on the console's live feed, and /metrics scrapes made. */
   counts(): { feedBytes: number; scrapes: number };
+  /** A GET of the signed-in console (a search, an order): its status and the bytes of its answer. */
+  consoleGet(path: string): Promise<{ status: number; bytes: number }>;
   close(): Promise<void>;
 }
 
@@ -57,6 +59,11 @@ export async function openParkClients(base: string): Promise<ParkClients> {
   const timer = setInterval(() => void scrape().catch(() => undefined), SCRAPE_MS);
   return {
     counts: () => ({ feedBytes, scrapes }),
+    async consoleGet(path) {
+      const res = await request(`${base}${path}`, { dispatcher: agent, headers: { cookie } });
+      const bytes = (await res.body.arrayBuffer()).byteLength;
+      return { status: res.statusCode, bytes };
+    },
     async close() {
       clearInterval(timer);
       feed.body.destroy();

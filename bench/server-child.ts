@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import v8 from 'node:v8';
 import Fastify from 'fastify';
 import pino from 'pino';
 import { createLogger } from '../src/main.js';
@@ -25,7 +26,7 @@ import { observe, type CommitLog, type Observed } from './observe.js';
 // with one POST JSON route; `door <db file> <answer file>` runs the box's HTTP door alone: the same app, auth,
 // validation and routes, with
 // a check-in service that does no database work and answers every request with one real answer.
-// Talks to the parent over IPC: {type:'ready', port}, then answers {type:'mem'}, {type:'observe'} /
+// Talks to the parent over IPC: {type:'ready', port}, then answers {type:'mem'}, {type:'heap'}, {type:'observe'} /
 // {type:'observed'} (server-side latency, GC and event-loop delay between the two), {type:'profile'} /
 // {type:'profiled'} (a CPU profile of the main thread between the two, split by bench/cpu-split.ts) and {type:'stop'}.
 
@@ -35,6 +36,7 @@ import { observe, type CommitLog, type Observed } from './observe.js';
 
 export type ParentMessage =
   | { type: 'mem' }
+  | { type: 'heap' }
   | { type: 'observe' }
   | { type: 'observed' }
   | { type: 'site' }
@@ -44,6 +46,7 @@ export type ParentMessage =
 export type ChildMessage =
   | { type: 'ready'; port: number; pid: number }
   | { type: 'mem'; rss: number; hwm: number; wal: number }
+  | ({ type: 'heap' } & HeapParts)
   | { type: 'observing' }
   | ({ type: 'observed' } & Observed)
   | { type: 'site'; view: SiteView | null }
@@ -53,6 +56,21 @@ export type ChildMessage =
   | { type: 'error'; message: string };
 
 const send = (m: ChildMessage) => process.send!(m);
+
+/** process.memoryUsage()'s parts and the V8 young generation's size now (bench/memory.bench.ts). */
+export interface HeapParts {
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
+  newSpace: number;
+}
+
+function heapParts(): HeapParts {
+  const { heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
+  const newSpace = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
+  return { heapUsed, heapTotal, external, arrayBuffers, newSpace };
+}
 
 /** Resident set now and its high-water mark since start (VmHWM), in bytes; and the WAL file's size. */
 function memory(): { rss: number; hwm: number; wal: number } {
@@ -168,6 +186,7 @@ try {
   const profiler = createProfiler();
   process.on('message', (m: ParentMessage) => {
     if (m.type === 'mem') send({ type: 'mem', ...memory() });
+    if (m.type === 'heap') send({ type: 'heap', ...heapParts() });
     if (m.type === 'site') send({ type: 'site', view: server.site?.() ?? null });
     if (m.type === 'observe') {
       stopObserving = observe(server.server, { commits: server.commits, walFile: server.walFile });

@@ -1,5 +1,6 @@
 import { LaneConfigError } from '../gate/lanes/lanes-file.js';
 import { main } from '../main.js';
+import { BOX_NODE_FLAGS, heapLimitMissing } from '../node-flags.js';
 import { configOf, EXIT, parse, printHelp, say, type CliIo } from './common.js';
 
 /** Under the unit's TimeoutStopSec= (test/cli/notify.test.ts checks). */
@@ -10,6 +11,11 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   const { help } = parse(args, {}, { min: 0, max: 0, names: '' });
   if (help) return printHelp(io, 'serve');
   const config = configOf(io);
+  if (heapLimitMissing(process.execArgv, io.env.NODE_OPTIONS))
+    say(
+      io.stderr,
+      `gate serve: node sem limite de heap; use npm start ou NODE_OPTIONS=${BOX_NODE_FLAGS.join(' ')} (a unit do systemd já usa), ou a memória do dia passa de 250 MB`,
+    );
   let box;
   try {
     box = await main(config);
