@@ -10,9 +10,9 @@ import { int, machine, out } from './report.js';
 // `node dist/bench/start-ab.js <checkout A> <checkout B>`: the CPU of a check-in for two builds of the box, each
 // started exactly as its own `npm start` starts it (the node flags of its package.json's start script, `gate serve`,
 // the logger at info writing to a file as the journal would), with a console's live feed open and /metrics scraped;
-// taking turns, BENCH_RUNS (3) runs each of 3 rounds of 40,000 check-ins by 64 keep-alive connections, on a copy of the same
-// 200,000-person database. What it reports is the process's CPU time (all threads, /proc) per check-in. Each
-// checkout must be built (`npm run build`). A measurement, not a test (issue 25: the budget before and after).
+// taking turns, BENCH_RUNS (3) runs each of 3 rounds of 40,000 check-ins by 64 keep-alive connections, on a copy of
+// the same 200,000-person database. What it reports is the process's CPU time (all threads, /proc) per check-in.
+// Each checkout must be built (`npm run build`). A measurement, not a test (issue 25: the budget before and after).
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const ROUND = 40_000;
