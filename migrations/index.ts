@@ -14,6 +14,7 @@ import * as m0012 from './0012_order_revision.js';
 import * as m0013 from './0013_site.js';
 import * as m0014 from './0014_handheld.js';
 import * as m0015 from './0015_sync_pending.js';
+import * as m0016 from './0016_presence_person.js';
 
 /** Every migration, in order. Listed statically so the same code runs from src (tests) and dist (production). */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0013_site': m0013,
   '0014_handheld': m0014,
   '0015_sync_pending': m0015,
+  '0016_presence_person': m0016,
 };
