@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestBox, type TestBox } from '../support/box.js';
+import { queryPlan } from '../support/query-plan.js';
 
 // What runs on the event loop for one scan or one status read goes by index, never by scanning tables that grow by
 // one row per scan (issue 25): a reversal leaving every area, the outbox's counts the status reads every second.
@@ -10,10 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => box.close());
 
-const plan = (sql: string, ...args: unknown[]) =>
-  (box.db.sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[])
-    .map((r) => r.detail)
-    .join(' | ');
+const plan = (sql: string, ...args: unknown[]) => queryPlan(box.db, sql, ...args);
 
 it('a reversal finds where the person is inside by person, not by scanning the day’s presence', () => {
   expect(plan('UPDATE presence SET inside = ?, since = ? WHERE person_id = ? AND inside = ?', 0, 'a', 1, 1)).toContain(

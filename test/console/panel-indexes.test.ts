@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestBox, type TestBox } from '../support/box.js';
+import { queryPlan } from '../support/query-plan.js';
 
 // The supervisor's panels read a day of events and a tenant's alarms among every lane event: by
 // index (migration 0007), never by scanning tables that grow by one row per scan.
@@ -10,10 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => box.close());
 
-const plan = (sql: string, ...args: unknown[]) =>
-  (box.db.sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[])
-    .map((r) => r.detail)
-    .join(' | ');
+const plan = (sql: string, ...args: unknown[]) => queryPlan(box.db, sql, ...args);
 
 it('a day of events is found through (tenant_id, occurred_at)', () => {
   expect(
