@@ -92,7 +92,7 @@ async function migrateCommand(args: string[], io: CliIo): Promise<number> {
     // A database with data and migrations to apply is copied first: an upgrade can be rolled back.
     const before = migrationState(db.sqlite);
     if (before.applied > 0 && before.pending.length > 0) {
-      const { file } = backupDatabase(db.sqlite, path.join(config.dataDir, 'backups'), new Date(), 7);
+      const { file } = await backupDatabase(config.databaseFile, path.join(config.dataDir, 'backups'), new Date(), 7);
       say(io.stderr, `cópia antes de migrar: ${file} (para voltar: gate restore ${file}, com a versão anterior)`);
     }
     const applied = await migrateToLatest(db);

@@ -18,9 +18,10 @@ export async function backupCommand(args: string[], io: CliIo): Promise<number> 
   const config = configOf(io);
   const dir = path.resolve(values.to ?? path.join(config.dataDir, 'backups'));
   yieldToTheBox();
+  // Opened as the box opens it: a data folder with no database yet gets an empty one (in WAL mode) to copy.
   const db = openDatabase(config.databaseFile);
   try {
-    const { file, bytes, removed } = backupDatabase(db.sqlite, dir, new Date(), keep);
+    const { file, bytes, removed } = await backupDatabase(config.databaseFile, dir, new Date(), keep);
     say(io.stdout, file);
     say(
       io.stderr,

@@ -61,7 +61,7 @@ export async function restoreCommand(args: string[], io: CliIo): Promise<number>
   }
   const copy = `${target}.restaurando`;
   try {
-    consolidatedCopy(path.resolve(positionals[0]!), copy);
+    await consolidatedCopy(path.resolve(positionals[0]!), copy);
     const incoming = contentsOf(copy);
     const current = fs.existsSync(target) ? contentsOf(target) : null;
     for (const line of contentsTable(

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { Sqlite } from './sqlite.js';
+import { syncDirectory, vacuumIntoDurably } from './durable-copy.js';
 
 // Online backups: `VACUUM INTO` copies the database as one read transaction sees it, a consistent
 // snapshot while check-ins go on in the box (WAL readers do not block writers). SQLite's backup API
 // was the other way; it starts over whenever another connection writes during the copy, which at a
-// busy gate may be always. The copy is verified with integrity_check before it takes its final name,
-// and the newest N are kept.
+// busy gate may be always. The copy is flushed to disk as it is written (durable-copy.ts) and
+// verified with integrity_check before it takes its final name; then the newest N are kept.
 
 const NAME = /^gate-\d{8}-\d{6}\.db$/;
 
@@ -27,24 +27,33 @@ export function integrityOf(file: string): string {
   }
 }
 
-/** Copies the live database into `dir` as gate-YYYYMMDD-HHMMSS.db (UTC), verified; then keeps the newest `keep`. */
-export function backupDatabase(
-  sqlite: Sqlite,
+/**
+ * Copies the live database (the file `source`) into `dir` as gate-YYYYMMDD-HHMMSS.db (UTC), on disk and
+ * verified; then keeps the newest `keep`.
+ */
+export async function backupDatabase(
+  source: string,
   dir: string,
   now: Date,
   keep: number,
-): { file: string; bytes: number; removed: string[] } {
+): Promise<{ file: string; bytes: number; removed: string[] }> {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `gate-${stamp(now)}.db`);
   const partial = `${file}.parcial`;
   fs.rmSync(partial, { force: true });
-  sqlite.prepare('VACUUM INTO ?').run(partial);
+  try {
+    await vacuumIntoDurably(source, partial, { readonly: false });
+  } catch (error) {
+    fs.rmSync(partial, { force: true });
+    throw error;
+  }
   const integrity = integrityOf(partial);
   if (integrity !== 'ok') {
     fs.rmSync(partial, { force: true });
     throw new Error(`a cópia não passou no integrity_check: ${integrity}`);
   }
   fs.renameSync(partial, file);
+  syncDirectory(dir);
   const backups = fs
     .readdirSync(dir)
     .filter((f) => NAME.test(f))
@@ -59,19 +68,16 @@ export function backupDatabase(
  * dead box's disk with its `-wal` beside it (the newest check-ins may be only in the WAL; opening it
  * read-write lets SQLite read them, and the copy is one file with everything).
  */
-export function consolidatedCopy(source: string, dest: string): void {
+export async function consolidatedCopy(source: string, dest: string): Promise<void> {
   if (!fs.existsSync(source)) throw new Error(`${source}: arquivo não encontrado`);
   const wal = `${source}-wal`;
   const withWal = fs.existsSync(wal) && fs.statSync(wal).size > 0;
   fs.rmSync(dest, { force: true });
-  const db = new Database(source, { readonly: !withWal, fileMustExist: true });
   try {
-    db.prepare('VACUUM INTO ?').run(dest);
+    await vacuumIntoDurably(source, dest, { readonly: !withWal });
   } catch (error) {
     fs.rmSync(dest, { force: true });
     throw new Error(`${source} não pôde ser lido como banco: ${(error as Error).message}`, { cause: error });
-  } finally {
-    db.close();
   }
   const integrity = integrityOf(dest);
   if (integrity !== 'ok') {
@@ -125,5 +131,6 @@ export function restoreDatabase(copy: string, target: string, now: Date): { kept
   }
   for (const suffix of ['-wal', '-shm']) fs.rmSync(`${target}${suffix}`, { force: true });
   fs.renameSync(copy, target);
+  syncDirectory(path.dirname(target));
   return { keptAs };
 }

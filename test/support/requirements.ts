@@ -24,7 +24,7 @@ const PACKAGES: Record<string, string[]> = {
 
 export default function checkRequirements(): void {
   const missing = [
-    ...['socat', 'cc', 'make', 'openssl', 'systemd-notify', 'promtool', 'nats-server', 'certutil']
+    ...['socat', 'cc', 'make', 'openssl', 'systemd-notify', 'promtool', 'nats-server', 'certutil', 'strace']
       .filter((c) => !found(c))
       .map((c) => (c === 'cc' ? 'gcc' : c)),
     ...(fs.existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium') ? [] : ['chromium']),
