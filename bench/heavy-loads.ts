@@ -263,7 +263,9 @@ const backupAs = (name: string, prefix: string[]): Workload => ({
     const t0 = performance.now();
     const said = await gate(ctx, ['backup', '--to', path.join(ctx.dataDir, 'backups'), '--keep', '1'], prefix);
     const size = /(\d+\.\d) MB/.exec(said)?.[1] ?? '?';
-    return { text: `${size} MB copied and checked in ${((performance.now() - t0) / 1000).toFixed(1)} s` };
+    const stages = /\(cópia ([\d.]+) s, verificação ([\d.]+) s\)/.exec(said);
+    const split = stages ? ` (copy ${stages[1]} s, check ${stages[2]} s)` : '';
+    return { text: `${size} MB copied and checked in ${((performance.now() - t0) / 1000).toFixed(1)} s${split}` };
   },
 });
 const backup = backupAs('backup', []);

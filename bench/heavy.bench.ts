@@ -169,9 +169,17 @@ try {
       done: m.value,
     });
     const r = rows.at(-1)!;
+    // When in the phase the slow scans came (s from its start), to set them beside the work's own stages.
+    const from = performance.timeOrigin + started;
+    const slow = m.times
+      .map((t, i) => [t, (m.starts[i]! - from) / 1000] as const)
+      .filter(([t]) => t >= 15)
+      .slice(0, 12)
+      .map(([t, at]) => `${t.toFixed(0)} ms at ${at.toFixed(1)} s`);
     out(
       `  round ${round} ${name}: probe ${r.n}, p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, max ${ms(r.max)}; loop max ${r.loop.split(' / ')[1]}; pieces ${r.pieces || 'none'}; ${r.done.text}`,
     );
+    if (slow.length > 0) out(`    scans of 15 ms or more: ${slow.join(', ')}`);
   };
 
   const quietFor = async () => {

@@ -21,11 +21,12 @@ export async function backupCommand(args: string[], io: CliIo): Promise<number> 
   // Opened as the box opens it: a data folder with no database yet gets an empty one (in WAL mode) to copy.
   const db = openDatabase(config.databaseFile);
   try {
-    const { file, bytes, removed } = await backupDatabase(config.databaseFile, dir, new Date(), keep);
+    const { file, bytes, removed, copyMs, checkMs } = await backupDatabase(config.databaseFile, dir, new Date(), keep);
+    const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
     say(io.stdout, file);
     say(
       io.stderr,
-      `cópia verificada (integrity_check ok), ${(bytes / 1024 / 1024).toFixed(1)} MB${removed.length ? `; removidas as mais antigas: ${removed.join(', ')}` : ''}`,
+      `cópia verificada (integrity_check ok), ${(bytes / 1024 / 1024).toFixed(1)} MB (cópia ${seconds(copyMs)}, verificação ${seconds(checkMs)})${removed.length ? `; removidas as mais antigas: ${removed.join(', ')}` : ''}`,
     );
     return EXIT.ok;
   } finally {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { syncDirectory, vacuumIntoDurably } from './durable-copy.js';
+import { removeGently, syncDirectory, vacuumIntoDurably } from './durable-copy.js';
 
 // Online backups: `VACUUM INTO` copies the database as one read transaction sees it, a consistent
 // snapshot while check-ins go on in the box (WAL readers do not block writers). SQLite's backup API
@@ -36,8 +36,9 @@ export async function backupDatabase(
   dir: string,
   now: Date,
   keep: number,
-): Promise<{ file: string; bytes: number; removed: string[] }> {
+): Promise<{ file: string; bytes: number; removed: string[]; copyMs: number; checkMs: number }> {
   fs.mkdirSync(dir, { recursive: true });
+  const started = performance.now();
   const file = path.join(dir, `gate-${stamp(now)}.db`);
   const partial = `${file}.parcial`;
   fs.rmSync(partial, { force: true });
@@ -47,11 +48,13 @@ export async function backupDatabase(
     fs.rmSync(partial, { force: true });
     throw error;
   }
+  const copied = performance.now();
   const integrity = integrityOf(partial);
   if (integrity !== 'ok') {
     fs.rmSync(partial, { force: true });
     throw new Error(`a cópia não passou no integrity_check: ${integrity}`);
   }
+  const checkMs = performance.now() - copied;
   fs.renameSync(partial, file);
   syncDirectory(dir);
   const backups = fs
@@ -59,8 +62,8 @@ export async function backupDatabase(
     .filter((f) => NAME.test(f))
     .sort();
   const removed = backups.slice(0, Math.max(0, backups.length - keep));
-  for (const old of removed) fs.rmSync(path.join(dir, old));
-  return { file, bytes: fs.statSync(file).size, removed };
+  for (const old of removed) await removeGently(path.join(dir, old));
+  return { file, bytes: fs.statSync(file).size, removed, copyMs: copied - started, checkMs };
 }
 
 /**

@@ -8,8 +8,9 @@ import { BIN, ensureBuilt } from '../support/gate-process.js';
 
 // A backup reaches the disk in small pieces while it is written, not all at once at its end (VACUUM
 // INTO's own flush), where a check-in's WAL fsync in the running box would queue behind hundreds of
-// megabytes; and its name is on the disk before the older copy is deleted. The real `gate backup` runs
-// under strace, which shows the order the kernel was asked to do things in.
+// megabytes; its name is on the disk before the older copy is deleted, and that one is cut in pieces
+// first. The real `gate backup` runs under strace, which shows the order the kernel was asked to do
+// things in.
 
 let box: TestBox;
 afterEach(async () => box?.close());
@@ -37,7 +38,7 @@ function tracedBackup(dataDir: string, to: string, traceFile: string) {
       '-o',
       traceFile,
       '-e',
-      'trace=pwrite64,fdatasync,fsync,rename,renameat,renameat2,unlink,unlinkat',
+      'trace=pwrite64,fdatasync,fsync,ftruncate,rename,renameat,renameat2,unlink,unlinkat',
     ].concat([process.execPath, BIN, 'backup', '--to', to, '--keep', '1']),
     { env: { ...process.env, GATE_DATA_DIR: dataDir }, encoding: 'utf8' },
   );
@@ -45,7 +46,7 @@ function tracedBackup(dataDir: string, to: string, traceFile: string) {
   return { file: run.stdout.trim(), calls: callsOf(fs.readFileSync(traceFile, 'utf8')) };
 }
 
-it('a backup beside a live box is flushed as it is written, on disk before its rename, and the folder before the older one goes', async () => {
+it('a backup beside a live box is flushed as it is written, on disk before its rename, the folder synced before the older one is cut and goes', async () => {
   ensureBuilt();
   box = await createTestBox();
   for (let batch = 0; batch < 12; batch++)
@@ -88,4 +89,8 @@ it('a backup beside a live box is flushed as it is written, on disk before its r
   expect(renamed).toBeGreaterThan(lastFlush);
   expect(folderSynced).toBeGreaterThan(renamed);
   expect(olderGone).toBeGreaterThan(folderSynced);
+  // The older copy is cut a piece at a time before it goes: one deletion of it all would hold the disk's journal.
+  const cuts = calls.filter((c) => c.name === 'ftruncate' && c.args.includes(`${path.basename(first.file)}>`));
+  expect(cuts.length).toBeGreaterThanOrEqual(2);
+  expect(calls.findIndex((c) => c === cuts.at(-1))).toBeLessThan(olderGone);
 });
