@@ -8,7 +8,16 @@ import { describeIssues } from '../lib/zod-issues.js';
 
 /** Why a call to the cloud did not produce an answer the box can use. All of these are retried. */
 export type TransientKind =
-  'refused' | 'timeout' | 'network' | 'server' | 'rate-limited' | 'auth' | 'malformed' | 'envelope' | 'aborted';
+  | 'refused'
+  | 'timeout'
+  | 'network'
+  | 'server'
+  | 'rate-limited'
+  | 'auth'
+  | 'call-refused'
+  | 'malformed'
+  | 'envelope'
+  | 'aborted';
 
 const KIND_TEXT: Record<TransientKind, string> = {
   refused: 'conexão recusada',
@@ -17,6 +26,7 @@ const KIND_TEXT: Record<TransientKind, string> = {
   server: 'erro do servidor da nuvem',
   'rate-limited': 'limite de requisições da nuvem',
   auth: 'chave da nuvem recusada',
+  'call-refused': 'chamada recusada pela nuvem',
   malformed: 'resposta que não é JSON',
   envelope: 'resposta fora do formato esperado',
   aborted: 'interrompido',
@@ -41,6 +51,9 @@ const errorBody = z.object({
 export type CloudErrorBody = z.output<typeof errorBody>;
 const errorEnvelope = z.object({ success: z.literal(false), error: errorBody });
 const okEnvelope = z.object({ success: z.literal(true), data: z.unknown() });
+
+/** Request Timeout and Too Early: statuses of a call the server did not process (RFC 9110 15.5.9, RFC 8470 5.2). */
+const CALL_STATUSES = new Set([408, 425]);
 
 /** Auth failures are about the box's keys, not about the item: the call is retried once they are fixed. */
 export const AUTH_CODES = new Set(['MISSING_API_KEY', 'INVALID_API_KEY', 'PERMISSION_DENIED', 'AUTH_ERROR']);
@@ -176,7 +189,12 @@ export function checkinResults(codes: readonly string[], body: unknown, status: 
     const error = failed.data.error;
     if (AUTH_CODES.has(error.code) || status === 401)
       throw new CloudUnavailableError('auth', `${error.code} (HTTP ${status})`, status);
-    // A refusal of the whole call is the answer for each of its codes (for one code it is the single-code answer).
+    // The spec answers several codes with 200 and a result each (4.1, rule 3): an error for the whole call is about
+    // the call (too large, timed out, malformed), not about its tickets, and settles none of them. It is sent again
+    // later, and after a few failures each code goes alone (push.ts, isolateAfter). For one code the error is that
+    // code's answer, unless its status says the call never got that far.
+    if (codes.length > 1 || CALL_STATUSES.has(status))
+      throw new CloudUnavailableError('call-refused', `${error.code} (HTTP ${status})`, status);
     return codes.map((code) => ({ code, ok: false, status, error, at: detailsAt(error) }));
   }
   const ok = okEnvelope.safeParse(body);

@@ -92,11 +92,16 @@ describe('envelopes (the list envelope is not shown in the spec)', () => {
         checkinResults(['Q1', 'Q2'], { success: false, error: { code: 'PERMISSION_DENIED', message: 'x' } }, 403),
       ),
     ).toBe('auth');
-    expect(
-      checkinResults(['Q1', 'Q2'], { success: false, error: { code: 'VALIDATION_ERROR', message: 'x' } }, 400).map(
-        (r) => r.error?.code,
-      ),
-    ).toEqual(['VALIDATION_ERROR', 'VALIDATION_ERROR']);
+    // Several codes are answered 200 with a result each: an error for the whole call settles none of them.
+    const refusal = (code: string) => ({ success: false, error: { code, message: 'x' } });
+    expect(await kindOfSync(() => checkinResults(['Q1', 'Q2'], refusal('VALIDATION_ERROR'), 400))).toBe('call-refused');
+    expect(await kindOfSync(() => checkinResults(['Q1', 'Q2'], refusal('TICKET_NOT_FOUND'), 404))).toBe('call-refused');
+    // One code: the error is its answer, unless the status says the call was never processed.
+    expect(checkinResults(['Q1'], refusal('VALIDATION_ERROR'), 400).map((r) => r.error?.code)).toEqual([
+      'VALIDATION_ERROR',
+    ]);
+    expect(await kindOfSync(() => checkinResults(['Q1'], refusal('INTERNAL_ERROR'), 408))).toBe('call-refused');
+    expect(await kindOfSync(() => checkinResults(['Q1'], refusal('INTERNAL_ERROR'), 425))).toBe('call-refused');
   });
 });
 

@@ -224,6 +224,21 @@ describe('push: box → cloud', () => {
     expect(alone.length).toBeGreaterThanOrEqual(1);
   });
 
+  it('a whole call refused (a timeout or an error for the batch as a whole) settles none of its check-ins: they reach the cloud later', async () => {
+    cloud.proxy.inject({ fault: { kind: 'status', status: 408 }, match: { method: 'POST' }, times: 1 });
+    cloud.proxy.inject({ fault: { kind: 'status', status: 400 }, match: { method: 'POST' }, times: 1 });
+    for (const qr of ['A-1', 'B-1', 'A-2']) await gate.checkin(gate.keys.checkin, qr);
+    await expect(gate.worker.pushNow()).rejects.toThrow(/chamada recusada pela nuvem/);
+    expect(gate.outbox().map((r) => r.status)).toEqual(['pendente', 'pendente', 'pendente']);
+    for (let i = 0; i < 40 && cloud.appliedCounts().size < 3; i++) {
+      await gate.worker.pushNow().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect([...cloud.appliedCounts().keys()].sort()).toEqual(['checkin:A-1', 'checkin:A-2', 'checkin:B-1']);
+    expect(Object.values(results())).toEqual(['aceito', 'aceito', 'aceito']);
+    expect(cloud.proxy.requests.filter((r) => r.fault === 'status')).toHaveLength(2);
+  });
+
   it('a reversal still waiting for the cloud is not undone by the cloud’s check-in summary on the next refresh', async () => {
     cloud.addOrders([makeOrder({ numero: '20261121-0009', prefix: 'S', people: 1 })]);
     await gate.worker.pullNow();
