@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { removeGently, syncDirectory, vacuumIntoDurably } from './durable-copy.js';
+import { fsyncPath, removeGently, vacuumIntoDurably } from './durable-copy.js';
 
 // Online backups: `VACUUM INTO` copies the database as one read transaction sees it, a consistent
 // snapshot while check-ins go on in the box (WAL readers do not block writers). SQLite's backup API
@@ -56,7 +56,7 @@ export async function backupDatabase(
   }
   const checkMs = performance.now() - copied;
   fs.renameSync(partial, file);
-  syncDirectory(dir);
+  fsyncPath(dir);
   const backups = fs
     .readdirSync(dir)
     .filter((f) => NAME.test(f))
@@ -134,6 +134,6 @@ export function restoreDatabase(copy: string, target: string, now: Date): { kept
   }
   for (const suffix of ['-wal', '-shm']) fs.rmSync(`${target}${suffix}`, { force: true });
   fs.renameSync(copy, target);
-  syncDirectory(path.dirname(target));
+  fsyncPath(path.dirname(target));
   return { keptAs };
 }

@@ -75,9 +75,9 @@ export async function vacuumIntoDurably(source: string, dest: string, opts: { re
   }
 }
 
-/** Makes a rename or a new file in `dir` survive a power cut (the directory's entry is on disk). */
-export function syncDirectory(dir: string): void {
-  const fd = fs.openSync(dir, 'r');
+/** Flushes a file or a directory entry (a new name, a rename) to the disk. */
+export function fsyncPath(target: string): void {
+  const fd = fs.openSync(target, 'r');
   try {
     fs.fsyncSync(fd);
   } finally {

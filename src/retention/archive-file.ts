@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { fsyncPath } from '../db/durable-copy.js';
 import type { Sqlite } from '../db/open.js';
 
 // The archive file of `gate archive` (docs/operations.md, "Retention"): a plain SQLite file, attached
@@ -71,16 +72,6 @@ function mirrorTable(sqlite: Sqlite, table: string): void {
   const have = new Set(archived.map((c) => c.name));
   for (const c of live)
     if (!have.has(c.name)) sqlite.exec(`ALTER TABLE arc.${quote(table)} ADD COLUMN ${quote(c.name)} ${c.type}`);
-}
-
-/** Flushes a file or a directory entry to the disk. */
-export function fsyncPath(target: string): void {
-  const fd = fs.openSync(target, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 export interface AttachedArchive {

@@ -3,13 +3,13 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import type { Clock } from '../clock.js';
+import { fsyncPath } from '../db/durable-copy.js';
 import type { Sqlite } from '../db/open.js';
 import {
   attachArchive,
   columnList,
   copyLookups,
   FAMILIES,
-  fsyncPath,
   quote,
   type AttachedArchive,
   type Family,
