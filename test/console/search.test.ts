@@ -2,10 +2,10 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { Migrator } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PENDING_BATCH } from '../../migrations/0008_search.js';
 import { migrations } from '../../migrations/index.js';
 import { classifyQuery, searchOrders } from '../../src/console/search.repo.js';
 import { migrateToLatest, openDatabase } from '../../src/db/open.js';
+import { catchUpSearchIndex, MOVE_CHUNK, MOVE_DOCS, searchIndexUpkeep } from '../../src/db/search-index.js';
 import { upsertOrder } from '../../src/orders/orders.repo.js';
 import { pedidoSchema, type PedidoInput } from '../../src/orders/order.schemas.js';
 import { ensureTenant } from '../../src/tenants/tenants.repo.js';
@@ -29,13 +29,10 @@ function order(
   return Object.assign(o, extra);
 }
 
-/** Moves every pending document into the FTS5 tables, as the PENDING_BATCH-th one does. */
-function moveAll(s: TestBox['db']['sqlite']) {
-  const waiting = s.prepare('select count(*) from search_pending').pluck().get() as number;
-  const pend = s.prepare('insert into search_pending (doc) values (?)');
-  // Ids of no row: nothing to index.
-  for (let i = 0; i < PENDING_BATCH - waiting; i++) pend.run(BigInt(2 ** 39 - 1 - i) * 2n);
-  expect(s.prepare('select count(*) from search_pending').pluck().get()).toBe(0);
+/** Moves every pending document into the FTS5 tables, as the box's upkeep does a piece at a time. */
+function moveAll(db: TestBox['db']) {
+  catchUpSearchIndex(db);
+  expect(db.sqlite.prepare('select count(*) from search_pending').pluck().get()).toBe(0);
 }
 
 let box: TestBox;
@@ -43,7 +40,8 @@ const search = (q: string, tenant = box.tenantId) => searchOrders(box.db, tenant
 const numbers = (q: string, tenant?: number) => search(q, tenant).map((h) => h.numero_pedido);
 
 beforeEach(async () => {
-  box = await createTestBox();
+  // The box's upkeep of the index never comes round during a test here: the test moves the documents itself.
+  box = await createTestBox({ searchIdleMs: 2 ** 31 - 1 });
   box.importOrders([
     order(
       '20261120-0001',
@@ -80,7 +78,7 @@ afterEach(async () => {
 // into the FTS5 tables (matched by FTS5).
 describe.each(['pending', 'moved'] as const)('searchOrders, documents %s', (state) => {
   beforeEach(() => {
-    if (state === 'moved') moveAll(box.db.sqlite);
+    if (state === 'moved') moveAll(box.db);
   });
 
   it('ignores accents and case, both in the query and in the stored name', () => {
@@ -286,7 +284,7 @@ describe.each(['pending', 'moved'] as const)('searchOrders, documents %s', (stat
 });
 
 describe('the pending documents', () => {
-  it('move to the FTS5 tables by PENDING_BATCH; both places are searched and kept right on re-import', () => {
+  it('move to the FTS5 tables a piece at a time; both places are searched and kept right on re-import', () => {
     const s = box.db.sqlite;
     const many = (n: number, surname: string) =>
       order(
@@ -294,13 +292,16 @@ describe('the pending documents', () => {
         { nome: 'Rosa', sobrenome: surname, email: `rosa${n}@${surname}.com` },
         [{ Nome: `Filho ${n} Lima` }],
       );
-    const total = PENDING_BATCH / 2 + 20; // 2 documents each, + the 5 of beforeEach: one move, some left waiting
+    const total = MOVE_DOCS / 2 + 20; // 2 documents each, + the 5 of beforeEach: one piece moves some, some wait
     const last = total - 1;
     const numero = (n: number) => `20261122-${String(n).padStart(4, '0')}`;
     box.importOrders(Array.from({ length: total }, (_, n) => many(n, 'Lima')));
+    const piece = s.transaction(searchIndexUpkeep(box.db).move)();
+    expect(piece).toBeGreaterThanOrEqual(MOVE_CHUNK); // the lowest ids first: orders 0 to 3 among them
+    expect(piece).toBeLessThanOrEqual(MOVE_DOCS);
     const moved = s.prepare('select count(*) from search_names_docsize').pluck().get() as number;
     const waiting = s.prepare('select count(*) from search_pending').pluck().get() as number;
-    expect([moved, waiting]).toEqual([PENDING_BATCH, 5 + 2 * total - PENDING_BATCH]);
+    expect([moved, waiting]).toEqual([piece, 5 + 2 * total - piece]);
     expect(numbers('rosa lima')).toHaveLength(20);
     expect(numbers('filho 3')).toEqual(['20261122-0003']); // moved
     expect(numbers(`filho ${last}`)).toEqual([numero(last)]); // waiting

@@ -27,6 +27,8 @@ export interface TestBoxOptions {
   timeZone?: string;
   /** How often a console stream is pinged and its session re-checked (the box's default: 15 s). */
   consolePingMs?: number;
+  /** How often the search index's upkeep looks for pending documents (the box's default: 50 ms). */
+  searchIdleMs?: number;
   /** Gate lanes on the box's check-in service (tenant `parque`), as the box starts them from GATE_CONFIG. */
   lanes?: GateSpec;
   /** A box of a site (GATE_SITE_*): its hub and its name there. */
@@ -95,6 +97,7 @@ export async function createTestBox(opts: TestBoxOptions = {}) {
     tenant: 'parque',
     lanes: opts.lanes,
     consolePingMs: opts.consolePingMs,
+    searchIdleMs: opts.searchIdleMs,
     siteLink: opts.siteLink,
     cloud: opts.cloud,
     syncSchedules: opts.cloud ? false : undefined,
