@@ -1,4 +1,5 @@
 import type { Log } from '../lib/log.js';
+import { mergeWaiting } from './fts5-structure.js';
 import type { Db } from './open.js';
 
 // The search index's upkeep (docs/console.md, "Search"). Triggers on orders and people add each stored or changed
@@ -26,6 +27,8 @@ export interface SearchIndexUpkeep {
   merge(): boolean;
   /** Whether any document waits. */
   pending(): boolean;
+  /** Whether merge() would find work: read from FTS5's structure records, no write. */
+  mergeable(): boolean;
 }
 
 /** The statements of the upkeep on `db`'s connection; each call is one unit of work for a caller's transaction. */
@@ -43,9 +46,11 @@ export function searchIndexUpkeep(db: Db): SearchIndexUpkeep {
   const done = sqlite.prepare('DELETE FROM search_pending WHERE doc <= ?');
   const any = sqlite.prepare('SELECT EXISTS (SELECT 1 FROM search_pending)').pluck();
   const changes = sqlite.prepare('SELECT total_changes()').pluck();
-  const merges = ['search_names', 'search_keys'].map((t) =>
-    sqlite.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('merge', ${MERGE_PAGES})`),
-  );
+  const tables = ['search_names', 'search_keys'].map((t) => ({
+    merge: sqlite.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('merge', ${MERGE_PAGES})`),
+    structure: sqlite.prepare(`SELECT block FROM ${t}_data WHERE id = 10`).pluck(),
+  }));
+  const waiting = (t: (typeof tables)[number]) => mergeWaiting(t.structure.get() as Buffer);
   return {
     move() {
       const started = performance.now();
@@ -61,14 +66,15 @@ export function searchIndexUpkeep(db: Db): SearchIndexUpkeep {
     },
     merge() {
       let worked = false;
-      for (const m of merges) {
+      for (const t of tables.filter(waiting)) {
         const before = changes.get() as number;
-        m.run();
+        t.merge.run();
         // SQLite's documented test: a 'merge' that merged something changed two rows or more.
         if ((changes.get() as number) - before >= 2) worked = true;
       }
       return worked;
     },
+    mergeable: () => tables.some(waiting),
     pending: () => any.get() === 1,
   };
 }
@@ -88,9 +94,9 @@ export function catchUpSearchIndex(db: Db): number {
   let moved = 0;
   for (let n = move(); n > 0; n = move()) {
     moved += n;
-    merge();
+    if (upkeep.mergeable()) merge();
   }
-  while (merge());
+  while (upkeep.mergeable() && merge());
   return moved;
 }
 
@@ -100,6 +106,7 @@ const MOVES_PER_MERGE = 4;
 /** How often the box looks for pending documents once none are left. */
 export const UPKEEP_IDLE_MS = 50;
 
+// Segments left by writers before the box started (an import, a restore) are merged too: the first look finds them.
 // Committed without an fsync of their own (write-queue.ts): a move or a merge lost to a power cut is simply done
 // again, the documents still pending; each piece is one transaction, so the index is never half moved.
 const PIECE = { background: true, durable: false };
@@ -127,30 +134,31 @@ export function startSearchUpkeep({
 }): SearchUpkeep {
   const upkeep = searchIndexUpkeep(db);
   let stopped = false;
-  // Segments left by writers before this start (a migration, an import): merged too.
-  let merging = true;
   let timer: NodeJS.Timeout | undefined;
   let round: Promise<void> = Promise.resolve();
   let waiters: (() => void)[] = [];
 
   let movesSinceMerge = 0;
+  // A merge step that found nothing to do although the structure said so (never seen): no more until the next move.
+  let mergeDry = false;
+  const mergeNow = () => !mergeDry && upkeep.mergeable();
   const work = async () => {
     for (;;) {
       if (stopped) return;
       const moved = upkeep.pending() ? await db.writes.run(() => upkeep.move(), PIECE) : 0;
-      if (moved > 0) merging = true;
+      if (moved > 0) mergeDry = false;
       // Behind an ingest, moves come first (every search reads what waits), but a merge still comes every few moves:
       // left alone, FTS5 would merge a whole level inside a move once it holds crisismerge segments.
       const behind = moved > 0 && upkeep.pending() && movesSinceMerge < MOVES_PER_MERGE;
-      if (merging && !stopped && !behind) {
-        merging = await db.writes.run(() => upkeep.merge(), PIECE);
+      if (!stopped && !behind && mergeNow()) {
+        mergeDry = !(await db.writes.run(() => upkeep.merge(), PIECE));
         movesSinceMerge = 0;
       } else if (moved > 0) movesSinceMerge++;
-      if (moved === 0 && !merging) return;
+      if (moved === 0 && !mergeNow()) return;
     }
   };
   const settledNow = () => {
-    if (!merging && !upkeep.pending()) for (const w of waiters.splice(0)) w();
+    if (!mergeNow() && !upkeep.pending()) for (const w of waiters.splice(0)) w();
   };
   const tick = () => {
     timer = undefined;

@@ -83,7 +83,7 @@ describe('the box keeps the index', () => {
     expectFound(db, tenantId, sample);
   });
 
-  it('moves MOVE_DOCS documents at most per piece of the write queue, scans taking turns', async () => {
+  it('moves MOVE_DOCS documents at most per piece of the write queue, scans taking turns, then stops', async () => {
     const dir = tempDir('gate-search-upkeep-');
     const db = openDatabase(path.join(dir, 'gate.db'));
     try {
@@ -102,9 +102,11 @@ describe('the box keeps the index', () => {
       const start = pendingCount(db); // the upkeep's first look is 50 ms after the console started
       expect(start).toBeGreaterThan(10 * MOVE_DOCS);
       const left: number[] = [];
+      let lastPiece = performance.now();
       const previous = db.writes.observe({
         committed(priority, units, ms) {
           if (priority === 'background') left.push(pendingCount(db));
+          if (priority === 'background') lastPiece = performance.now();
           previous?.committed(priority, units, ms);
         },
         synced: (priority, ms) => previous?.synced(priority, ms),
@@ -122,6 +124,8 @@ describe('the box keeps the index', () => {
         1,
       );
       await Promise.all(scans);
+      // Then the merges; once they are done an idle box writes nothing (six looks of the upkeep without a piece).
+      await eventually('the upkeep went quiet', () => performance.now() - lastPiece > 300, 20_000);
       db.writes.observe(previous);
       await running.close();
 

@@ -4,6 +4,7 @@ import { createApiKey } from '../../src/auth/api-keys.js';
 import { createBox, type BoxParts } from '../../src/box.js';
 import { createFixedClock, type Clock } from '../../src/clock.js';
 import { migrateToLatest, openDatabase, type Db } from '../../src/db/open.js';
+import { catchUpSearchIndex } from '../../src/db/search-index.js';
 import type { GateSpec } from '../../src/gate/gate.start.js';
 import type { HandheldSpec } from '../../src/handheld/handheld.start.js';
 import type { SiteConfig } from '../../src/site-config.js';
@@ -125,9 +126,17 @@ export async function createTestBox(opts: TestBoxOptions = {}) {
     ),
   };
 
-  /** Loads orders as `gate import` would (same schema, same upsert). */
-  const importOrders = (pedidos: PedidoInput[], tenant = tenantId) =>
-    sqlite.transaction(() => pedidos.map((p) => upsertOrder(db, tenant, pedidoSchema.parse(p), clock.nowIso())))();
+  /**
+   * Loads orders as `gate import` would (same schema, same upsert, then the search index caught up: the box's upkeep
+   * has nothing left to write in the middle of a test that counts commits).
+   */
+  const importOrders = (pedidos: PedidoInput[], tenant = tenantId) => {
+    const stored = sqlite.transaction(() =>
+      pedidos.map((p) => upsertOrder(db, tenant, pedidoSchema.parse(p), clock.nowIso())),
+    )();
+    catchUpSearchIndex(db);
+    return stored;
+  };
 
   return {
     dir,
