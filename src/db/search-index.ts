@@ -6,8 +6,8 @@ import type { Db } from './open.js';
 // document to search_pending (migration 0008); the search reads pending documents through the views of 0008, so a
 // document is found from its commit on. Moving them into the FTS5 tables and merging FTS5's segments is done here, in
 // bounded pieces of their own. Until migration 0017 the 128th pending document's trigger moved them inside the write
-// that stored it, and FTS5 merged segments there: whole levels of search_keys at once (crisismerge), 10–27 ms of one
-// statement on a core with 400,000 people, 65–69 ms of a sync piece in bench:heavy (docs/performance.md, 25 (2b)).
+// that stored it, and FTS5 merged segments there: whole levels of search_keys at once (crisismerge), up to 25 ms of CPU
+// in one statement with 400,000 people, 65–69 ms of a sync piece in bench:heavy (docs/performance.md, 25 (2b)).
 
 /**
  * A piece moves pending documents MOVE_CHUNK at a time (7–10 µs each) until it has moved MOVE_DOCS or taken MOVE_MS,
@@ -111,7 +111,6 @@ export const UPKEEP_IDLE_MS = 50;
  */
 const UPKEEP_BUSY_MS = 5;
 
-// Segments left by writers before the box started (an import, a restore) are merged too: the first look finds them.
 // Committed without an fsync of their own (write-queue.ts): a move or a merge lost to a power cut is simply done
 // again, the documents still pending; each piece is one transaction, so the index is never half moved.
 const PIECE = { background: true, durable: false };
@@ -126,7 +125,9 @@ export interface SearchUpkeep {
 /**
  * The box's upkeep of the search index: every UPKEEP_IDLE_MS it looks for pending documents (any writer's: the sync,
  * `gate import` in another process, the console) and, while there are any, moves them a piece at a time through the
- * write queue's background turn, each move followed by one merge step while FTS5 has segments to merge.
+ * write queue's background turn, each move followed by one merge step while FTS5 has segments to merge (while more
+ * documents keep coming, one every MOVES_PER_MERGE moves). Segments left by writers before the box started are merged
+ * too: the first look finds them.
  */
 export function startSearchUpkeep({
   db,
