@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { createApiKey } from '../src/auth/api-keys.js';
 import type { Clock } from '../src/clock.js';
 import { migrateToLatest, openDatabase } from '../src/db/open.js';
+import { catchUpSearchIndex } from '../src/db/search-index.js';
 import { cleanDados, personName } from '../src/orders/orders.repo.js';
 import { pedidoSchema } from '../src/orders/order.schemas.js';
 import { ensureTenant } from '../src/tenants/tenants.repo.js';
@@ -106,6 +107,8 @@ export async function fillDatabase(file: string, clock: Clock, orders: number): 
   });
   const CHUNK = 25_000;
   for (let from = 0; from < orders; from += CHUNK) fillChunk(from, Math.min(orders, from + CHUNK));
+  // As `gate import` leaves it: every document moved into the search index, its segments merged.
+  catchUpSearchIndex(db);
 
   sqlite.pragma('wal_checkpoint(TRUNCATE)');
   db.close();

@@ -70,6 +70,8 @@ export interface BoxParts {
   consoleIdleMinutes?: number | undefined;
   /** How often a console's live stream is pinged and its session re-checked (default 15 s). */
   consolePingMs?: number | undefined;
+  /** How often the search index's upkeep looks for pending documents once none are left (default 50 ms). */
+  searchIdleMs?: number | undefined;
   /** Type=notify (systemd/gate.service): migrating, READY with the watchdog, STOPPING. */
   systemd?: SystemdLink | undefined;
   /** A fresh box with no park configured starts as the demo park; its banner (keys) goes here, never the logger. */
@@ -244,7 +246,8 @@ async function startParts(parts: BoxParts, db: Db, tenantId: number | undefined,
     'estado',
     startStatus({ ...base, ...core, ...parted, scans, grants, handhelds: !!parts.handheld }),
   );
-  const consoleOptions = { idleMinutes: parts.consoleIdleMinutes, pingMs: parts.consolePingMs };
+  const { consoleIdleMinutes: idleMinutes, consolePingMs: pingMs, searchIdleMs } = parts;
+  const consoleOptions = { idleMinutes, pingMs, searchIdleMs };
   const staff = use(
     'console',
     startConsole({ ...base, checkin: checkin.service, status: status.status, scans, log, ...consoleOptions }),

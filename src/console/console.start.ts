@@ -2,6 +2,7 @@ import type { BoxRoutes } from '../app.js';
 import type { CheckinService, ScanNotice } from '../checkin/checkin.service.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
+import { startSearchUpkeep } from '../db/search-index.js';
 import type { Listeners } from '../lib/listeners.js';
 import type { Log } from '../lib/log.js';
 import type { OperationDocs } from '../http/openapi.js';
@@ -22,8 +23,11 @@ export interface ConsolePart {
   routes: BoxRoutes;
   /** What /docs shows of the console's routes (their schemas carry none). */
   docs: Record<string, OperationDocs>;
-  /** Stops the monitor that samples lanes, alarms, the sync and the site for connected consoles. */
-  close(): void;
+  /**
+   * Stops the monitor that samples lanes, alarms, the sync and the site for connected consoles, and the search index's
+   * upkeep.
+   */
+  close(): Promise<void>;
   /** The sessions' hooks, for the screens of parts started after the console (handhelds). */
   guard: ConsoleGuard;
 }
@@ -41,6 +45,7 @@ export function startConsole({
   log,
   idleMinutes = 720,
   pingMs,
+  searchIdleMs,
 }: {
   db: Db;
   clock: Clock;
@@ -53,6 +58,8 @@ export function startConsole({
   idleMinutes?: number | undefined;
   /** How often a console's live stream is pinged and its session re-checked (default 15 s). */
   pingMs?: number | undefined;
+  /** How often the search index's upkeep looks for pending documents once none are left (src/db/search-index.ts). */
+  searchIdleMs?: number | undefined;
 }): ConsolePart {
   const feed = createFeed();
   const view = createConsoleView({ db, clock });
@@ -70,6 +77,8 @@ export function startConsole({
     ],
     onError: (err) => log?.warn({ err }, 'console monitor: a sample failed; skipped until one works'),
   });
+  // The search's documents moved into its index and merged, a small piece at a time, whoever stored them.
+  const searchUpkeep = startSearchUpkeep({ db, log, idleMs: searchIdleMs });
   return {
     routes: {
       local: [
@@ -81,7 +90,10 @@ export function startConsole({
       ],
     },
     docs: { ...consoleDocs, ...siteConsoleDocs },
-    close: () => monitor.stop(),
+    close: async () => {
+      monitor.stop();
+      await searchUpkeep.close();
+    },
     guard,
   };
 }

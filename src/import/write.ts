@@ -1,5 +1,6 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Db } from '../db/open.js';
+import { catchUpSearchIndex } from '../db/search-index.js';
 import { describeIssues, formatPath } from '../lib/zod-issues.js';
 import { handlers, type WriteOutcome } from './kinds.js';
 import type { Progress } from './progress.js';
@@ -140,5 +141,8 @@ function committer({ db, tenantId, nowIso }: WriteContext, counts: WriteCounts) 
   return (batch: Pending[]) => {
     // Counted only once the transaction committed.
     for (const o of tx.immediate(batch)) tally(counts, o.kind, o.out);
+    // The batch's documents into the console's search index, in short transactions of their own: the box may be
+    // stopped, and would otherwise find them all pending at its start (src/db/search-index.ts).
+    catchUpSearchIndex(db);
   };
 }

@@ -4,6 +4,7 @@ import { createApiKey } from '../../src/auth/api-keys.js';
 import { createBox, type BoxParts } from '../../src/box.js';
 import { createFixedClock, type Clock } from '../../src/clock.js';
 import { migrateToLatest, openDatabase, type Db } from '../../src/db/open.js';
+import { catchUpSearchIndex } from '../../src/db/search-index.js';
 import type { GateSpec } from '../../src/gate/gate.start.js';
 import type { HandheldSpec } from '../../src/handheld/handheld.start.js';
 import type { SiteConfig } from '../../src/site-config.js';
@@ -27,6 +28,8 @@ export interface TestBoxOptions {
   timeZone?: string;
   /** How often a console stream is pinged and its session re-checked (the box's default: 15 s). */
   consolePingMs?: number;
+  /** How often the search index's upkeep looks for pending documents (the box's default: 50 ms). */
+  searchIdleMs?: number;
   /** Gate lanes on the box's check-in service (tenant `parque`), as the box starts them from GATE_CONFIG. */
   lanes?: GateSpec;
   /** A box of a site (GATE_SITE_*): its hub and its name there. */
@@ -95,6 +98,7 @@ export async function createTestBox(opts: TestBoxOptions = {}) {
     tenant: 'parque',
     lanes: opts.lanes,
     consolePingMs: opts.consolePingMs,
+    searchIdleMs: opts.searchIdleMs,
     siteLink: opts.siteLink,
     cloud: opts.cloud,
     syncSchedules: opts.cloud ? false : undefined,
@@ -122,9 +126,17 @@ export async function createTestBox(opts: TestBoxOptions = {}) {
     ),
   };
 
-  /** Loads orders as `gate import` would (same schema, same upsert). */
-  const importOrders = (pedidos: PedidoInput[], tenant = tenantId) =>
-    sqlite.transaction(() => pedidos.map((p) => upsertOrder(db, tenant, pedidoSchema.parse(p), clock.nowIso())))();
+  /**
+   * Loads orders as `gate import` would (same schema, same upsert, then the search index caught up: the box's upkeep
+   * has nothing left to write in the middle of a test that counts commits).
+   */
+  const importOrders = (pedidos: PedidoInput[], tenant = tenantId) => {
+    const stored = sqlite.transaction(() =>
+      pedidos.map((p) => upsertOrder(db, tenant, pedidoSchema.parse(p), clock.nowIso())),
+    )();
+    catchUpSearchIndex(db);
+    return stored;
+  };
 
   return {
     dir,
