@@ -1,20 +1,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
-import pino from 'pino';
 import { createClock } from '../src/clock.js';
 import { searchOrders } from '../src/console/search.repo.js';
 import { openDatabase, type Db } from '../src/db/open.js';
 import { startSearchUpkeep } from '../src/db/search-index.js';
-import type { CloudClient, VoucherPage } from '../src/sync/cloud-client.js';
-import { checkedPage } from '../src/sync/page-splitter.js';
-import { createOrderPuller, DEFAULT_PULL } from '../src/sync/pull.js';
-import { createSyncState } from '../src/sync/state.js';
 import { ensureTenant } from '../src/tenants/tenants.repo.js';
-import { makeOrder } from '../test/support/fixtures.js';
 import { fillDatabase } from './fill.js';
+import { memoryPuller } from './memory-puller.js';
 import { out, summarise } from './report.js';
 
 // `npm run build && node dist/bench/search-ingest.bench.js` (issue 25 (2b)): which statements of a sync ingest hold
@@ -26,22 +20,6 @@ import { out, summarise } from './report.js';
 
 const FILL = Number(process.env.BENCH_FILL ?? 50_000);
 const INGEST = Number(process.env.BENCH_INGEST ?? 100_000);
-const PAGE = 1000;
-
-function pagesOf(n: number): VoucherPage[] {
-  const pages: VoucherPage[] = [];
-  for (let p = 0; p * PAGE < n; p++) {
-    const list = Array.from({ length: Math.min(PAGE, n - p * PAGE) }, (_, j) => {
-      const i = p * PAGE + j;
-      const numero = `${20270101 + Math.floor(i / 10_000)}-${String(i % 10_000).padStart(4, '0')}`;
-      return makeOrder({ numero, prefix: `B${i}`, people: 2, dataUso: '2026-12-25' });
-    });
-    const body = Buffer.from(JSON.stringify({ success: true, data: { pedidos: list } }));
-    const checked = checkedPage(list);
-    pages.push({ ...checked, refs: checked.refs.map(String), received: list.length, body, packed: gzipSync(body) });
-  }
-  return pages;
-}
 
 /** Every statement run on any connection, timed by CPU: per SQL text (its first 60 characters), the runs over 3 ms. */
 function timeStatements() {
@@ -95,12 +73,7 @@ async function main() {
     const tenantId = ensureTenant(db, 'parque', clock.nowIso());
     const slow = timeStatements();
     const watch = ingestWatch(db, tenantId);
-    const pages = pagesOf(INGEST);
-    const empty = { ...checkedPage([]), refs: [], received: 0, body: Buffer.alloc(0), packed: null };
-    const client = { listVouchers: () => Promise.resolve(pages.shift() ?? empty) } as unknown as CloudClient;
-    const state = createSyncState(db, tenantId, clock);
-    const log = pino({ level: 'silent' });
-    const puller = createOrderPuller({ db, clock, log, client, tenantId, state, tuning: DEFAULT_PULL });
+    const puller = memoryPuller(db, tenantId, clock, INGEST, 20270101);
     const upkeep = startSearchUpkeep({ db });
     const started = performance.now();
     const stored = await puller.incremental(new AbortController().signal);

@@ -2,17 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { gzipSync } from 'node:zlib';
-import pino from 'pino';
 import { createClock } from '../src/clock.js';
 import { migrateToLatest, openDatabase } from '../src/db/open.js';
 import { startSearchUpkeep } from '../src/db/search-index.js';
-import type { CloudClient, VoucherPage } from '../src/sync/cloud-client.js';
-import { checkedPage } from '../src/sync/page-splitter.js';
-import { createOrderPuller, DEFAULT_PULL } from '../src/sync/pull.js';
-import { createSyncState } from '../src/sync/state.js';
 import { ensureTenant } from '../src/tenants/tenants.repo.js';
-import { makeOrder } from '../test/support/fixtures.js';
+import { memoryPuller } from './memory-puller.js';
 import { out, summarise } from './report.js';
 
 // `npm run build && node dist/bench/sync-store.bench.js`: the ingest's storing alone, without the cloud, HTTP or the
@@ -22,22 +16,6 @@ import { out, summarise } from './report.js';
 // ingest rate can be the fake cloud's; this one is the box's. A measurement: it always exits 0 unless it broke.
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 20_000);
-const PAGE = 1000;
-
-function pagesOf(n: number): VoucherPage[] {
-  const pages: VoucherPage[] = [];
-  for (let p = 0; p * PAGE < n; p++) {
-    const list = Array.from({ length: Math.min(PAGE, n - p * PAGE) }, (_, j) => {
-      const i = p * PAGE + j;
-      const numero = `${20260101 + Math.floor(i / 10_000)}-${String(i % 10_000).padStart(4, '0')}`;
-      return makeOrder({ numero, prefix: `B${i}`, people: 2, dataUso: '2026-12-25' });
-    });
-    const body = Buffer.from(JSON.stringify({ success: true, data: { pedidos: list } }));
-    const checked = checkedPage(list);
-    pages.push({ ...checked, refs: checked.refs.map(String), received: list.length, body, packed: gzipSync(body) });
-  }
-  return pages;
-}
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-sync-store-'));
@@ -47,12 +25,7 @@ async function main() {
     await migrateToLatest(db);
     const tenantId = ensureTenant(db, 'parque', clock.nowIso());
     db.sqlite.exec('CREATE TABLE scans (at TEXT)');
-    const pages = pagesOf(ORDERS);
-    const empty = { ...checkedPage([]), refs: [], received: 0, body: Buffer.alloc(0), packed: null };
-    const client = { listVouchers: () => Promise.resolve(pages.shift() ?? empty) } as unknown as CloudClient;
-    const log = pino({ level: 'silent' });
-    const state = createSyncState(db, tenantId, clock);
-    const puller = createOrderPuller({ db, clock, log, client, tenantId, state, tuning: DEFAULT_PULL });
+    const puller = memoryPuller(db, tenantId, clock, ORDERS);
 
     const scan = db.sqlite.prepare('INSERT INTO scans (at) VALUES (?)');
     const scans: number[] = [];

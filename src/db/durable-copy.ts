@@ -1,8 +1,7 @@
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
+import { sqliteDriverUrl } from './sqlite.js';
 
 // VACUUM INTO writes its copy through the page cache and flushes it once, at its end (its output takes
 // the source connection's `synchronous`: sqlite's vacuum.c, "For a VACUUM INTO, the pager-flags are set
@@ -32,7 +31,7 @@ Promise.all([import('node:worker_threads'), import(DRIVER)]).then(([{ parentPort
 
 /** `VACUUM INTO dest` of the database at `source`, flushed to disk as it is written and at its end. */
 export async function vacuumIntoDurably(source: string, dest: string, opts: { readonly: boolean }): Promise<void> {
-  const driver = pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href;
+  const driver = sqliteDriverUrl();
   const worker = new Worker(COPIER.replace('DRIVER', JSON.stringify(driver)), {
     eval: true,
     workerData: { source, dest, readonly: opts.readonly },

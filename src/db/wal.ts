@@ -1,8 +1,6 @@
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { Sqlite } from './sqlite.js';
+import { sqliteDriverUrl, type Sqlite } from './sqlite.js';
 
 // The WAL's housekeeping for the connection that takes the check-ins: checkpoints in a background
 // thread, and fsyncs of the WAL on libuv's thread pool (see the write queue's group commit).
@@ -59,7 +57,7 @@ export function checkpointInBackground(sqlite: Sqlite): () => void {
   const existing = checkpointers.get(sqlite);
   if (existing) return existing.notify;
   if (sqlite.memory || sqlite.readonly) return () => undefined;
-  const driver = pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href;
+  const driver = sqliteDriverUrl();
   // Set by the worker once its connection is closed: stop() waits for it, so that after Db.close()
   // returns nothing touches the database files any more.
   const closed = new Int32Array(new SharedArrayBuffer(4));
