@@ -1,4 +1,5 @@
 import { storageFailure } from '../db/storage.js';
+import type { WriteOptions } from '../db/write-queue.js';
 import type { CheckinRepo } from './checkin.repo.js';
 import type {
   CheckinCaller,
@@ -31,7 +32,7 @@ export const BATCH_PIECE_MS = 2;
 export interface Engine extends CheckinDeps {
   repo: CheckinRepo;
   /** The write queue; a database that cannot be written throws StorageUnavailableError, not a 500. */
-  write<T>(work: () => T, background?: boolean): Promise<T>;
+  write<T>(work: () => T, opts?: WriteOptions): Promise<T>;
   inSavepoint<T>(work: () => T): T;
   /** The site link, while one is attached (checkin.attachSite). */
   site: { current: SiteDecisions | undefined };
@@ -43,8 +44,8 @@ export const decide = <T>(e: Engine, work: () => T, trial?: () => unknown): Prom
 
 export function createEngine(deps: CheckinDeps, repo: CheckinRepo): Engine {
   const { db, storage } = deps;
-  const write = <T>(work: () => T, background = false): Promise<T> =>
-    db.writes.run(work, { background }).then(
+  const write = <T>(work: () => T, opts?: WriteOptions): Promise<T> =>
+    db.writes.run(work, opts).then(
       (value) => {
         storage?.recovered();
         return value;
@@ -164,7 +165,7 @@ async function runBatch<R extends CheckinResult | ReversalResult, V>(
   // A batch of more than one slice is bulk work (an ERP, a back office): single scans go first.
   const run = e.site.current
     ? (w: () => Item<R, V>[]) => decide(e, w)
-    : (w: () => Item<R, V>[]) => e.write(w, codes.length > BATCH_SLICE);
+    : (w: () => Item<R, V>[]) => e.write(w, { background: codes.length > BATCH_SLICE });
   const one = (f: Flow, code: string): Item<R, V> => {
     try {
       return e.inSavepoint(() => {

@@ -58,7 +58,8 @@ export interface CheckinService {
   attachSite(site: SiteDecisions): () => void;
   /**
    * Records movements decided elsewhere (fact.flows.ts) in one background write: `run` calls `apply` per fact and
-   * writes its own bookkeeping in the same transaction.
+   * writes its own bookkeeping in the same transaction. The write is durable with the next fsync, not one of its own
+   * (STORED_POSITION), so that bookkeeping must say how far it got. `background` false: a scan waits on it.
    */
   applyFacts<T>(
     tenantId: number,
@@ -83,6 +84,11 @@ export interface DoorFactTools {
 }
 
 const FACTS: CheckinCaller['source'] = 'site';
+// A background write of facts records how far it got in the same transaction (the stream's position, the parked rows
+// it settles), so it needs no fsync of its own, as a sync page's pieces (sync/pull.ts): a power cut loses those facts
+// and their position together, the hub still has them, and a scan decided on them commits after them, its fsync making
+// both durable. One fsync per piece of a catch-up kept the disk busy when the scans' own fsyncs came.
+const STORED_POSITION = { background: true, durable: false };
 
 /** The one rule set for every door: HTTP routes, serial lanes and the console all call this. */
 export function createCheckinService(deps: CheckinDeps): CheckinService {
@@ -109,10 +115,13 @@ export function createCheckinService(deps: CheckinDeps): CheckinService {
     },
     applyFacts(tenantId, run, background = true) {
       const caller = { tenantId, apiKeyId: null, keyName: null, source: FACTS };
-      return engine.write(() => {
-        const f = flowFor(engine, {}, caller);
-        return run((fact, changeState) => engine.inSavepoint(() => applyFact(f, fact, changeState)));
-      }, background);
+      return engine.write(
+        () => {
+          const f = flowFor(engine, {}, caller);
+          return run((fact, changeState) => engine.inSavepoint(() => applyFact(f, fact, changeState)));
+        },
+        background ? STORED_POSITION : undefined,
+      );
     },
     recordDoorFacts(tenantId, source, run) {
       const caller = { tenantId, apiKeyId: null, keyName: null, source };
@@ -124,7 +133,7 @@ export function createCheckinService(deps: CheckinDeps): CheckinService {
           item: engine.inSavepoint,
         });
       };
-      const write = <U>(w: () => U) => engine.write(w, true);
+      const write = <U>(w: () => U) => engine.write(w, { background: true });
       // No trial: nothing is claimed, the site's link marks these movements as decided without it.
       return engine.site.current ? engine.site.current.decide(work, write, () => undefined) : write(work);
     },
