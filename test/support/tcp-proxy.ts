@@ -72,7 +72,10 @@ export async function startTcpProxy(target: { host: string; port: number }) {
       client.resume();
       return;
     }
-    const upstream = net.connect({ host: target.host, port: target.port });
+    // A switch forwards each segment as it comes; Nagle's algorithm here would hold a claim's small
+    // answer behind unacknowledged bytes for the peer's delayed ACK (40 ms), which no real link adds.
+    client.setNoDelay(true);
+    const upstream = net.connect({ host: target.host, port: target.port, noDelay: true });
     link.upstream = upstream;
     upstream.on('error', () => undefined);
     forward(link, client, upstream);
