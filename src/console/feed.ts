@@ -2,7 +2,17 @@
 // status, alarms, the sync state and the site, per tenant. Supervisor-only kinds go to supervisors only (the
 // site's mode, `modo_site`, goes to everyone: it is the local-mode banner).
 
-export type FeedKind = 'leitura' | 'pistas' | 'alarme' | 'alarme_reconhecido' | 'sync' | 'site' | 'modo_site';
+export type FeedKind =
+  | 'pronto'
+  | 'leitura'
+  /** The orders of a write's scans that were not sent as a `leitura` (console/live.ts). */
+  | 'pedidos_lidos'
+  | 'pistas'
+  | 'alarme'
+  | 'alarme_reconhecido'
+  | 'sync'
+  | 'site'
+  | 'modo_site';
 export const SUPERVISOR_KINDS: ReadonlySet<FeedKind> = new Set([
   'pistas',
   'alarme',
@@ -14,7 +24,22 @@ export const SUPERVISOR_KINDS: ReadonlySet<FeedKind> = new Set([
 export interface FeedMessage {
   tenantId: number;
   kind: FeedKind;
-  data: unknown;
+  /** Read only when the message is sent. */
+  readonly data: unknown;
+  /** A scan's order number. */
+  pedido?: string | null;
+}
+
+const texts = new WeakMap<FeedMessage, string>();
+
+/** The message as a server-sent event, serialised once for all the consoles it goes to. */
+export function eventText(m: FeedMessage): string {
+  let text = texts.get(m);
+  if (text === undefined) {
+    text = `event: ${m.kind}\ndata: ${JSON.stringify(m.data)}\n\n`;
+    texts.set(m, text);
+  }
+  return text;
 }
 
 export type FeedListener = (message: FeedMessage) => void;

@@ -3,7 +3,7 @@ import type { ScanNotice } from '../checkin/checkin.service.js';
 import type { Clock } from '../clock.js';
 import type { ConsolePanels } from './console.panels.js';
 import type { ConsoleView } from './console.view.js';
-import { SUPERVISOR_KINDS, type Feed } from './feed.js';
+import { eventText, SUPERVISOR_KINDS, type Feed, type FeedMessage } from './feed.js';
 import { siteBanner } from './site.panel.js';
 import { cookieToken, type ConsoleGuard, type ConsoleSessions } from './sessions.js';
 
@@ -16,12 +16,48 @@ const SAMPLE_MS = 1_000;
 /** How long an event may wait for others to go out with it: unnoticed on a console, one write per rush. */
 const FLUSH_MS = 100;
 
-/** The check-in service's listener: each committed result as a `leitura` for its tenant's consoles. */
+/**
+ * The scans a console is sent per write: the gates view shows the newest 20 (web/gates/GatesView.tsx), so in a rush
+ * the older ones of the same 100 ms would be built, serialised and sent only to be dropped by every console.
+ */
+export const SHOWN_SCANS = 20;
+
+/**
+ * The check-in service's listener: each committed result as a `leitura` for its tenant's consoles, built only when a
+ * stream sends it (the newest SHOWN_SCANS of a write), once for all of them.
+ */
 export function scanPublisher(feed: Feed, view: ConsoleView, clock: Clock) {
   return (notice: ScanNotice) => {
     if (feed.listeners === 0) return;
-    feed.publish({ tenantId: notice.tenantId, kind: 'leitura', data: view.leitura(notice, clock.nowIso()) });
+    const at = clock.nowIso();
+    let leitura: unknown;
+    feed.publish({
+      tenantId: notice.tenantId,
+      kind: 'leitura',
+      get data() {
+        return (leitura ??= view.leitura(notice, at));
+      },
+      pedido: notice.result.ok ? notice.result.numeroPedido : null,
+    });
   };
+}
+
+/**
+ * One write's events as text: of its scans, the newest SHOWN_SCANS; the orders of the others in one `pedidos_lidos`
+ * (an order's screen reloads on a scan of its order, web/order/OrderView.tsx).
+ */
+function writeOf(messages: FeedMessage[]): string {
+  let leituras = messages.reduce((n, m) => (m.kind === 'leitura' ? n + 1 : n), 0);
+  const unsent = new Set<string>();
+  let text = '';
+  for (const m of messages) {
+    if (m.kind === 'leitura' && leituras-- > SHOWN_SCANS) {
+      if (m.pedido) unsent.add(m.pedido);
+      continue;
+    }
+    text += eventText(m);
+  }
+  return unsent.size === 0 ? text : text + eventText({ tenantId: 0, kind: 'pedidos_lidos', data: [...unsent] });
 }
 
 /** Samples what has no event of its own, per tenant with consoles connected. */
@@ -106,22 +142,19 @@ export const liveRoutes =
         });
         // Events go out together every FLUSH_MS: one write for all the scans of a rush, not one per scan (a console
         // open cost more CPU per check-in than the log line did; docs/performance.md, issue 25).
-        let pending = '';
+        let pending: FeedMessage[] = [];
         let flushing: NodeJS.Timeout | undefined;
         const flush = () => {
           flushing = undefined;
-          res.write(pending);
-          pending = '';
+          res.write(writeOf(pending));
+          pending = [];
         };
-        const send = (kind: string, data: unknown) => {
-          pending += `event: ${kind}\ndata: ${JSON.stringify(data)}\n\n`;
-          flushing ??= setTimeout(flush, FLUSH_MS);
-        };
-        res.write(`event: pronto\ndata: ${JSON.stringify({ operador: s.nome, papel: s.papel })}\n\n`);
+        res.write(eventText({ tenantId: s.tenantId, kind: 'pronto', data: { operador: s.nome, papel: s.papel } }));
         const unsubscribe = deps.feed.subscribe((m) => {
           if (m.tenantId !== s.tenantId) return;
           if (SUPERVISOR_KINDS.has(m.kind) && s.papel !== 'supervisor') return;
-          send(m.kind, m.data);
+          pending.push(m);
+          flushing ??= setTimeout(flush, FLUSH_MS);
         });
         // The ping also re-checks the session: a disabled operator's or an expired stream ends within PING_MS.
         const token = cookieToken(request);

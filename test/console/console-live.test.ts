@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { SHOWN_SCANS } from '../../src/console/live.js';
 import { createOperator } from '../../src/operators/operators.repo.js';
 import { createTestBox, type TestBox } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
@@ -114,26 +115,46 @@ it('every console sees a scan of another door at once; alarms reach supervisors 
   await Promise.all([attendant.ended(), supervisor.ended(), closing]);
 });
 
-it('a rush of scans reaches an open console in a few writes, every scan once and in order', async () => {
-  box.importOrders([makeOrder({ numero: '20261121-0002', prefix: 'RUSH', dataUso: '2026-11-21', people: 120 })]);
+const scanCodes = (events: { event: string; data: unknown }[]) =>
+  events.filter((e) => e.event === 'leitura').map((e) => (e.data as { codigo: string }).codigo);
+
+it('a steady flow of scans reaches an open console in a few writes, every scan once and in order', async () => {
+  box.importOrders([
+    makeOrder({ numero: '20261121-0002', prefix: 'FLOW', dataUso: '2026-11-21', people: SHOWN_SCANS }),
+  ]);
   const console = stream(await signIn('Rita', 'atendente'));
   await console.next('pronto');
   const before = console.chunks();
-  for (let i = 1; i <= 120; i++) {
+  for (let i = 1; i <= SHOWN_SCANS; i++) {
     const res = await fetch(`${url}/api/v1/api-qrcode-checkin`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': box.keys.checkin },
-      body: JSON.stringify({ qr_code: `RUSH-${i}`, terminal: 'catraca-3' }),
+      body: JSON.stringify({ qr_code: `FLOW-${i}`, terminal: 'catraca-3' }),
     });
     expect(res.status).toBe(200);
   }
-  const scans = () => console.events.filter((e) => e.event === 'leitura');
-  await console.until(() => scans().length >= 120, '120 leituras');
-  expect(scans().map((e) => (e.data as { codigo: string }).codigo)).toEqual(
-    Array.from({ length: 120 }, (_, i) => `RUSH-${i + 1}`),
+  await console.until(() => scanCodes(console.events).length >= SHOWN_SCANS, `${SHOWN_SCANS} leituras`);
+  expect(scanCodes(console.events)).toEqual(Array.from({ length: SHOWN_SCANS }, (_, i) => `FLOW-${i + 1}`));
+  expect(console.events.map((e) => e.event)).not.toContain('pedidos_lidos');
+  // One write per scan would be 20 chunks: the scans of each 100 ms go out together.
+  expect(console.chunks() - before).toBeLessThan(SHOWN_SCANS / 2);
+  console.close();
+});
+
+it('a rush in one commit: the console gets the newest scans it shows and the order of the others, in one write', async () => {
+  box.importOrders([makeOrder({ numero: '20261121-0003', prefix: 'RUSH', dataUso: '2026-11-21', people: 120 })]);
+  const console = stream(await signIn('Rita', 'atendente'));
+  await console.next('pronto');
+  const before = console.chunks();
+  const lane = { tenantId: box.tenantId, apiKeyId: null, keyName: 'catraca', source: 'lane' };
+  const replies = await Promise.all(
+    Array.from({ length: 120 }, (_, i) => box.checkin.checkIn({ code: `RUSH-${i + 1}`, terminal: 'catraca-4' }, lane)),
   );
-  // One write per scan would be 120 chunks: the scans of each 100 ms go out together.
-  expect(console.chunks() - before).toBeLessThan(40);
+  expect(replies.every((r) => r.batch === false && r.result.ok)).toBe(true);
+  await console.next('pedidos_lidos');
+  expect(scanCodes(console.events)).toEqual(Array.from({ length: SHOWN_SCANS }, (_, i) => `RUSH-${i + 101}`));
+  expect(console.events.find((e) => e.event === 'pedidos_lidos')!.data).toEqual(['20261121-0003']);
+  expect(console.chunks() - before).toBe(1);
   console.close();
 });
 

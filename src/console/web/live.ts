@@ -8,10 +8,11 @@ import { api, ApiError, NO_CONNECTION } from './api';
 // open screen fetches its data again.
 
 export type LiveEventType =
-  'pronto' | 'leitura' | 'pistas' | 'alarme' | 'alarme_reconhecido' | 'sync' | 'site' | 'modo_site';
+  'pronto' | 'leitura' | 'pedidos_lidos' | 'pistas' | 'alarme' | 'alarme_reconhecido' | 'sync' | 'site' | 'modo_site';
 const EVENT_TYPES: LiveEventType[] = [
   'pronto',
   'leitura',
+  'pedidos_lidos',
   'pistas',
   'alarme',
   'alarme_reconhecido',

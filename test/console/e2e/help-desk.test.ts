@@ -44,6 +44,7 @@ const FAMILY = '20261121-0101';
 const CANCELLED = '20261121-0102';
 const GROUP = '20261121-0103';
 const REVERSAL = '20261121-0104';
+const AT_LANE = '20261121-0105';
 
 beforeAll(async () => {
   browser = await launchBrowser();
@@ -68,6 +69,8 @@ beforeAll(async () => {
       'Vera Volta',
       'Vitor Volta',
     ]),
+    makeOrder({ numero: AT_LANE, prefix: 'LAN', people: 2 }),
+    makeOrder({ prefix: 'CRW', people: 25 }),
   ]);
 });
 afterAll(async () => {
@@ -161,6 +164,17 @@ describe('help desk', () => {
     expect(await page.locator('li.person', { hasText: 'Pipoca' }).locator('.form-ok').textContent()).toContain(
       'LIBERADO',
     );
+  });
+
+  it('a check-in at a lane shows on the open order without a reload, also behind a rush of other scans', async () => {
+    await start(ATTENDANT, `#/pedido/${AT_LANE}`);
+    await page.getByRole('heading', { name: 'Entradas: 0 de 2' }).waitFor();
+    // This order's two scans, then 25 of another order, in one commit: the console is sent the newest 20 scans and
+    // only the order numbers of the others.
+    const lane = { tenantId: cb.box.tenantId, apiKeyId: null, keyName: 'catraca', source: 'lane' };
+    const codes = ['LAN-1', 'LAN-2', ...Array.from({ length: 25 }, (_, i) => `CRW-${i + 1}`)];
+    await Promise.all(codes.map((code) => cb.box.checkin.checkIn({ code, terminal: 'catraca-1' }, lane)));
+    await page.getByRole('heading', { name: 'Entradas: 2 de 2' }).waitFor();
   });
 
   it('a refusal shows next to the person it concerns: a cancelled order is made obvious and refused', async () => {

@@ -26,6 +26,10 @@ export function OrderView({ numero }: { numero: string }) {
   useLiveEvent<Leitura>('leitura', (l) => {
     if (l?.numero_pedido === numero && actions.busy === null) order.reload();
   });
+  // In a rush the box sends the newest scans and only the order numbers of the others.
+  useLiveEvent<string[]>('pedidos_lidos', (pedidos) => {
+    if (pedidos?.includes(numero) && actions.busy === null) order.reload();
+  });
 
   const data = order.data;
   if (!data)
