@@ -1,3 +1,4 @@
+import { RESUMABLE_PIECE } from '../db/write-queue.js';
 import { checkInCode, checkInOrder } from './checkin.flows.js';
 import { createCheckinRepo } from './checkin.repo.js';
 import { createEngine, decide, execute, flowFor, notify } from './checkin.engine.js';
@@ -58,8 +59,8 @@ export interface CheckinService {
   attachSite(site: SiteDecisions): () => void;
   /**
    * Records movements decided elsewhere (fact.flows.ts) in one background write: `run` calls `apply` per fact and
-   * writes its own bookkeeping in the same transaction. The write is durable with the next fsync, not one of its own
-   * (STORED_POSITION), so that bookkeeping must say how far it got. `background` false: a scan waits on it.
+   * writes its own bookkeeping in the same transaction. In the background it is a RESUMABLE_PIECE, so that bookkeeping
+   * must say how far it got (the stream's position, the parked rows it settles); `background` false: a scan waits.
    */
   applyFacts<T>(
     tenantId: number,
@@ -84,11 +85,6 @@ export interface DoorFactTools {
 }
 
 const FACTS: CheckinCaller['source'] = 'site';
-// A background write of facts records how far it got in the same transaction (the stream's position, the parked rows
-// it settles), so it needs no fsync of its own, as a sync page's pieces (sync/pull.ts): a power cut loses those facts
-// and their position together, the hub still has them, and a scan decided on them commits after them, its fsync making
-// both durable. One fsync per piece of a catch-up kept the disk busy when the scans' own fsyncs came.
-const STORED_POSITION = { background: true, durable: false };
 
 /** The one rule set for every door: HTTP routes, serial lanes and the console all call this. */
 export function createCheckinService(deps: CheckinDeps): CheckinService {
@@ -120,7 +116,9 @@ export function createCheckinService(deps: CheckinDeps): CheckinService {
           const f = flowFor(engine, {}, caller);
           return run((fact, changeState) => engine.inSavepoint(() => applyFact(f, fact, changeState)));
         },
-        background ? STORED_POSITION : undefined,
+        // The hub still has what a power cut loses; a scan decided on these facts commits after them, and its fsync
+        // makes both durable. One fsync per piece of a catch-up kept the disk busy when the scans' own fsyncs came.
+        background ? RESUMABLE_PIECE : undefined,
       );
     },
     recordDoorFacts(tenantId, source, run) {

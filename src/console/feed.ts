@@ -2,17 +2,7 @@
 // status, alarms, the sync state and the site, per tenant. Supervisor-only kinds go to supervisors only (the
 // site's mode, `modo_site`, goes to everyone: it is the local-mode banner).
 
-export type FeedKind =
-  | 'pronto'
-  | 'leitura'
-  /** The orders of a write's scans that were not sent as a `leitura` (console/live.ts). */
-  | 'pedidos_lidos'
-  | 'pistas'
-  | 'alarme'
-  | 'alarme_reconhecido'
-  | 'sync'
-  | 'site'
-  | 'modo_site';
+export type FeedKind = 'leitura' | 'pistas' | 'alarme' | 'alarme_reconhecido' | 'sync' | 'site' | 'modo_site';
 export const SUPERVISOR_KINDS: ReadonlySet<FeedKind> = new Set([
   'pistas',
   'alarme',
@@ -30,10 +20,10 @@ export interface FeedMessage {
   pedido?: string | null;
 }
 
-const texts = new WeakMap<FeedMessage, string>();
+const texts = new WeakMap<object, string>();
 
-/** The message as a server-sent event, serialised once for all the consoles it goes to. */
-export function eventText(m: FeedMessage): string {
+/** An event as a server-sent event's text, serialised once for all the consoles it goes to. */
+export function eventText(m: { readonly kind: string; readonly data: unknown }): string {
   let text = texts.get(m);
   if (text === undefined) {
     text = `event: ${m.kind}\ndata: ${JSON.stringify(m.data)}\n\n`;

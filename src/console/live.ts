@@ -57,7 +57,7 @@ function writeOf(messages: FeedMessage[]): string {
     }
     text += eventText(m);
   }
-  return unsent.size === 0 ? text : text + eventText({ tenantId: 0, kind: 'pedidos_lidos', data: [...unsent] });
+  return unsent.size === 0 ? text : text + eventText({ kind: 'pedidos_lidos', data: [...unsent] });
 }
 
 /** Samples what has no event of its own, per tenant with consoles connected. */
@@ -149,7 +149,7 @@ export const liveRoutes =
           res.write(writeOf(pending));
           pending = [];
         };
-        res.write(eventText({ tenantId: s.tenantId, kind: 'pronto', data: { operador: s.nome, papel: s.papel } }));
+        res.write(eventText({ kind: 'pronto', data: { operador: s.nome, papel: s.papel } }));
         const unsubscribe = deps.feed.subscribe((m) => {
           if (m.tenantId !== s.tenantId) return;
           if (SUPERVISOR_KINDS.has(m.kind) && s.papel !== 'supervisor') return;

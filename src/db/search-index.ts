@@ -1,6 +1,7 @@
 import type { Log } from '../lib/log.js';
 import { mergeWaiting } from './fts5-structure.js';
 import type { Db } from './open.js';
+import { RESUMABLE_PIECE } from './write-queue.js';
 
 // The search index's upkeep (docs/console.md, "Search"). Triggers on orders and people add each stored or changed
 // document to search_pending (migration 0008); the search reads pending documents through the views of 0008, so a
@@ -111,9 +112,8 @@ export const UPKEEP_IDLE_MS = 50;
  */
 const UPKEEP_BUSY_MS = 5;
 
-// Committed without an fsync of their own (write-queue.ts): a move or a merge lost to a power cut is simply done
-// again, the documents still pending; each piece is one transaction, so the index is never half moved.
-const PIECE = { background: true, durable: false };
+// Pieces are RESUMABLE_PIECE (write-queue.ts): a move or a merge lost to a power cut is simply done again, the
+// documents still pending; each piece is one transaction, so the index is never half moved.
 
 export interface SearchUpkeep {
   /** Resolves once no document waits and no merge is left (tests; the box never waits for it). */
@@ -153,13 +153,13 @@ export function startSearchUpkeep({
     let any = false;
     for (;;) {
       if (stopped) return any;
-      const moved = upkeep.pending() ? await db.writes.run(() => upkeep.move(), PIECE) : 0;
+      const moved = upkeep.pending() ? await db.writes.run(() => upkeep.move(), RESUMABLE_PIECE) : 0;
       if (moved > 0) [mergeDry, any] = [false, true];
       // Behind an ingest, moves come first (every search reads what waits), but a merge still comes every few moves:
       // left alone, FTS5 would merge a whole level inside a move once it holds crisismerge segments.
       const behind = moved > 0 && upkeep.pending() && movesSinceMerge < MOVES_PER_MERGE;
       if (!stopped && !behind && mergeNow()) {
-        mergeDry = !(await db.writes.run(() => upkeep.merge(), PIECE));
+        mergeDry = !(await db.writes.run(() => upkeep.merge(), RESUMABLE_PIECE));
         movesSinceMerge = 0;
       } else if (moved > 0) movesSinceMerge++;
       if (moved === 0 && !mergeNow()) return any;

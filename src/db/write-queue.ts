@@ -16,7 +16,8 @@ export interface WriteQueue {
    * becomes durable with the next one (a scan's, or the next durable unit's). A power cut before that
    * loses it whole, and every later commit with it (the WAL replays a prefix of its commits); a
    * process crash loses nothing committed. For work that records its own progress in the same
-   * transaction (a sync page's pieces and their journal, src/sync/pull.ts).
+   * transaction (RESUMABLE_PIECE: a sync page's pieces and their journal, the search index's upkeep, a
+   * site catch-up's pieces and the stream position).
    */
   run<T>(work: () => T, opts?: WriteOptions): Promise<T>;
   /** Units waiting for a commit, per priority (for gauges read at scrape time). */
@@ -29,6 +30,12 @@ export interface WriteOptions {
   background?: boolean;
   durable?: boolean;
 }
+
+/**
+ * Background work that records how far it got in its own transaction, so a power cut loses the work and its progress
+ * together and it is simply done again: committed without an fsync of its own (`durable: false` above).
+ */
+export const RESUMABLE_PIECE: WriteOptions = { background: true, durable: false };
 
 /** Foreground: scans and single writes, many per commit. Background: bulk pieces, one per commit, taking turns. */
 export type WritePriority = 'foreground' | 'background';

@@ -1,5 +1,6 @@
 import { addDays, type Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
+import { RESUMABLE_PIECE } from '../db/write-queue.js';
 import type { Log } from '../lib/log.js';
 import type { Pedido } from '../orders/order.schemas.js';
 import { OrderConflictError, upsertOrder } from '../orders/orders.repo.js';
@@ -42,7 +43,6 @@ export type PullDeps = SyncStepDeps & { tuning: PullTuning };
 const BACKGROUND = { background: true };
 // A piece records how far the page got (sync_inbox.applied) in its own commit, so it needs no fsync of its own: a
 // power cut loses the last pieces and their progress together, and the page resumes where the disk says it stopped.
-const PIECE = { background: true, durable: false };
 
 type Activity = 'pull' | 'refresh' | 'full';
 
@@ -106,7 +106,7 @@ function storePiece(p: Puller, page: VoucherPage, from: number, activity: Activi
     }
     if (finished) p.state.succeeded(activity);
     return { next: i, stored: storedRefs.length };
-  }, PIECE);
+  }, RESUMABLE_PIECE);
 }
 
 /** Every order of the page, piece by piece, from `from` on; returns the orders stored. */

@@ -72,8 +72,9 @@ export async function startTcpProxy(target: { host: string; port: number }) {
       client.resume();
       return;
     }
-    // A switch forwards each segment as it comes; Nagle's algorithm here would hold a claim's small
-    // answer behind unacknowledged bytes for the peer's delayed ACK (40 ms), which no real link adds.
+    // A switch forwards each segment as it comes, and the NATS client turns Nagle off on its own sockets
+    // (@nats-io/transport-node, node_transport.js: setNoDelay(true)); left on here, a claim's small answer
+    // waited behind unacknowledged bytes for the peer's delayed ACK (40 ms), which no real link adds.
     client.setNoDelay(true);
     const upstream = net.connect({ host: target.host, port: target.port, noDelay: true });
     link.upstream = upstream;
