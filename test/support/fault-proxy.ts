@@ -9,14 +9,16 @@ import { Pool } from 'undici';
  * - `status`: answers with this HTTP status and an INTERNAL_ERROR envelope, without forwarding;
  * - `malformed`: answers 200 with a truncated JSON body, without forwarding;
  * - `slow`: waits `ms`, then forwards (the cloud applies it even if the client gave up meanwhile);
- * - `lose-reply`: forwards, waits for the cloud's whole answer (it committed), then drops the connection.
+ * - `lose-reply`: forwards, waits for the cloud's whole answer (it committed), then drops the connection;
+ * - `answer`: answers with this status and body, without forwarding (an answer of the cloud's recorded earlier).
  */
 export type Fault =
   | { kind: 'hang' }
   | { kind: 'status'; status: number }
   | { kind: 'malformed' }
   | { kind: 'slow'; ms: number }
-  | { kind: 'lose-reply' };
+  | { kind: 'lose-reply' }
+  | { kind: 'answer'; status: number; body: Buffer };
 
 export interface SeenRequest {
   method: string;
@@ -93,6 +95,10 @@ export async function startFaultProxy(target: string, opts: { record?: boolean; 
         .end(
           JSON.stringify({ success: false, error: { code: 'INTERNAL_ERROR', message: 'Erro interno do servidor.' } }),
         );
+      return;
+    }
+    if (fault?.kind === 'answer') {
+      res.writeHead(fault.status, json).end(fault.body);
       return;
     }
     if (fault?.kind === 'malformed') {
