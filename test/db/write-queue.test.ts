@@ -200,21 +200,48 @@ it('scans queued behind a background piece commit right after it, not after the 
   expect((db.sqlite.prepare('select group_concat(v) as v from t').get() as { v: string }).v).toBe('1,2,3,4');
 });
 
-it('a piece that records its own progress (durable: false) is answered at its commit, with no fsync of its own', async () => {
+it('a piece that records its own progress (durable: false) is answered at its commit, waiting for no fsync', async () => {
   const { calls, fsyncWal } = controlledFsync();
   const queue = createWriteQueue(db.sqlite, { fsyncWal });
   const pieces = [1, 2, 3].map((v) => queue.run(insert(v), { background: true, durable: false }));
-  // Three commits one after another, none waiting for the disk.
+  // Three commits one after another, none waiting for the disk: one fsync flushes their pages ahead, unwaited.
   expect(await Promise.all(pieces)).toEqual([1, 1, 1]);
-  expect(calls).toHaveLength(0);
-  // A scan between pieces still goes first, and its fsync makes the pieces before it durable too.
+  expect(calls).toHaveLength(1);
+  // A scan between pieces still goes first, and its own fsync makes the pieces before it durable too.
   const later = queue.run(insert(5), { background: true, durable: false });
   const scan = queue.run(insert(4));
   await new Promise((r) => setImmediate(r));
-  expect(calls).toHaveLength(1);
+  expect(calls).toHaveLength(2);
   expect(await settled(later)).toBe('pending'); // no piece commits while a scan's fsync runs
-  calls[0]!.resolve();
+  calls[1]!.resolve();
   expect(await scan).toBe(1);
   expect(await later).toBe(1);
   expect((db.sqlite.prepare('select group_concat(v) as v from t').get() as { v: string }).v).toBe('1,2,3,4,5');
+});
+
+it('flushes the pieces’ pages ahead of the next scan, one fsync at a time, and a failed one fails no caller', async () => {
+  const { calls, fsyncWal } = controlledFsync();
+  const queue = createWriteQueue(db.sqlite, { fsyncWal });
+  const piece = (v: number) => queue.run(insert(v), { background: true, durable: false });
+  await piece(1);
+  await piece(2); // committed while the first flush runs: one more flush when it ends, not one each
+  await piece(3);
+  expect(calls).toHaveLength(1);
+  calls[0]!.reject(new Error('EIO'));
+  await new Promise((r) => setImmediate(r));
+  expect(calls).toHaveLength(2);
+  calls[1]!.resolve();
+  await new Promise((r) => setImmediate(r));
+  expect(calls).toHaveLength(2); // nothing left unflushed
+  // A scan's fsync covers what was committed before it: the piece waiting for the next flush ahead needs none.
+  await piece(4);
+  await piece(5);
+  const scan = queue.run(insert(6));
+  await new Promise((r) => setImmediate(r));
+  expect(calls).toHaveLength(4);
+  calls[3]!.resolve();
+  expect(await scan).toBe(1);
+  calls[2]!.resolve();
+  await new Promise((r) => setImmediate(r));
+  expect(calls).toHaveLength(4);
 });

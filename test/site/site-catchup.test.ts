@@ -91,8 +91,8 @@ describe('a box back after the others made 20,000 movements', () => {
       const reply = await scan(code);
       return reply.batch === false && reply.result.ok;
     };
-    // Every fsync of the catch-up is one the scans wait behind: its pieces record the stream's position with them
-    // and become durable with the scans' own fsyncs, never with one of their own.
+    // The catch-up's pieces wait for no fsync: they record the stream's position with them and become durable with
+    // the next fsync (the write queue's flush ahead, or a scan's own), never one each that the next piece waits for.
     const fsyncs = { scans: 0, catchUp: 0 };
     box.db.writes.observe({
       committed: () => undefined,
