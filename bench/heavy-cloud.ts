@@ -1,4 +1,5 @@
 import { addDays, createClock } from '../src/clock.js';
+import { DEFAULT_PULL } from '../src/sync/pull.js';
 import { startFakeCloud } from '../test/support/fake-cloud.js';
 import { makeOrder } from '../test/support/fixtures.js';
 
@@ -13,7 +14,12 @@ import { makeOrder } from '../test/support/fixtures.js';
 // pages are listed at the start, by the same listing and marking the box's pulls meet (sincronizado=false, marking on,
 // the box's page size and order), and played back, page after page, to the box's pulls of that round: what the cloud
 // itself would have answered, as soon as asked. Once they are played, the pull meets the real listing again, empty.
-const BOX_PULL = { sincronizado: 'false', limit: '1000', offset: '0', marcar_sincronizado: 'true' };
+const BOX_PULL = {
+  sincronizado: 'false',
+  limit: String(DEFAULT_PULL.pageSize),
+  offset: '0',
+  marcar_sincronizado: 'true',
+};
 
 const ROUNDS = Number(process.argv[2] ?? 3);
 const ORDERS = Number(process.argv[3] ?? 100_000);
