@@ -14,6 +14,8 @@ import { makeOrder } from '../test/support/fixtures.js';
 // pages are listed at the start, by the same listing and marking the box's pulls meet (sincronizado=false, marking on,
 // the box's page size and order), and played back, page after page, to the box's pulls of that round: what the cloud
 // itself would have answered, as soon as asked. Once they are played, the pull meets the real listing again, empty.
+// That a page, once answered, is never answered again to the same key is the spec's marking (ticketing-integration-
+// api.md §4.6, rule 2: "a later call then returns only newer ones"), which the listing played here implements.
 const BOX_PULL = {
   sincronizado: 'false',
   limit: String(DEFAULT_PULL.pageSize),

@@ -112,9 +112,6 @@ export const UPKEEP_IDLE_MS = 50;
  */
 const UPKEEP_BUSY_MS = 5;
 
-// Pieces are RESUMABLE_PIECE (write-queue.ts): a move or a merge lost to a power cut is simply done again, the
-// documents still pending; each piece is one transaction, so the index is never half moved.
-
 export interface SearchUpkeep {
   /** Resolves once no document waits and no merge is left (tests; the box never waits for it). */
   settled(): Promise<void>;
@@ -148,7 +145,11 @@ export function startSearchUpkeep({
   // A merge step that found nothing to do although the structure said so (never seen): no more until the next move.
   let mergeDry = false;
   const mergeNow = () => !mergeDry && upkeep.mergeable();
-  /** Moves and merges until nothing is left; whether it moved anything. */
+  /**
+   * Moves and merges until nothing is left; whether it moved anything. Each piece is one transaction (the index is
+   * never half moved) and a RESUMABLE_PIECE: a move or a merge lost to a power cut is done again, the documents still
+   * pending.
+   */
   const work = async () => {
     let any = false;
     for (;;) {

@@ -41,8 +41,6 @@ export interface SyncStepDeps {
 export type PullDeps = SyncStepDeps & { tuning: PullTuning };
 
 const BACKGROUND = { background: true };
-// A piece records how far the page got (sync_inbox.applied) in its own commit, so it needs no fsync of its own: a
-// power cut loses the last pieces and their progress together, and the page resumes where the disk says it stopped.
 
 type Activity = 'pull' | 'refresh' | 'full';
 
@@ -72,6 +70,8 @@ const rowsOf = (order: Pedido) =>
 function storePiece(p: Puller, page: VoucherPage, from: number, activity: Activity, inboxId: number | null) {
   const { db, tenantId } = p;
   const { sliceMs, sliceRows } = p.tuning;
+  // A RESUMABLE_PIECE: it records how far the page got (sync_inbox.applied) in its own commit, so a power cut loses
+  // the last pieces and their progress together, and the page resumes where the disk says it stopped.
   return db.writes.run(() => {
     const started = performance.now();
     const now = p.clock.nowIso();
