@@ -123,8 +123,12 @@ const ingest: Workload = {
   async run(ctx, round) {
     const db = new Database(ctx.fill.file, { readonly: true, fileMustExist: true });
     try {
-      const newest = db.prepare('SELECT coalesce(max(id), 0) FROM orders').pluck().get() as number;
-      const stored = db.prepare('SELECT count(*) FROM orders WHERE id > ?').pluck();
+      // The new orders take the ids after the newest (a rowid is the largest plus one; none is deleted meanwhile), so
+      // the newest id says how many are stored: counting them read up to 100,000 rows every 20 ms, a third of a core
+      // taken from the box it measures (bench's CPU 25–31 % during the ingest).
+      const newestId = db.prepare('SELECT coalesce(max(id), 0) FROM orders').pluck();
+      const newest = newestId.get() as number;
+      const stored = { get: (from: number) => (newestId.get() as number) - from };
       const orders = await ctx.cloud!.release(round);
       const released = epoch();
       let first = NaN;
