@@ -8,7 +8,7 @@ import { WORKLOADS, type Ctx, type Done } from './heavy-loads.js';
 import { pairHandheld, prepareDatabase, removeDir, startCloud, startSite, type Cloud, type Site } from './heavy-rig.js';
 import { startChild, type Child } from './load.js';
 import { startProbe } from './probe.js';
-import { fsyncProbe, heading, int, machine, measured, ms, out, summarise, table } from './report.js';
+import { fsyncProbe, heading, int, machine, measured, ms, out, summarise, table, writtenBytes } from './report.js';
 
 // `npm run bench:heavy` (issue 25): does a scan wait behind other work? The real box in a child process with a cloud
 // (its sync schedules running) and handhelds on; a probe in a third process (probe-child.ts) sends one single-QR
@@ -139,6 +139,8 @@ try {
     /** Background pieces meanwhile (BEGIN to COMMIT): how many, p99 / max. */
     pieces: string;
     cpu: string;
+    /** What the box had written to storage meanwhile, per second. */
+    written: string;
     done: Done;
   }
   const rows: Row[] = [];
@@ -146,8 +148,10 @@ try {
     const [child, turnstile] = onSite ? [siteBox!, siteProbe!] : [box, probe];
     const stop = await child.observe();
     const started = performance.now();
+    const writtenBefore = writtenBytes(child.pid);
     const m = await measured([child.pid], child.pid, () => turnstile.during(work));
     const seconds = (performance.now() - started) / 1000;
+    const writtenAfter = writtenBytes(child.pid);
     const seen = await stop();
     const w = m.value.window;
     const times = w ? m.times.filter((_, i) => m.starts[i]! >= w[0] && m.starts[i]! <= w[1]) : m.times;
@@ -166,6 +170,10 @@ try {
         ? `${seen.writes.pieces.count}: ${ms(seen.writes.pieces.p99)} / ${ms(seen.writes.pieces.max)}`
         : '',
       cpu: `${pct(m.cpu.server)} / ${pct(m.cpu.generator)} / ${Math.round(m.others)}%`,
+      written:
+        writtenBefore === null || writtenAfter === null
+          ? ''
+          : `${((writtenAfter - writtenBefore) / 1e6 / seconds).toFixed(1)} MB/s`,
       done: m.value,
     });
     const r = rows.at(-1)!;
@@ -214,6 +222,7 @@ try {
       'scan commit max; fsync p99 / max',
       'bg pieces: p99 / max',
       'CPU box / bench / others',
+      'box writes',
       'work',
     ],
     ...rows.map((r) => [
@@ -228,6 +237,7 @@ try {
       r.writes,
       r.pieces,
       r.cpu,
+      r.written,
       r.done.text,
     ]),
   ]);

@@ -97,6 +97,19 @@ function machineCpu(): number {
   return (user + nice + system + irq + softirq + steal) / 100;
 }
 
+/**
+ * Bytes `pid` has had written to storage so far (/proc/<pid>/io write_bytes: its WAL, its checkpoints, its log), or
+ * null where the kernel does not say. With the fsync probe, it tells how busy the box kept the disk.
+ */
+export function writtenBytes(pid: number): number | null {
+  try {
+    const line = /^write_bytes: (\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'));
+    return line ? Number(line[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
 export interface Measured {
   /** CPU the rest of the machine (not this process nor the servers) used meanwhile, in % of one core. */
   others: number;
