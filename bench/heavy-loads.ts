@@ -128,7 +128,6 @@ const ingest: Workload = {
       // taken from the box it measures (bench's CPU 25–31 % during the ingest).
       const newestId = db.prepare('SELECT coalesce(max(id), 0) FROM orders').pluck();
       const newest = newestId.get() as number;
-      const stored = { get: (from: number) => (newestId.get() as number) - from };
       const orders = await ctx.cloud!.release(round);
       const released = epoch();
       let first = NaN;
@@ -136,7 +135,7 @@ const ingest: Workload = {
       await when(
         `the box to store ${orders} orders`,
         () => {
-          const n = stored.get(newest) as number;
+          const n = (newestId.get() as number) - newest;
           if (n > 0 && Number.isNaN(first)) [first, atFirst] = [epoch(), n];
           return n >= orders;
         },
