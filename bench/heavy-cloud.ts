@@ -1,5 +1,6 @@
 import { addDays, createClock } from '../src/clock.js';
-import { DEFAULT_PULL } from '../src/sync/pull.js';
+import { listing } from '../src/sync/cloud-client.js';
+import { DEFAULT_PULL, incrementalQuery } from '../src/sync/pull.js';
 import { startFakeCloud } from '../test/support/fake-cloud.js';
 import { makeOrder } from '../test/support/fixtures.js';
 
@@ -11,17 +12,12 @@ import { makeOrder } from '../test/support/fixtures.js';
 //
 // A real cloud is not on the box's two cores: here its listing, at nice 19, answered about 3,700 orders/s while the
 // box stored them, and that was the rate the ingest measured (docs/performance.md, issue 25 (2a)). So each round's
-// pages are listed at the start, by the same listing and marking the box's pulls meet (sincronizado=false, marking on,
-// the box's page size and order), and played back, page after page, to the box's pulls of that round: what the cloud
+// pages are listed at the start, with the very query of the box's incremental pull (its own builders: marking on, the
+// box's page size and order), and played back, page after page, to the box's pulls of that round: what the cloud
 // itself would have answered, as soon as asked. Once they are played, the pull meets the real listing again, empty.
 // That a page, once answered, is never answered again to the same key is the spec's marking (ticketing-integration-
 // api.md §4.6, rule 2: "a later call then returns only newer ones"), which the listing played here implements.
-const BOX_PULL = {
-  sincronizado: 'false',
-  limit: String(DEFAULT_PULL.pageSize),
-  offset: '0',
-  marcar_sincronizado: 'true',
-};
+const BOX_PULL = listing(incrementalQuery(DEFAULT_PULL.pageSize));
 
 const ROUNDS = Number(process.argv[2] ?? 3);
 const ORDERS = Number(process.argv[3] ?? 100_000);
@@ -70,7 +66,7 @@ async function main() {
       for (const body of pages[m.round!]!)
         cloud.proxy.inject({
           fault: { kind: 'answer', status: 200, body },
-          match: { method: 'GET', path: /\/api-vouchers$/, query: BOX_PULL },
+          match: { method: 'GET', path: /\/api-vouchers$/, query: Object.fromEntries(new URLSearchParams(BOX_PULL)) },
           times: 1,
         });
       process.send!({ type: 'released', orders: r.to - r.from + 1 });
@@ -84,10 +80,9 @@ async function main() {
 
 /** Every page the box's incremental pull would get (and mark) now, as the cloud answers it. */
 async function listAsTheBoxPulls(origin: string, key: string): Promise<Buffer[]> {
-  const query = new URLSearchParams({ ...BOX_PULL, order_by: 'created_at', order: 'asc' });
   const pages: Buffer[] = [];
   for (;;) {
-    const res = await fetch(`${origin}/api/v1/api-vouchers?${query}`, { headers: { 'x-api-key': key } });
+    const res = await fetch(`${origin}/api/v1/api-vouchers?${BOX_PULL}`, { headers: { 'x-api-key': key } });
     const body = Buffer.from(await res.arrayBuffer());
     const page = JSON.parse(body.toString()) as { data?: { pedidos?: unknown[] } };
     if (res.status !== 200 || !page.data?.pedidos) throw new Error(`the cloud's listing answered ${res.status}`);

@@ -127,7 +127,7 @@ async function voucherPage(
 }
 
 /** The spec's listing query: marking as `marcar_sincronizado`, oldest first. */
-const listing = (q: VoucherQuery | ClientQuery) =>
+export const listing = (q: VoucherQuery | ClientQuery): string =>
   query({ ...q, marcar: undefined, marcar_sincronizado: q.marcar, order_by: 'created_at', order: 'asc' });
 
 async function listVouchers(link: Link, q: VoucherQuery, signal?: AbortSignal) {

@@ -4,7 +4,7 @@ import { RESUMABLE_PIECE } from '../db/write-queue.js';
 import type { Log } from '../lib/log.js';
 import type { Pedido } from '../orders/order.schemas.js';
 import { OrderConflictError, upsertOrder } from '../orders/orders.repo.js';
-import type { CloudClient, Rejected, VoucherPage } from './cloud-client.js';
+import type { CloudClient, Rejected, VoucherPage, VoucherQuery } from './cloud-client.js';
 import { recordRejects } from './rejects.js';
 import type { SyncState } from './state.js';
 
@@ -157,15 +157,18 @@ async function resumeKept(p: Puller): Promise<number> {
 const samePage = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((ref, i) => ref === b[i]);
 
-/**
- * sincronizado=false with marking, from offset 0 until an empty page; the next page is fetched (and kept) while this
- * one is stored.
- */
+/** The incremental pull's listing: what is new for this box's key, marked as it is answered, always from offset 0. */
+export const incrementalQuery = (pageSize: number): VoucherQuery => ({
+  sincronizado: false,
+  marcar: true,
+  limit: pageSize,
+  offset: 0,
+});
+
+/** incrementalQuery() until an empty page; the next page is fetched (and kept) while this one is stored. */
 async function incremental(p: Puller, signal: AbortSignal): Promise<number> {
   const fetchPage = () =>
-    p.client
-      .listVouchers({ sincronizado: false, marcar: true, limit: p.tuning.pageSize, offset: 0 }, signal)
-      .then((page) => keepPage(p, page));
+    p.client.listVouchers(incrementalQuery(p.tuning.pageSize), signal).then((page) => keepPage(p, page));
   let stored = await resumeKept(p);
   let previous: readonly string[] = [];
   let next = fetchPage();
