@@ -20,10 +20,12 @@ import { createClock } from '../src/clock.js';
 import { migrateToLatest, openDatabase, type Db } from '../src/db/open.js';
 import { TENANT } from './fill.js';
 import { observe, type CommitLog, type Observed } from './observe.js';
+import { floorApp } from './floor.js';
 
 // Forked by checkin.bench.ts: `box <db file>` runs the real box (durable pragmas of openDatabase, createBox,
 // main.ts's logger at info writing to <db file>.log, metrics, the console); `baseline` runs a bare fastify 5 app
-// with one POST JSON route; `door <db file> <answer file>` runs the box's HTTP door alone: the same app, auth,
+// with one POST JSON route; `floor <db file>` the least a durable, logged check-in costs (bench/floor.ts);
+// `door <db file> <answer file>` runs the box's HTTP door alone: the same app, auth,
 // validation and routes, with
 // a check-in service that does no database work and answers every request with one real answer.
 // Talks to the parent over IPC: {type:'ready', port}, then answers {type:'mem'}, {type:'heap'}, {type:'observe'} /
@@ -169,6 +171,10 @@ async function start(): Promise<Listening> {
       db,
     );
   }
+  if (mode === 'floor') {
+    const { app, db } = floorApp(file!, `${file}.log`);
+    return listen(app, db);
+  }
   if (mode === 'baseline') {
     const app = Fastify({ logger: false });
     app.post('/echo', async (request) => {
@@ -177,7 +183,9 @@ async function start(): Promise<Listening> {
     });
     return listen(app);
   }
-  throw new Error(`unknown mode ${mode ?? '(none)'}: use box <file>, door <file> <answer file> or baseline`);
+  throw new Error(
+    `unknown mode ${mode ?? '(none)'}: use box <file>, door <file> <answer file>, floor <file> or baseline`,
+  );
 }
 
 try {
