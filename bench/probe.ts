@@ -11,6 +11,7 @@ export interface Probe {
 }
 
 export async function startProbe(
+  /** The check-in route's whole URL. */
   url: string,
   key: string,
   qrPattern: string,

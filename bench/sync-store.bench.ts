@@ -7,7 +7,7 @@ import { migrateToLatest, openDatabase } from '../src/db/open.js';
 import { startSearchUpkeep } from '../src/db/search-index.js';
 import { ensureTenant } from '../src/tenants/tenants.repo.js';
 import { memoryPuller } from './memory-puller.js';
-import { out, summarise } from './report.js';
+import { out, summarise, writtenBytes } from './report.js';
 
 // `npm run build && node dist/bench/sync-store.bench.js`: the ingest's storing alone, without the cloud, HTTP or the
 // splitting worker: BENCH_ORDERS orders (default 20,000) in pages of 1,000 handed to the real puller as fast as it
@@ -48,6 +48,7 @@ async function main() {
     loop.enable();
     const cpu = process.cpuUsage();
     const t = performance.now();
+    const written0 = writtenBytes(process.pid) ?? 0;
     // The search index's upkeep, as the box runs it beside the ingest (src/db/search-index.ts).
     const upkeep = startSearchUpkeep({ db });
     const stored = await puller.incremental(new AbortController().signal);
@@ -56,6 +57,7 @@ async function main() {
     const settling = performance.now();
     await upkeep.settled();
     const settled = performance.now() - settling;
+    const written = (writtenBytes(process.pid) ?? 0) - written0;
     await upkeep.close();
     const used = process.cpuUsage(cpu);
     storing = false;
@@ -66,6 +68,7 @@ async function main() {
     out(
       `${stored} orders in ${seconds.toFixed(2)} s: ${Math.round(stored / seconds)} orders/s, ${Math.round((used.user + used.system) / stored)} µs of CPU per order (all threads); load ${os.loadavg()[0]!.toFixed(2)}`,
     );
+    out(`written: ${(written / stored / 1024).toFixed(2)} KiB per order (storing and settling)`);
     out(`search index: ${waiting} documents pending at the last page, all moved ${settled.toFixed(0)} ms later`);
     out(
       `scan writes meanwhile: ${s.n}, p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, max ${s.max.toFixed(1)} ms; event-loop delay p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms`,
