@@ -102,15 +102,18 @@ async function run(children: Child[]): Promise<number> {
 
   let nextPerson = 0;
   const checkinBody = () => JSON.stringify({ qr_code: qrOf(nextPerson++), terminal: 'bench' });
-  let nextEcho = 0;
-  const echoBody = () => JSON.stringify({ qr_code: qrOf(nextEcho++), terminal: 'bench' });
-  let nextFloor = 0;
-  const floorBody = () => JSON.stringify({ qr_code: qrOf(nextFloor++), terminal: 'bench' });
+  // The baseline and the door take any QR; the floor's own tickets are used once each, like the box's people.
+  const bodiesFromZero = () => {
+    let n = 0;
+    return () => JSON.stringify({ qr_code: qrOf(n++), terminal: 'bench' });
+  };
+  const echoBody = bodiesFromZero();
+  const floorBody = bodiesFromZero();
 
-  // 2–3. Three children: the baseline (bare fastify 5, one POST JSON route), the real box
-  // (openDatabase: WAL + synchronous=FULL; createBox, logger off), and the box's HTTP door alone (the
+  // 2–3. Four children: the baseline (bare fastify 5, one POST JSON route), the real box
+  // (openDatabase: WAL + synchronous=FULL; createBox as `npm start` runs it), the box's HTTP door alone (the
   // same app answering one recorded real answer without touching the database): what is left of the
-  // machine for the check-in itself.
+  // machine for the check-in itself; and the floor (floor.ts): what any durable, logged check-in costs here.
   heading('2. Servers (child processes, 127.0.0.1, port 0)');
   const baseline = await startChild(['baseline']);
   children.push(baseline);
