@@ -3,10 +3,12 @@ import Fastify from 'fastify';
 import pino from 'pino';
 import { codeHash } from '../src/lib/code-hash.js';
 import { openDatabase } from '../src/db/open.js';
+import { CHECKIN } from '../test/support/http.js';
 import { qrOf } from './fill.js';
 
 // The floor of `npm run bench` (issue 25 (1)): the least a durable, logged check-in can cost on this stack and
-// machine, measured in the same rounds as the box. A bare fastify 5 route that checks the key against one kept in
+// machine, measured in the same rounds as the box. A bare fastify 5 route, at the check-in's path so that the same
+// probes and loads reach it, that checks the key against one kept in
 // memory (as the box remembers a verified key), marks a ticket used by one conditional UPDATE on its unique QR
 // index, adds one event row, commits through the box's own group commit (src/db/write-queue.ts: WAL fsync on
 // libuv's pool, checkpoints on a thread), writes one info line with the code's hash to a file (pino, synchronous,
@@ -34,7 +36,7 @@ export function floorApp(file: string, logFile: string) {
   const event = db.sqlite.prepare('INSERT INTO events (ticket_id, at, terminal) VALUES (?, ?, ?)');
   const log = pino({ level: 'info' }, pino.destination({ dest: logFile, sync: true }));
   const app = Fastify({ logger: false });
-  app.post('/checkin', async (request, reply) => {
+  app.post(CHECKIN, async (request, reply) => {
     if (request.headers['x-api-key'] !== FLOOR_KEY)
       return reply.code(401).send({ success: false, error: { code: 'UNAUTHORIZED', message: 'Chave inválida' } });
     const { qr_code: qr, terminal } = request.body as { qr_code: string; terminal: string };

@@ -18,6 +18,7 @@ import { makeOrder } from '../test/support/fixtures.js';
 // That a page, once answered, is never answered again to the same key is the spec's marking (ticketing-integration-
 // api.md §4.6, rule 2: "a later call then returns only newer ones"), which the listing played here implements.
 const BOX_PULL = listing(incrementalQuery(DEFAULT_PULL.pageSize));
+const BOX_PULL_MATCH = Object.fromEntries(new URLSearchParams(BOX_PULL));
 
 const ROUNDS = Number(process.argv[2] ?? 3);
 const ORDERS = Number(process.argv[3] ?? 100_000);
@@ -66,7 +67,7 @@ async function main() {
       for (const body of pages[m.round!]!)
         cloud.proxy.inject({
           fault: { kind: 'answer', status: 200, body },
-          match: { method: 'GET', path: /\/api-vouchers$/, query: Object.fromEntries(new URLSearchParams(BOX_PULL)) },
+          match: { method: 'GET', path: /\/api-vouchers$/, query: BOX_PULL_MATCH },
           times: 1,
         });
       process.send!({ type: 'released', orders: r.to - r.from + 1 });

@@ -48,7 +48,6 @@ fs.mkdirSync(workDir, { recursive: true });
 const file = path.join(workDir, 'gate.db');
 const siteFile = path.join(workDir, 'sul.db');
 const floorFile = path.join(workDir, 'floor.db');
-const CHECKIN = '/api/v1/api-qrcode-checkin';
 const clock = createClock('America/Sao_Paulo');
 const cleanup: (() => Promise<unknown>)[] = [];
 
@@ -101,15 +100,16 @@ try {
   const agent = new Agent({ connections: 16 });
   cleanup.push(() => agent.close());
   const device = uses('handheld') ? await pairHandheld(base, fill.supervisor) : undefined;
+  // A phase probes at most SECONDS × 50 tickets of the floor beyond its work's own time; 50,000 a round is ample.
   fillFloor(floorFile, 50_000 * (ROUNDS + 1));
   const floor = await startChild(['floor', floorFile], flags);
   cleanup.push(() => floor.stop());
-  const floorProbe = await startProbe(`http://127.0.0.1:${floor.port}/checkin`, FLOOR_KEY, 'QB########', 0);
+  const floorProbe = await startProbe(`http://127.0.0.1:${floor.port}`, FLOOR_KEY, 'QB########', 0);
   cleanup.push(() => floorProbe.close());
-  const probe = await startProbe(base + CHECKIN, fill.apiKey, 'QB########', probeFrom);
+  const probe = await startProbe(base, fill.apiKey, 'QB########', probeFrom);
   cleanup.push(() => probe.close());
   const siteProbe =
-    siteBox && (await startProbe(`http://127.0.0.1:${siteBox.port}${CHECKIN}`, fill.apiKey, 'QB########', probeFrom));
+    siteBox && (await startProbe(`http://127.0.0.1:${siteBox.port}`, fill.apiKey, 'QB########', probeFrom));
   if (siteProbe) cleanup.push(() => siteProbe.close());
   out(
     `ready in ${((performance.now() - t0) / 1000).toFixed(0)} s: box pid ${box.pid}${cloud ? `; fake cloud pid ${cloud.pid} (nice 19), ${int(ROUNDS * INGEST)} orders seeded in ${cloud.seedSeconds.toFixed(0)} s` : ''}${site ? `; hub and norte pid ${site.a.pid}` : ''}`,

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 
-// Forked by sync.bench.ts and heavy.bench.ts: `<check-in url> <api key> <qr pattern> <first n> <every ms>`
+// Forked by sync.bench.ts and heavy.bench.ts: `<url> <api key> <qr pattern> <first n> <every ms>`
 // sends one single-QR check-in every <every ms> and times it, as a turnstile on the LAN would, from
 // its own process so the box's event loop is measured, not the load generator's. The pattern's run of
 // '#' is n (n = first, first + 1, ...), zero-padded to the run's length: `P#-1`, `QB########`. Over IPC: {type:'start'}
@@ -23,7 +23,7 @@ async function probe(): Promise<number[]> {
   while (!stopping) {
     const started = performance.now();
     starts.push(performance.timeOrigin + started);
-    const res = await request(url, {
+    const res = await request(`${url}/api/v1/api-qrcode-checkin`, {
       method: 'POST',
       dispatcher: agent,
       headers: { 'content-type': 'application/json', 'x-api-key': key },

@@ -11,7 +11,6 @@ export interface Probe {
 }
 
 export async function startProbe(
-  /** The check-in route's whole URL. */
   url: string,
   key: string,
   qrPattern: string,

@@ -107,7 +107,7 @@ async function main(): Promise<number> {
     }).key;
     const { app, checkin } = await createBox({ database: db, clock, logger: false }).start();
     const boxUrl = await app.listen({ host: '127.0.0.1', port: 0 });
-    const probe = await startProbe(`${boxUrl}/api/v1/api-qrcode-checkin`, turnstileKey, 'P#-1', 0);
+    const probe = await startProbe(boxUrl, turnstileKey, 'P#-1', 0);
     const state = createSyncState(db, tenantId, clock);
     const client = createCloudClient({
       url: cloud.url,
