@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -129,6 +130,46 @@ describe('hub and proxy', () => {
     const empty = await hub.connect('sul', { reconnect: false });
     await expect((await jetstreamManager(empty)).streams.info('HARNESS')).rejects.toThrow(/stream not found/i);
     await empty.close();
+  });
+});
+
+describe('a delaying proxy', () => {
+  it('delay: every byte crosses both ways, in order, and none sooner than the delay; pass: no longer held', async () => {
+    // The proxy's close resets the connection: the echo's socket sees ECONNRESET.
+    const echo = net.createServer((s) => s.on('error', () => undefined).pipe(s));
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    const slow = await startTcpProxy({ host: '127.0.0.1', port: (echo.address() as net.AddressInfo).port });
+    try {
+      slow.mode('delay', { ms: 150, jitterMs: 100 });
+      const socket = net.connect({ host: '127.0.0.1', port: slow.port, noDelay: true });
+      let received = '';
+      let firstAt = 0;
+      socket.on('data', (c: Buffer) => {
+        firstAt ||= Date.now();
+        received += c.toString();
+      });
+      await new Promise((resolve) => socket.once('connect', resolve));
+      const sent = Array.from({ length: 60 }, (_, i) => `<${i}>`);
+      const start = Date.now();
+      for (const piece of sent) {
+        socket.write(piece);
+        // One chunk per write: each draws its own delay (150-250 ms): later ones would overtake if the order slipped.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await until('the echo of every piece', () => received.length === sent.join('').length, 10_000);
+      expect(received).toBe(sent.join(''));
+      // Delayed on the way there and on the way back.
+      expect(firstAt - start).toBeGreaterThanOrEqual(300);
+      expect(slow.connections()).toBe(1);
+
+      slow.mode('pass');
+      socket.write('<fim>');
+      await until('the echo after pass', () => received.endsWith('<fim>'), 10_000);
+      socket.destroy();
+    } finally {
+      await slow.close();
+      await new Promise((resolve) => echo.close(resolve));
+    }
   });
 });
 
