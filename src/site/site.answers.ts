@@ -14,6 +14,16 @@ export const LOCAL_REASONS = [
   'certificado_do_hub',
 ] as const;
 
+/**
+ * A nullable enum whose OpenAPI 3.0 `enum` lists null as well: `nullable: true` does not add null to an enum's values
+ * (OpenAPI 3.0.3, "nullable"), so validators such as Spectral's refuse a null example or answer without it.
+ */
+const nullableEnum = <T extends readonly [string, ...string[]]>(values: T) =>
+  z
+    .enum(values)
+    .nullable()
+    .meta({ enum: [...values, null] });
+
 export const SITE_REJECT_REASONS = [
   'nao_json',
   'grande_demais',
@@ -39,7 +49,7 @@ export const siteAnswerSchema = z.strictObject({
   success: z.literal(true),
   data: z.strictObject({
     modo: z.enum(SITE_MODES).describe('site: decide com o hub; local: decide sozinha; desligado: sem site'),
-    motivo: z.enum(LOCAL_REASONS).nullable(),
+    motivo: nullableEnum(LOCAL_REASONS).describe('Por que decide sozinha (modo local); null nos outros modos'),
     desde: z.string().nullable().describe('Desde quando está neste modo'),
     caixa: z.string().nullable(),
     hub: z.strictObject({
