@@ -32,12 +32,16 @@ const KIND_TEXT: Record<TransientKind, string> = {
   aborted: 'interrompido',
 };
 
-/** A failure of the call as a whole (the cloud may or may not have applied it); never a per-item result. */
+/**
+ * A failure of the call as a whole; never a per-item result. `neverSent`: the request provably never left the box (no
+ * connection was made), so the cloud cannot have applied it; otherwise it may have.
+ */
 export class CloudUnavailableError extends Error {
   constructor(
     readonly kind: TransientKind,
     detail: string,
     readonly status?: number,
+    readonly neverSent = false,
   ) {
     super(`${KIND_TEXT[kind]}: ${detail}`);
   }

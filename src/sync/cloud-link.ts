@@ -108,14 +108,35 @@ const TIMEOUT_CODES = new Set([
   'ETIMEDOUT',
 ]);
 
+/**
+ * Failures of making the connection, before undici writes a byte of the request (it fails every request queued on a
+ * connection that could not be made, undici/lib/dispatcher/client.js `handleConnectError`): the name not resolved, the
+ * connection refused (an RST to the SYN; on an open connection a reset is ECONNRESET), undici's own connect timeout,
+ * the cloud's certificate refused during the handshake. Anything else may have reached the cloud: a reset or a timeout
+ * once connected, a dead keep-alive socket (UND_ERR_SOCKET), an unreachable host reported on an open connection.
+ */
+const NEVER_SENT_CODES = new Set([
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNREFUSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+]);
+
 /** Every way a call can fail below HTTP, as one typed, retryable failure. */
-function asUnavailable(error: unknown, signal: AbortSignal | undefined): CloudUnavailableError {
+export function asUnavailable(error: unknown, signal: AbortSignal | undefined): CloudUnavailableError {
   if (error instanceof CloudUnavailableError) return error;
   const e = error as { code?: string; name?: string; message?: string; cause?: { code?: string } };
   const code = e.code ?? e.cause?.code ?? '';
+  const neverSent = NEVER_SENT_CODES.has(code);
   if (signal?.aborted) return new CloudUnavailableError('aborted', 'parada do sincronizador');
-  if (code === 'ECONNREFUSED') return new CloudUnavailableError('refused', code);
+  if (code === 'ECONNREFUSED') return new CloudUnavailableError('refused', code, undefined, true);
   if (TIMEOUT_CODES.has(code) || e.name === 'TimeoutError')
-    return new CloudUnavailableError('timeout', code || 'tempo total da requisição');
-  return new CloudUnavailableError('network', code || e.message || String(error));
+    return new CloudUnavailableError('timeout', code || 'tempo total da requisição', undefined, neverSent);
+  return new CloudUnavailableError('network', code || e.message || String(error), undefined, neverSent);
 }

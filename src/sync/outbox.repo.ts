@@ -171,7 +171,10 @@ function heldForSite({ db, tenantId }: Outbox, chave: string, beforeEventId: num
   );
 }
 
-/** Recorded before the call, so that after a crash the box knows the cloud may have applied it. */
+/**
+ * Recorded before the call, so that after a crash the box knows the cloud may have applied it. `first_sent_at` is
+ * the first attempt that may have reached the cloud: one that provably did not is taken back (`neverSent`).
+ */
 function markSending({ db }: Outbox, eventIds: readonly number[], nowIso: string): void {
   run(
     db,
@@ -184,6 +187,15 @@ function markSending({ db }: Outbox, eventIds: readonly number[], nowIso: string
       })
       .where('event_id', 'in', inList(eventIds)),
   );
+}
+
+/**
+ * The call never left the box (CloudUnavailableError.neverSent): these events, never sent before it, are again never
+ * sent, so that a later "already used" from the cloud is not read as their own earlier attempt (push.classify.ts).
+ */
+function neverSent({ db }: Outbox, eventIds: readonly number[]): void {
+  if (eventIds.length === 0) return;
+  run(db, db.kysely.updateTable('sync_push').set({ first_sent_at: null }).where('event_id', 'in', inList(eventIds)));
 }
 
 /** Final answer for one event. Its marks on /api/local/eventos go, so the central office sees the result. */
@@ -241,6 +253,7 @@ export function createOutboxRepo(db: Db, tenantId: number) {
     previousCheckin: (chave: string, beforeEventId: number) => previousCheckin(o, chave, beforeEventId),
     heldForSite: (chave: string, beforeEventId: number, nowIso: string) => heldForSite(o, chave, beforeEventId, nowIso),
     markSending: (eventIds: readonly number[], nowIso: string) => markSending(o, eventIds, nowIso),
+    neverSent: (eventIds: readonly number[]) => neverSent(o, eventIds),
     settle: (eventId: number, c: Classified, nowIso: string) => settle(o, eventId, c, nowIso),
     retryLater: (eventIds: readonly number[], nextAttemptAt: string | null, error: string) =>
       retryLater(o, eventIds, nextAttemptAt, error),

@@ -15,9 +15,12 @@ export const CLOCK_SKEW_MS = 5_000;
 
 export interface Attempt {
   action: 'checkin' | 'estorno';
-  /** Sends of this event before the one that got this answer: any of them may have reached the cloud. */
+  /** Sends of this event before the one that got this answer. */
   priorAttempts: number;
-  /** When the box first sent this event (durably recorded before sending). */
+  /**
+   * When the box first sent this event in a call that may have reached the cloud (durably recorded before sending);
+   * null when none may have: every earlier call failed before connecting (CloudUnavailableError.neverSent).
+   */
   firstSentAt: string | null;
 }
 

@@ -136,6 +136,8 @@ async function send(ctx: PushCtx, b: Batch, signal: AbortSignal): Promise<number
         ? null
         : new Date(clock.now().getTime() + backoffDelay(attempts, tuning.backoff)).toISOString();
     await tx(() => {
+      // Not a possible delivery: only an attempt that may have reached the cloud can explain its later "already used".
+      if (error.neverSent) repo.neverSent(b.rows.filter((r) => r.first_sent_at === null).map((r) => r.event_id));
       repo.retryLater(eventIds, next, error.message);
       state.failed(error);
     });
@@ -144,10 +146,7 @@ async function send(ctx: PushCtx, b: Batch, signal: AbortSignal): Promise<number
   const now = clock.nowIso();
   await tx(() => {
     b.rows.forEach((r, i) => {
-      const c = classify(
-        { action: r.action, priorAttempts: r.attempts, firstSentAt: r.first_sent_at ?? sentAt },
-        results[i]!,
-      );
+      const c = classify({ action: r.action, priorAttempts: r.attempts, firstSentAt: r.first_sent_at }, results[i]!);
       repo.settle(r.event_id, c, now);
     });
     state.succeeded('push');

@@ -45,6 +45,11 @@ describe('classifying what the cloud said about one event', () => {
       classify({ action: 'checkin', priorAttempts: 2, firstSentAt: first }, refusal('TICKET_ALREADY_USED', null))
         .resultado,
     ).toBe('ja_utilizado_na_nuvem');
+    // Earlier attempts that all failed before connecting (no first send recorded) reached nobody.
+    expect(
+      classify({ action: 'checkin', priorAttempts: 3, firstSentAt: null }, refusal('TICKET_ALREADY_USED', after))
+        .resultado,
+    ).toBe('ja_utilizado_na_nuvem');
     // A cloud clock slightly behind the box's is tolerated.
     const skewed = new Date(Date.parse(first) - CLOCK_SKEW_MS + 1).toISOString();
     expect(isOwnEarlierAttempt({ action: 'checkin', priorAttempts: 1, firstSentAt: first }, skewed)).toBe(true);
