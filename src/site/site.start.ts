@@ -48,14 +48,12 @@ export async function startSiteLink(deps: {
 
 /**
  * What the box announces of its cloud key: enough to tell two boxes pulling with one key (sync marks are per key,
- * so they would split the pages between them), nothing to recover the key from.
+ * so they would split the pages between them), nothing to recover the key from. Of the key alone: the cloud knows a
+ * box by its key, whatever address the box reaches it by (an IP, a name, a trailing slash), so two boxes with one
+ * key must announce one print. The label keeps the print apart from any other hash of the same key.
  */
-export const cloudKeyPrint = (cloud: { url: string; apiKey: string } | undefined): string | undefined =>
-  cloud &&
-  createHash('sha256')
-    .update(`${new URL(cloud.url).host}\n${cloud.apiKey}`)
-    .digest('hex')
-    .slice(0, 16);
+export const cloudKeyPrint = (cloud: { apiKey: string } | undefined): string | undefined =>
+  cloud && createHash('sha256').update(`gate-cloud-key\n${cloud.apiKey}`).digest('hex').slice(0, 16);
 
 /** The link's view, said to be the box's tenant's. */
 const tenantSite = (info: SiteInfo, tenantId: number): TenantSite => ({

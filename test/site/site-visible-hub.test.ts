@@ -1,16 +1,20 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createFixedClock } from '../../src/clock.js';
 import type { SiteConfig } from '../../src/site-config.js';
 import { siteAnswerSchema } from '../../src/site/site.answers.js';
-import { bootBox, createTestBox, UNREACHABLE_CLOUD, type TestBox } from '../support/box.js';
+import { bootBox, createTestBox, TZ, UNREACHABLE_CLOUD, type TestBox } from '../support/box.js';
+import { startFakeCloud, type FakeCloud } from '../support/fake-cloud.js';
 import { siteLinkOf, startHub, type TestHub } from '../support/site-hub.js';
 import { eventually } from '../support/sync-gate.js';
 
 // What the IT lead sees of a real site (issue 23, "Visible"): two real boxes on a real hub (Debian's nats-server),
-// read through GET /api/local/site, /metrics and /health/ready. Both boxes pull with one cloud key here: the
-// alarm makes both not ready, naming the other.
+// read through GET /api/local/site, /metrics and /health/ready. Both boxes pull with one cloud key here, each
+// reaching the cloud by another address (its IP, its name with a trailing slash): the alarm makes both not ready,
+// naming the other.
 
 const BOXES = ['norte', 'sul'];
 let hub: TestHub;
+let cloud: FakeCloud;
 const seeds: TestBox[] = [];
 const boxes: Record<string, Awaited<ReturnType<typeof bootBox>>> = {};
 const keys: Record<string, string> = {};
@@ -19,18 +23,22 @@ const siteOf = (box: string): SiteConfig => siteLinkOf(hub, box, BOXES);
 
 beforeAll(async () => {
   hub = await startHub({ boxes: BOXES });
+  cloud = await startFakeCloud({ clock: createFixedClock(TZ, '2026-11-21T13:00:00.000Z') });
+  const { port } = new URL(cloud.url);
+  // One cloud, two addresses: what the cloud knows the boxes by is the key.
+  const urls: Record<string, string> = { norte: `http://127.0.0.1:${port}`, sul: `http://localhost:${port}/` };
   for (const name of BOXES) {
     const seed = await createTestBox();
     await seed.app.close();
     seeds.push(seed);
     keys[name] = seed.keys.all;
-    // The same cloud key on both boxes (a cloud the test never reaches: only its fingerprint matters here).
+    // The same cloud key on both boxes (their sync never runs here: only the key's fingerprint matters).
     boxes[name] = await bootBox({
       db: seed.db,
       clock: seed.clock,
       logger: false,
       tenant: 'parque',
-      cloud: UNREACHABLE_CLOUD,
+      cloud: { ...UNREACHABLE_CLOUD, url: urls[name]!, apiKey: cloud.keys.box, integrationKey: cloud.keys.integration },
       syncSchedules: false,
       siteLink: siteOf(name),
     });
@@ -39,6 +47,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const b of Object.values(boxes)) await b.close();
   for (const s of seeds) await s.close();
+  await cloud?.close();
   await hub?.close();
 });
 
