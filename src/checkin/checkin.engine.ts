@@ -61,8 +61,18 @@ export function createEngine(deps: CheckinDeps, repo: CheckinRepo): Engine {
   return { ...deps, repo, write, inSavepoint, site: { current: undefined } };
 }
 
-export function flowFor(e: Engine, input: CheckinInput, caller: CheckinCaller, area = PARK_AREA): Flow {
-  const now = e.clock.now();
+/**
+ * `now`: the decision's instant, taken once by the caller when a site may run the flow twice (a rehearsal to learn
+ * what to claim, then the commit): the claim, the event and the answer then carry the same time, so a box refused
+ * by the claim answers exactly the winner's `checkin_em`.
+ */
+export function flowFor(
+  e: Engine,
+  input: CheckinInput,
+  caller: CheckinCaller,
+  area = PARK_AREA,
+  now: Date = e.clock.now(),
+): Flow {
   return {
     db: e.db,
     repo: e.repo,
@@ -114,8 +124,9 @@ export async function execute<R extends CheckinResult | ReversalResult, V>(
   const viewOf = (result: R) =>
     result.ok && options.view ? options.view(result as Extract<R, { ok: true }>) : undefined;
   if (target.kind === 'order' || target.codes.length === 1) {
+    const at = e.clock.now();
     const decided = () => {
-      const f = flowFor(e, input, caller);
+      const f = flowFor(e, input, caller, PARK_AREA, at);
       return target.kind === 'order' ? flows.order(f, target.numero) : flows.code(f, target.codes[0]!);
     };
     const reply = await decide(
@@ -181,9 +192,10 @@ async function runBatch<R extends CheckinResult | ReversalResult, V>(
   };
   while (items.length < codes.length) {
     const some = codes.slice(items.length, items.length + slice);
+    const at = e.clock.now();
     const done = await run(() => {
       const started = performance.now();
-      const f = flowFor(e, input, caller);
+      const f = flowFor(e, input, caller, PARK_AREA, at);
       const out: Item<R, V>[] = [];
       for (const code of some) {
         if (out.length > 0 && performance.now() - started >= pieceMs) break;

@@ -98,7 +98,10 @@ export function createCheckinService(deps: CheckinDeps): CheckinService {
       const started = performance.now();
       const target = requestTarget(input, false);
       const code = target.kind === 'order' ? target.numero : target.codes[0]!;
-      const result = await decide(engine, () => moveCode(flowFor(engine, input, caller, policy.area), code, policy));
+      const at = deps.clock.now();
+      const result = await decide(engine, () =>
+        moveCode(flowFor(engine, input, caller, policy.area, at), code, policy),
+      );
       notify(engine, 'movimento', input, caller, [result], started);
       return result;
     },

@@ -22,13 +22,28 @@ function usedAt(box: SiteBox): Set<string> {
     db.close();
   }
 }
+/** When a ticket was checked in, as a box recorded it (and answered it). */
+function checkinAt(box: SiteBox, qr: string): string | null {
+  const db = new Database(path.join(box.dataDir, 'gate.db'), { readonly: true, fileMustExist: true });
+  try {
+    return (db.prepare('select checkin_em from people where qr_code = ?').pluck().get(qr) as string | null) ?? null;
+  } finally {
+    db.close();
+  }
+}
 const sameSets = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((x) => b.has(x));
 
 describe('a site of three boxes as processes', () => {
-  it('one QR at three boxes at once: exactly one 200, twenty times out of twenty', async () => {
+  it('one QR at three boxes at once: exactly one 200, twenty times out of twenty, refused with the winner’s time', async () => {
     for (let n = 0; n < 20; n++) {
-      const answers = await site.race(site.tickets.fresh());
+      const qr = site.tickets.fresh();
+      const answers = await site.race(qr);
       expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409]);
+      // The refusing boxes answer the time the winner recorded and answered, to the millisecond.
+      const winner = site.boxes[answers.findIndex((a) => a.status === 200)]!;
+      const recorded = checkinAt(winner, qr);
+      for (const refused of answers.filter((a) => a.status === 409))
+        expect(refused.body.error.details.checkin_em).toBe(recorded);
     }
     for (const b of site.boxes) expect(await b.siteView()).toMatchObject({ decisoes_sem_site_hoje: 0 });
   });
