@@ -76,6 +76,12 @@ export function applyFact(base: Flow, fact: MovementFact, changeState: boolean):
   return fact.kind === 'person' ? personFact(f, fact, changeState) : additionalFact(f, fact, changeState);
 }
 
+/**
+ * A compensation keeps the claim it undoes in its event: the site's double entries (rules/doubles.ts) and the cloud's
+ * holds (src/sync/outbox.repo.ts) leave both out, since nobody was let in by that claim.
+ */
+const undoing = (fact: MovementFact) => (fact.undoes ? { undoes: fact.undoes } : {});
+
 function personFact(f: Flow, fact: MovementFact, changeState: boolean): FactOutcome {
   const tenant = f.actor.tenantId;
   const p = f.repo.personByQr(tenant, fact.qr);
@@ -92,6 +98,7 @@ function personFact(f: Flow, fact: MovementFact, changeState: boolean): FactOutc
     details: {
       ...(fact.action === 'checkin' || fact.action === 'estorno' ? {} : { area: fact.area }),
       ...fact.details,
+      ...undoing(fact),
     },
     site: fact.site,
   });
@@ -137,7 +144,7 @@ function additionalFact(f: Flow, fact: MovementFact, changeState: boolean): Fact
     numeroPedido: a.numero_pedido,
     additionalId: a.id,
     result: 'ok',
-    ...(fact.details ? { details: fact.details } : {}),
+    ...(fact.details || fact.undoes ? { details: { ...fact.details, ...undoing(fact) } } : {}),
     site: fact.site,
   });
   if (!changeState) return { kind: 'recorded', eventId, changed: false };

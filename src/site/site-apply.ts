@@ -6,7 +6,6 @@ import type { SiteRejectReason } from './site.answers.js';
 import { decodeMessage, factOf, fingerprint, subjectOf, type Origin, type SiteMessage } from './site-messages.js';
 import {
   advanceSubject,
-  conflict,
   ownBySiteId,
   park,
   parked,
@@ -17,6 +16,7 @@ import {
   subjectSeq,
   unpark,
 } from './site-store.js';
+import { judgeDoubles } from './site-doubles.js';
 
 // Applying the hub's messages (docs/site.md, "Applying the others' movements"): each batch in one background
 // write, with the stream sequence it reached, so a restart resumes exactly there. Other boxes' movements go
@@ -69,6 +69,12 @@ export function createApplier({ checkin, db, tenantId, origin, clock, log, undo,
   let reached = 0;
   const known = (raw: RawMessage) => isKnownOwn(db, tenantId, origin, raw);
 
+  /** A ticket let in at two boxes is a double entry on every box, whatever order the entries arrive in. */
+  const judge = (outcome: FactOutcome, m: SiteMessage) => {
+    if (m.kind === 'person' && (m.action === 'checkin' || m.action === 'estorno') && 'eventId' in outcome)
+      judgeDoubles(db, tenantId, outcome.eventId, clock.nowIso());
+  };
+
   const rejected = (seq: number, reason: SiteRejectReason, detail: string | null) => {
     reject(db, tenantId, seq, reason, detail, clock.nowIso());
     logRejected(reason, seq);
@@ -105,7 +111,7 @@ export function createApplier({ checkin, db, tenantId, origin, clock, log, undo,
       park(db, tenantId, raw.seq, m.qr, new TextDecoder().decode(raw.data), clock.nowIso());
       return;
     }
-    if (outcome.kind === 'double') conflict(db, tenantId, outcome.eventId, outcome.otherEventId, clock.nowIso());
+    judge(outcome, m);
     advanceSubject(db, tenantId, raw.subject, raw.seq);
   }
 
@@ -144,6 +150,9 @@ export function createApplier({ checkin, db, tenantId, origin, clock, log, undo,
       return done;
     },
 
+    /** The newest sequence applied on a ticket's subject here. */
+    subjectSeq: (subject: string) => subjectSeq(db, tenantId, subject),
+
     /** The newest sequence of the stream this box has applied (or found already its own). */
     reached: (stored: number) => Math.max(reached, stored),
 
@@ -159,7 +168,7 @@ export function createApplier({ checkin, db, tenantId, origin, clock, log, undo,
           const subject = subjectOf(origin.tenant, m.kind, m.qr);
           const outcome = apply(factOf(m, row.seq), row.seq > subjectSeq(db, tenantId, subject));
           if (outcome.kind === 'unknown') continue;
-          if (outcome.kind === 'double') conflict(db, tenantId, outcome.eventId, outcome.otherEventId, clock.nowIso());
+          judge(outcome, m);
           advanceSubject(db, tenantId, subject, row.seq);
           unpark(db, tenantId, row.seq);
           applied++;

@@ -91,6 +91,32 @@ export const movementsAfter = (db: Db, tenantId: number, after: number): OwnMove
     )
     .all(tenantId, after) as OwnMovement[];
 
+/** Refusals that another box's movement may have made stale: the ticket used there, or reversed there. */
+const STALE_REFUSALS = ['TICKET_ALREADY_USED', 'SEM_CHECKIN', 'JA_ESTORNADO'];
+/** At most this many tickets are looked up on the hub for one refusal (a large group). */
+const STALE_TICKETS = 20;
+
+/** The tickets refused after event `after` for a state another box may have changed: a person's, a group's people. */
+export function staleRefusals(
+  db: Db,
+  tenantId: number,
+  after: number,
+): { kind: 'person' | 'additional'; qr: string }[] {
+  const rows = db
+    .statement(
+      `SELECT CASE WHEN e.additional_id IS NULL THEN 'person' ELSE 'additional' END AS kind,
+              coalesce(g.qr_code, e.qr_code) AS qr
+         FROM events e
+         LEFT JOIN orders o ON e.person_id IS NULL AND e.additional_id IS NULL
+                           AND o.tenant_id = e.tenant_id AND o.numero_pedido = e.numero_pedido
+         LEFT JOIN people g ON g.order_id = o.id
+        WHERE e.tenant_id = ? AND e.id > ? AND e.result IN (${STALE_REFUSALS.map(() => '?').join(', ')})
+        LIMIT ${STALE_TICKETS}`,
+    )
+    .all(tenantId, after, ...STALE_REFUSALS) as { kind: 'person' | 'additional'; qr: string | null }[];
+  return rows.filter((r): r is { kind: 'person' | 'additional'; qr: string } => r.qr !== null);
+}
+
 export const newestEventId = (db: Db): number =>
   (db.statement('SELECT coalesce(max(id), 0) AS id FROM events').get() as { id: number }).id;
 
@@ -214,13 +240,6 @@ export function reject(
   );
 }
 
-export function conflict(db: Db, tenantId: number, eventId: number, otherEventId: number, at: string): void {
-  db.statement(
-    `INSERT OR IGNORE INTO site_conflicts (tenant_id, kind, event_id, other_event_id, found_at)
-     VALUES (?, 'duplo_no_site', ?, ?, ?)`,
-  ).run(tenantId, eventId, otherEventId, at);
-}
-
 export const backlogCount = (db: Db, tenantId: number): number =>
   (
     db.statement('SELECT count(*) AS n FROM site_moves WHERE tenant_id = ? AND seq IS NULL').get(tenantId) as {
@@ -234,7 +253,12 @@ export function siteCounts(db: Db, tenantId: number, todayStart: string) {
   return {
     backlog: backlogCount(db, tenantId),
     parked: count('SELECT count(*) AS n FROM site_parked WHERE tenant_id = ?', tenantId),
-    conflicts: count('SELECT count(*) AS n FROM site_conflicts WHERE tenant_id = ?', tenantId),
+    // As the conflicts feed lists them: both entries still in the log (`gate archive` moves old ones out).
+    conflicts: count(
+      `SELECT count(*) AS n FROM site_conflicts c JOIN events e ON e.id = c.event_id
+         JOIN events o ON o.id = c.other_event_id WHERE c.tenant_id = ?`,
+      tenantId,
+    ),
     withoutSiteToday: count(
       'SELECT count(*) AS n FROM site_moves WHERE tenant_id = ? AND sem_site = 1 AND occurred_at >= ?',
       tenantId,
