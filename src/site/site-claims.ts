@@ -6,6 +6,7 @@ import {
   markMovement,
   movementsAfter,
   newestEventId,
+  staleRefusals,
   subjectSeq,
   type OwnMovement,
 } from './site-store.js';
@@ -26,6 +27,13 @@ export interface HubClaims {
   claim(subject: string, id: string, body: Uint8Array, expected: number): Promise<ClaimAnswer>;
   /** After a lost claim: brings this box up to the subject's newest message on the hub. */
   catchUp(subject: string): Promise<void>;
+  /** Connected and behind the stream: this box's copy of a ticket may be older than the hub's. */
+  behind(): boolean;
+  /**
+   * Reads these tickets' newest messages on the hub (within the claim timeout) and applies those this box has not;
+   * whether any was.
+   */
+  refresh(subjects: string[]): Promise<boolean>;
   /** Publishes a reversal of a claim this box won but could not keep. */
   compensate(claim: { subject: string; id: string; movement: OwnMovement }): void;
   /** Movements were committed for later publication (local decisions, exits). */
@@ -39,6 +47,12 @@ interface Planned {
   movement: OwnMovement;
   subject: string;
   id: string;
+}
+
+interface Prediction {
+  moves: Planned[];
+  /** The subjects of the tickets refused on a state another box may have changed. */
+  refused: string[];
 }
 
 /**
@@ -60,55 +74,22 @@ export function createSiteDecisions({
   inFlight: Set<string>;
 }): SiteDecisions {
   const locks = createSubjectLocks();
-  const subjectOfMovement = (m: OwnMovement) =>
-    subjectOf(origin.tenant, m.person_id ? 'person' : 'additional', m.qr_code ?? m.code);
-
-  /** The decision, tried and rolled back: the movements it would make. */
-  function predict<T>(work: () => T): Planned[] | undefined {
-    if (db.sqlite.inTransaction) return undefined;
-    const before = newestEventId(db);
-    db.sqlite.exec('BEGIN');
-    try {
-      work();
-      return movementsAfter(db, tenantId, before)
-        .filter((m) => CLAIMED.has(m.action))
-        .map((movement) => ({ movement, subject: subjectOfMovement(movement), id: newSiteId(origin) }));
-    } finally {
-      db.sqlite.exec('ROLLBACK');
-    }
-  }
+  const ctx: Ctx = { db, tenantId, origin };
 
   /**
-   * Commits the decision, marking each movement with its claim (matched by subject and action, in order) or, when
-   * none matches, with a new id to publish later; claims left unmatched are undone on the hub.
+   * A box behind the stream (back after a stop, catching up) does not refuse on its stale copy: it first reads the
+   * refused tickets' newest messages on the hub (docs/site.md, "Catching up"); whether that changed anything here.
    */
-  function commit<T>(work: () => T, claims: (Planned & { seq: number | null })[], alone: boolean) {
-    const before = newestEventId(db);
-    const value = work();
-    const left = [...claims];
-    let queued = false;
-    for (const movement of movementsAfter(db, tenantId, before)) {
-      const subject = subjectOfMovement(movement);
-      const at = left.findIndex((c) => c.subject === subject && c.movement.action === movement.action);
-      const claim = at >= 0 ? left.splice(at, 1)[0]! : undefined;
-      const seq = claim?.seq ?? null;
-      const withoutSite = alone || (!claim && CLAIMED.has(movement.action));
-      markMovement(db, tenantId, movement, { siteId: claim?.id ?? newSiteId(origin), seq, withoutSite });
-      if (seq !== null) advanceSubject(db, tenantId, subject, seq);
-      else queued = true;
-    }
-    return { value, queued, unmatched: left.filter((c) => c.seq !== null) };
+  async function refreshed<T>(trial: () => T, known?: Prediction): Promise<boolean> {
+    if (!hub.behind()) return false;
+    const refused = (known ?? predict(ctx, trial, true))?.refused ?? [];
+    return refused.length > 0 && hub.refresh(refused);
   }
 
-  async function commitWith<T>(
-    work: () => T,
-    write: <U>(w: () => U) => Promise<U>,
-    claims: (Planned & { seq: number | null })[],
-    alone: boolean,
-  ) {
-    let outcome: { value: T; queued: boolean; unmatched: (Planned & { seq: number | null })[] };
+  async function commitWith<T>(work: () => T, write: <U>(w: () => U) => Promise<U>, claims: Claim[], alone: boolean) {
+    let outcome: { value: T; queued: boolean; unmatched: Claim[] };
     try {
-      outcome = await write(() => commit(work, claims, alone));
+      outcome = await write(() => commit(ctx, work, claims, alone));
     } catch (err) {
       for (const c of claims) if (c.seq !== null) hub.compensate(c);
       throw err;
@@ -119,15 +100,22 @@ export function createSiteDecisions({
   }
 
   async function decide<T>(work: () => T, write: <U>(w: () => U) => Promise<U>, trial: () => unknown = work) {
+    let looked = false;
     for (let attempt = 0; attempt < ATTEMPTS && hub.online(); attempt++) {
-      const first = predict(trial);
+      const first = predict(ctx, trial, !looked && hub.behind());
       if (!first) break;
-      if (first.length === 0) return commitWith(work, write, [], false);
-      const held = await locks.hold(first.map((p) => p.subject));
+      if (first.moves.length === 0) {
+        if (!looked && first.refused.length > 0) {
+          looked = true;
+          if (await refreshed(trial, first)) continue;
+        }
+        return commitWith(work, write, [], false);
+      }
+      const held = await locks.hold(first.moves.map((p) => p.subject));
       const sent: string[] = [];
       try {
         // Another decision on one of these tickets may have been committed while this one waited for its lock.
-        const plan = held.waited ? predict(trial) : first;
+        const plan = held.waited ? predict(ctx, trial)?.moves : first.moves;
         if (!plan || plan.length === 0) return await commitWith(work, write, [], false);
         if (plan.some((p) => !held.subjects.has(p.subject))) continue;
         sent.push(...plan.map((p) => p.id));
@@ -158,10 +146,67 @@ export function createSiteDecisions({
         held.release();
       }
     }
+    // Deciding alone while still reaching the hub (publishing what waited): a refusal still looks there first.
+    if (!looked && !hub.online()) await refreshed(trial);
     return commitWith(work, write, [], true);
   }
 
   return { decide };
+}
+
+interface Ctx {
+  db: Db;
+  tenantId: number;
+  origin: Origin;
+}
+
+type Claim = Planned & { seq: number | null };
+
+const subjectOfMovement = (origin: Origin, m: OwnMovement) =>
+  subjectOf(origin.tenant, m.person_id ? 'person' : 'additional', m.qr_code ?? m.code);
+
+/**
+ * The decision, tried and rolled back: the movements it would make and, when asked (a box behind the stream), the
+ * tickets it would refuse on a state another box may have changed since (already used, no check-in to reverse).
+ */
+function predict<T>({ db, tenantId, origin }: Ctx, work: () => T, withRefused = false): Prediction | undefined {
+  if (db.sqlite.inTransaction) return undefined;
+  const before = newestEventId(db);
+  db.sqlite.exec('BEGIN');
+  try {
+    work();
+    const moves = movementsAfter(db, tenantId, before)
+      .filter((m) => CLAIMED.has(m.action))
+      .map((movement) => ({ movement, subject: subjectOfMovement(origin, movement), id: newSiteId(origin) }));
+    const refused = withRefused
+      ? staleRefusals(db, tenantId, before).map((t) => subjectOf(origin.tenant, t.kind, t.qr))
+      : [];
+    return { moves, refused };
+  } finally {
+    db.sqlite.exec('ROLLBACK');
+  }
+}
+
+/**
+ * Commits the decision, marking each movement with its claim (matched by subject and action, in order) or, when
+ * none matches, with a new id to publish later; claims left unmatched are undone on the hub.
+ */
+function commit<T>({ db, tenantId, origin }: Ctx, work: () => T, claims: Claim[], alone: boolean) {
+  const before = newestEventId(db);
+  const value = work();
+  const left = [...claims];
+  let queued = false;
+  for (const movement of movementsAfter(db, tenantId, before)) {
+    const subject = subjectOfMovement(origin, movement);
+    const at = left.findIndex((c) => c.subject === subject && c.movement.action === movement.action);
+    const claim = at >= 0 ? left.splice(at, 1)[0]! : undefined;
+    const seq = claim?.seq ?? null;
+    const withoutSite = alone || (!claim && CLAIMED.has(movement.action));
+    markMovement(db, tenantId, movement, { siteId: claim?.id ?? newSiteId(origin), seq, withoutSite });
+    if (seq !== null) advanceSubject(db, tenantId, subject, seq);
+    else queued = true;
+  }
+  return { value, queued, unmatched: left.filter((c) => c.seq !== null) };
 }
 
 /** One decision at a time per ticket on this box: a second scan of the same QR waits for the first's claim. */

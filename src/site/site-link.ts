@@ -8,23 +8,15 @@ import type { SiteConfig } from '../site-config.js';
 import { VERSION } from '../version.js';
 import { noRejections, type SiteInfo, type SiteView } from './site.answers.js';
 import { createApplier } from './site-apply.js';
-import { createBacklog, createSettledNotices, messageOf } from './site-backlog.js';
-import { createSiteDecisions, type HubClaims } from './site-claims.js';
+import { createBacklog, createSettledNotices } from './site-backlog.js';
+import { createSiteDecisions } from './site-claims.js';
+import { hubClaims } from './site-hub-claims.js';
 import { createConsumer } from './site-consumer.js';
-import { connectHub, listen, type Hub } from './site-hub.js';
-import { refusedCertificate } from './hub-tls.js';
+import { connectHub, listen, refusalOf, type Hub, type HubRefusal } from './site-hub.js';
 import { fingerprint, newRun, presenceSubject, signingKey, type Origin } from './site-messages.js';
 import { createSiteMode, type SiteModeState } from './site-mode.js';
 import { createPresence, PRESENCE_EVERY_MS } from './site-presence.js';
-import {
-  backlogCount,
-  forgetApplied,
-  forgetHubSlice,
-  siteCounts,
-  siteState,
-  startRun,
-  type OwnMovement,
-} from './site-store.js';
+import { backlogCount, forgetApplied, forgetHubSlice, siteCounts, siteState, startRun } from './site-store.js';
 import { createCompensations } from './site-undo.js';
 
 export interface SiteLink {
@@ -40,8 +32,6 @@ export interface SiteLink {
 
 const PROBE_EVERY_MS = 1000;
 const PUBLISH_TIMEOUT_MS = 2000;
-/** How long a lost claim waits for the winner's message. */
-const CATCH_UP_MS = 2000;
 /** How far back a box republishes its own movements when the hub lost them. */
 const REPUBLISH_MS = 72 * 3600_000;
 
@@ -62,7 +52,6 @@ export async function startLink(deps: LinkDeps): Promise<SiteLink> {
   const mode = createSiteMode({ clock, log });
   let hub: Hub | undefined;
   let closed = false;
-  const claimMs: number[] = [];
   const publish = (subject: string, id: string, body: Uint8Array) =>
     hub && mode.connected() ? hub.publish(subject, id, body, PUBLISH_TIMEOUT_MS) : Promise.resolve(null);
   const backlog = createBacklog({ db, tenantId, origin, publish });
@@ -71,17 +60,11 @@ export async function startLink(deps: LinkDeps): Promise<SiteLink> {
   const inFlight = new Set<string>();
   const applier = createApplier({ checkin, db, tenantId, origin, clock, log, undo, inFlight });
   const consumer = createConsumer({ apply: (batch) => applier.apply(batch, 'stream'), from: () => applied() + 1, log });
+  const lag = () => Math.max(0, (consumer.newest() ?? 0) - applier.reached(applied()));
   const presence = createPresence({ origin, version: VERSION, cloudKey: deps.cloudKey, now: () => Date.now() });
 
-  const detach = checkin.attachSite(
-    createSiteDecisions({
-      db,
-      tenantId,
-      origin,
-      inFlight,
-      hub: hubClaims({ hub: () => hub, link, mode, applier, undo, backlog, claimed: (ms) => claimMs.push(ms) }),
-    }),
-  );
+  const claims = hubClaims({ hub: () => hub, link, mode, applier, undo, backlog, lag });
+  const detach = checkin.attachSite(createSiteDecisions({ db, tenantId, origin, inFlight, hub: claims }));
 
   /** On (re)connecting: the stream is there and still holds what this box applied, else its movements go again. */
   async function onConnected(on: Hub) {
@@ -143,7 +126,7 @@ export async function startLink(deps: LinkDeps): Promise<SiteLink> {
   void connectLoop({
     link,
     closed: () => closed,
-    onRefused: mode.refusedCertificate,
+    onRefused: mode.refused,
     onStatus(up) {
       mode.connection(up);
       if (up) resync();
@@ -160,7 +143,7 @@ export async function startLink(deps: LinkDeps): Promise<SiteLink> {
   return {
     info: {
       view: () => siteView({ db, tenantId, clock, origin, link, mode, consumer, presence, applier }),
-      drainClaimMs: () => claimMs.splice(0),
+      drainClaimMs: claims.drainClaimMs,
     },
     async close() {
       closed = true;
@@ -211,58 +194,21 @@ async function connectLoop(p: {
   closed: () => boolean;
   onStatus: (up: boolean) => void;
   onHub: (hub: Hub) => void;
-  onRefused: (code: string) => void;
+  onRefused: (refusal: HubRefusal) => void;
 }) {
   while (!p.closed()) {
     try {
       const hub = await connectHub(p.link, (s) =>
-        s.type === 'certificate' ? p.onRefused(s.code) : p.onStatus(s.type === 'connected'),
+        s.type === 'refused' ? p.onRefused(s.refusal) : p.onStatus(s.type === 'connected'),
       );
       if (p.closed()) return void hub.close();
       return p.onHub(hub);
     } catch (err) {
-      const code = refusedCertificate(err);
-      if (code) p.onRefused(code);
+      const refusal = refusalOf(err);
+      if (refusal) p.onRefused(refusal);
       await sleep(1000);
     }
   }
-}
-
-/** What the claims need of the hub, with the breaker told of every answer. */
-function hubClaims(p: {
-  hub: () => Hub | undefined;
-  link: SiteConfig;
-  mode: SiteModeState;
-  applier: ReturnType<typeof createApplier>;
-  undo: ReturnType<typeof createCompensations>;
-  backlog: ReturnType<typeof createBacklog>;
-  claimed: (ms: number) => void;
-}): HubClaims {
-  return {
-    online: p.mode.online,
-    async claim(subject, id, body, expected) {
-      const started = performance.now();
-      const hub = p.hub();
-      const answer = hub
-        ? await hub.claim(subject, id, body, expected, p.link.casTimeoutMs)
-        : ({ kind: 'unreachable' } as const);
-      p.claimed(performance.now() - started);
-      if (answer.kind === 'unreachable') p.mode.failed();
-      else p.mode.answered();
-      return answer;
-    },
-    async catchUp(subject) {
-      // The hub has just answered the claim, so it is there: wait for the winner's message (behind a catch-up's
-      // deliveries on the same connection it can take longer than a claim), never for a hub gone meanwhile.
-      const hub = p.hub();
-      const newest = hub
-        ? await Promise.race([hub.latest(subject).catch(() => null), sleep(CATCH_UP_MS).then(() => null)])
-        : null;
-      if (newest) await p.applier.apply([newest], 'ticket');
-    },
-    compensate: (c: { id: string; movement: OwnMovement }) => p.undo.claim(c.id, messageOf(c.movement, c.id)),
-    backlogGrew: () => void (p.mode.online() && p.backlog.drain()),
-  };
 }
 
 /** Who this box is on the site, for this run; the run is recorded first (an orphan claim is an earlier run's). */
