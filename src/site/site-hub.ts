@@ -10,11 +10,11 @@ import {
   type JetStreamClient,
   type JetStreamManager,
 } from '@nats-io/jetstream';
-import { connect, nanos, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { connect, errors, nanos, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { SiteConfig } from '../site-config.js';
 import type { ClaimAnswer } from './site-claims.js';
 import { STREAM, STREAM_SUBJECTS } from './site-messages.js';
-import { certificateProblem, hubTls } from './hub-tls.js';
+import { certificateProblem, hubTls, refusedCertificate } from './hub-tls.js';
 import type { RawMessage } from './site-apply.js';
 
 // The hub as the site link uses it (docs/site.md): one NATS connection with JetStream, written against Debian's
@@ -29,10 +29,33 @@ const KEEP_MS = 8 * 24 * 3600_000;
 /** JetStream's default duplicate window, said explicitly: a republish within it is answered "duplicate". */
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
 
+/** What is to fix when the box and the hub refuse each other: not a hub away. */
+export type HubRefusal =
+  /** The box refused the hub's certificate (Node's code: another CA, another name, expired). */
+  | { motivo: 'certificado_do_hub'; code: string }
+  /** The hub refused this box's user or password. */
+  | { motivo: 'credenciais_recusadas' };
+
 export type HubStatus =
   | { type: 'connected' | 'disconnected' }
-  /** Disconnected, and the hub now shows a certificate this box refuses (expired, or another). */
-  | { type: 'certificate'; code: string };
+  /** Disconnected, and the hub shows a certificate this box refuses, or refuses this box's password. */
+  | { type: 'refused'; refusal: HubRefusal };
+
+/**
+ * Whether the hub refused this box's user or password: nats-server answers `-ERR 'Authorization Violation'`, which
+ * the client raises as an AuthorizationError (@nats-io/nats-core 3.3, lib/errors.js `AuthorizationError.parse`,
+ * lib/protocol.js `toError`): connect() rejects with it, and while reconnecting it comes as a status of type
+ * 'error'. The same class says "authentication timeout" (a slow link, not the password), hence the message.
+ */
+const refusedCredentials = (err: unknown) =>
+  err instanceof errors.AuthorizationError && /authorization violation/i.test(err.message);
+
+/** Why a connection to the hub failed, when it is a refusal to fix rather than a hub away. */
+export function refusalOf(err: unknown): HubRefusal | undefined {
+  const code = refusedCertificate(err);
+  if (code) return { motivo: 'certificado_do_hub', code };
+  return refusedCredentials(err) ? { motivo: 'credenciais_recusadas' } : undefined;
+}
 
 /** How often a disconnected box looks at the hub's certificate (site-hub.ts's reconnection hides TLS errors). */
 const CERTIFICATE_CHECK_MS = 2000;
@@ -77,6 +100,10 @@ const connectAs = (config: SiteConfig, role: string) =>
     ...hubTls(config),
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1000,
+    // The client gives up for good after two refusals of the password in a row (nats-core lib/protocol.js,
+    // handleAuthError): a box whose password the hub refused for a while would stay local until restarted, though
+    // the hub's configuration was put back.
+    ignoreAuthErrorAbort: true,
     pingInterval: PING_MS,
     maxPingOut: MAX_PINGS_OUT,
     timeout: API_TIMEOUT_MS,
@@ -101,11 +128,13 @@ export async function connectHub(config: SiteConfig, onStatus: (s: HubStatus) =>
     while (down && !nc.isClosed()) {
       await sleep(CERTIFICATE_CHECK_MS);
       const code = down ? await certificateProblem(config) : undefined;
-      if (code && down) onStatus({ type: 'certificate', code });
+      if (code && down) onStatus({ type: 'refused', refusal: { motivo: 'certificado_do_hub', code } });
     }
   };
   void (async () => {
     for await (const s of nc.status()) {
+      if (s.type === 'error' && refusedCredentials(s.error))
+        onStatus({ type: 'refused', refusal: { motivo: 'credenciais_recusadas' } });
       if (s.type === 'disconnect') {
         onStatus({ type: 'disconnected' });
         down = true;

@@ -12,6 +12,7 @@ export const LOCAL_REASONS = [
   'falhas_seguidas',
   'publicando_pendentes',
   'certificado_do_hub',
+  'credenciais_recusadas',
 ] as const;
 
 /**

@@ -46,6 +46,7 @@ export const LOCAL_REASON_TEXT: Record<LocalReason, string> = {
   falhas_seguidas: 'falhas seguidas ao falar com o hub',
   publicando_pendentes: 'publicando no hub os movimentos feitos sem ele',
   certificado_do_hub: 'a caixa recusou o certificado do hub (GATE_SITE_NATS_CA, nome ou validade)',
+  credenciais_recusadas: 'o hub recusou o usuário ou a senha desta caixa (GATE_SITE_NATS_PASSWORD_FILE)',
 };
 
 export const LOCAL_MODE_TITLE = 'Modo local: esta caixa decide sem as outras entradas';
