@@ -3,7 +3,7 @@ import type { Db } from '../db/open.js';
 import type { PushResult } from '../db/schema.js';
 import {
   encodeMessage,
-  encodeSettled,
+  encodeSettledNotices,
   newSiteId,
   settledSubject,
   subjectOf,
@@ -113,19 +113,15 @@ export function createSettledNotices({
         rows.length > 0;
         rows = settledUnannounced(db, tenantId, PAGE)
       ) {
-        const id = newSiteId(origin);
         // A push settled as 'concluido' always has its answer.
         const settled = rows.map((r) => [r.site_id, r.resultado ?? 'outro'] as [string, PushResult]);
-        const seq = await publish(settledSubject(origin.tenant, origin.box), id, encodeSettled(origin, id, settled));
-        if (seq === null) return;
-        await db.writes.run(
-          () =>
-            markAnnounced(
-              db,
-              rows.map((r) => r.event_id),
-            ),
-          { background: true },
-        );
+        let from = 0;
+        for (const notice of encodeSettledNotices(origin, settled, () => newSiteId(origin))) {
+          const seq = await publish(settledSubject(origin.tenant, origin.box), notice.id, notice.body);
+          if (seq === null) return;
+          const told = rows.slice(from, (from += notice.count)).map((r) => r.event_id);
+          await db.writes.run(() => markAnnounced(db, told), { background: true });
+        }
       }
     } finally {
       running = false;

@@ -48,6 +48,8 @@ const messageSchema = z.strictObject({
 
 export type SiteMessage = z.output<typeof messageSchema>;
 
+const MAX_SETTLED = 500;
+
 const settledSchema = z.strictObject({
   v: z.literal(VERSION),
   type: z.literal('nuvem'),
@@ -65,7 +67,7 @@ const settledSchema = z.strictObject({
       ]),
     )
     .min(1)
-    .max(500),
+    .max(MAX_SETTLED),
 });
 
 export type Settled = z.output<typeof settledSchema>['settled'];
@@ -102,16 +104,68 @@ export const newRun = () => randomBytes(9).toString('base64url');
 
 const signature = (secret: Buffer, id: string) => createHmac('sha256', secret).update(id).digest('hex').slice(0, 32);
 
-export function encodeMessage(o: Origin, m: Omit<SiteMessage, 'v' | 'box' | 'run' | 'sig' | 'tenant'>): Uint8Array {
-  const body: SiteMessage = {
-    v: VERSION,
-    box: o.box,
-    run: o.run,
-    sig: signature(o.secret, m.id),
-    tenant: o.tenant,
+const utf8 = new TextEncoder();
+type MovementBody = Omit<SiteMessage, 'v' | 'box' | 'run' | 'sig' | 'tenant'>;
+
+const encodeBody = (o: Origin, m: MovementBody): Uint8Array =>
+  utf8.encode(
+    JSON.stringify({ v: VERSION, box: o.box, run: o.run, sig: signature(o.secret, m.id), tenant: o.tenant, ...m }),
+  );
+
+/**
+ * A movement as every other box accepts it: at most MAX_MESSAGE_BYTES, and its free text within the schema's lengths.
+ * The QR is the ticket and stays whole; what was scanned, the terminal and the operator are only told, so they are
+ * cut when needed (200 characters of quotes or control characters take 1,200 bytes once escaped: a movement could
+ * reach 10 KB, and every other box would skip it as `grande_demais`).
+ */
+export function encodeMessage(o: Origin, m: MovementBody): Uint8Array {
+  let fitted = withinLengths(m);
+  let bytes = encodeBody(o, fitted);
+  for (const field of ['terminal', 'operator', 'code'] as const) {
+    const value = fitted[field];
+    if (bytes.byteLength <= MAX_MESSAGE_BYTES) break;
+    if (value === null) continue;
+    const budget = jsonBytes(value) - (bytes.byteLength - MAX_MESSAGE_BYTES);
+    fitted = { ...fitted, [field]: clipToBytes(value, budget) };
+    bytes = encodeBody(o, fitted);
+  }
+  return bytes;
+}
+
+const jsonBytes = (s: string) => Buffer.byteLength(JSON.stringify(s));
+
+const CODE_MAX = messageSchema.shape.code.maxLength!;
+const TERMINAL_MAX = messageSchema.shape.terminal.unwrap().maxLength!;
+const OPERATOR_MAX = messageSchema.shape.operator.unwrap().maxLength!;
+
+function withinLengths(m: MovementBody): MovementBody {
+  const long = (s: string | null, max: number) => s !== null && s.length > max;
+  if (!long(m.code, CODE_MAX) && !long(m.terminal, TERMINAL_MAX) && !long(m.operator, OPERATOR_MAX)) return m;
+  return {
     ...m,
+    code: clip(m.code, CODE_MAX),
+    terminal: m.terminal === null ? null : clip(m.terminal, TERMINAL_MAX),
+    operator: m.operator === null ? null : clip(m.operator, OPERATOR_MAX),
   };
-  return new TextEncoder().encode(JSON.stringify(body));
+}
+
+/** The first `n` characters, never half of a surrogate pair. */
+function clip(s: string, n: number): string {
+  if (s.length <= n) return s;
+  const cut = s.slice(0, n);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
+/** The longest start of `s` whose JSON takes at most `budget` bytes (binary search: the rare path of an odd field). */
+function clipToBytes(s: string, budget: number): string {
+  let lo = 0;
+  let hi = s.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (jsonBytes(clip(s, mid)) <= budget) lo = mid;
+    else hi = mid - 1;
+  }
+  return clip(s, lo);
 }
 
 type Action = (typeof ACTIONS)[number];
@@ -172,7 +226,37 @@ export function encodeSettled(o: Origin, id: string, settled: Settled): Uint8Arr
     tenant: o.tenant,
     settled,
   };
-  return new TextEncoder().encode(JSON.stringify(body));
+  return utf8.encode(JSON.stringify(body));
+}
+
+export interface SettledNotice {
+  id: string;
+  body: Uint8Array;
+  /** How many of the movements given, from the previous notice's end, this one carries. */
+  count: number;
+}
+
+/**
+ * The settled movements as notices every other box accepts: each filled greedily up to MAX_MESSAGE_BYTES (and the
+ * schema's count), in order, each with its own id. 500 settled ids took 16–21 KB: every other box skipped them.
+ */
+export function encodeSettledNotices(o: Origin, settled: Settled, newId: () => string): SettledNotice[] {
+  const notices: SettledNotice[] = [];
+  for (let from = 0; from < settled.length;) {
+    const id = newId();
+    // JSON.stringify writes an array as `[a,b,...]`: the empty notice, each item, and a comma between two.
+    let size = encodeSettled(o, id, []).byteLength;
+    let count = 0;
+    while (from + count < settled.length && count < MAX_SETTLED) {
+      const item = Buffer.byteLength(JSON.stringify(settled[from + count])) + (count > 0 ? 1 : 0);
+      if (count > 0 && size + item > MAX_MESSAGE_BYTES) break;
+      size += item;
+      count++;
+    }
+    notices.push({ id, body: encodeSettled(o, id, settled.slice(from, from + count)), count });
+    from += count;
+  }
+  return notices;
 }
 
 function sameSignature(a: string, b: string): boolean {
