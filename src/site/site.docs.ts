@@ -44,6 +44,33 @@ const local: SiteAnswer = {
   },
 };
 
+/** A box never seen on the hub: nothing heard of any box, its own included. */
+const unseen = (caixa: string, esta: boolean) => ({
+  ...box(caixa, esta, 0, 0),
+  visto_em: null,
+  versao: null,
+  sequencia_aplicada: null,
+  atraso: null,
+  pendentes: null,
+});
+
+const refused: SiteAnswer = {
+  success: true,
+  data: {
+    ...local.data,
+    motivo: 'credenciais_recusadas',
+    desde: '2026-11-21T08:00:01.000Z',
+    sequencia_aplicada: 0,
+    ultima_sequencia: null,
+    atraso: 0,
+    pendentes: 212,
+    decisoes_sem_site_hoje: 212,
+    conflitos: 0,
+    rejeitadas: siteOff().rejeitadas,
+    caixas: [unseen('norte', true), unseen('sul', false)],
+  },
+};
+
 export const siteDocs: OperationDocs = {
   description:
     'O site desta caixa (várias caixas de um parque compartilhando os movimentos por um hub NATS, docs/site.md): o modo (`site`: decide com o hub; `local`: decide sozinha, com `motivo` e `desde`; `desligado`: caixa única), o hub (endereços sem senha), cada caixa com a última vez que se anunciou, a versão, a sequência aplicada e o atraso, os movimentos desta caixa ainda não publicados (`pendentes`), os de outras caixas à espera de um QR desconhecido aqui (`estacionadas`), as decisões de hoje tomadas sem o site, os conflitos `duplo_no_site`, as mensagens do hub recusadas por motivo e o alarme de chave da nuvem repetida (`chave_nuvem_repetida`: outras caixas com a mesma chave da nuvem; a caixa fica não pronta). Sem site (GATE_SITE_NATS_URLS vazio), ou para uma chave de outro tenant, responde `modo: desligado` com listas vazias e zeros.',
@@ -54,6 +81,7 @@ export const siteDocs: OperationDocs = {
     examples: {
       site: { summary: 'Decidindo com o hub', value: inSite },
       local: { summary: 'Hub inalcançável: decidindo sozinha', value: local },
+      credenciais: { summary: 'O hub recusou a senha desta caixa: decidindo sozinha', value: refused },
       desligado: { summary: 'Caixa única', value: { success: true, data: siteOff() } },
     },
   },

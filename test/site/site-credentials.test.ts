@@ -50,6 +50,10 @@ it('a wrong password file: local mode with motivo credenciais_recusadas, one war
   });
   expect(warnings()).toHaveLength(1);
   expect(warnings()[0]).toMatchObject({ level: 40 });
+  // Readiness words it as the console does: local mode is reported, not a failure.
+  const ready = await box.get('/health/ready');
+  expect(ready.status).toBe(200);
+  expect(JSON.stringify(ready.body)).toContain('o hub recusou o usuário ou a senha desta caixa');
   expect(box.logs()).not.toContain(WRONG);
 });
 
