@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { errors } from '@nats-io/transport-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { refusalOf } from '../../src/site/site-hub.js';
 import { startBoxes, until, type SiteBox, type SiteBoxes } from '../support/site-boxes.js';
 import { startHub, type Hub } from '../support/site-hub.js';
 
@@ -40,6 +42,17 @@ const warnings = () => box.logLines().filter((l) => l.msg === WARNING);
 
 /** The hub's configuration, where each box's password is (test/support/site-hub.ts writes it beside the store). */
 const hubConf = () => path.join(path.dirname(hub.storeDir), 'nats-server.conf');
+
+it('the NATS client says a refused password apart from a hub away or a slow link', async () => {
+  const refused = await hub.connect('norte', { pass: WRONG, reconnect: false }).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(refused).toBeInstanceOf(errors.AuthorizationError);
+  expect(refusalOf(refused)).toEqual({ motivo: 'credenciais_recusadas' });
+  expect(refusalOf(new errors.AuthorizationError('Authentication Timeout'))).toBeUndefined();
+  expect(refusalOf(new errors.ConnectionError('connection refused'))).toBeUndefined();
+});
 
 it('a wrong password file: local mode with motivo credenciais_recusadas, one warning across the retries', async () => {
   await until('the hub refused the box three times', () => refusedAtHub() >= 3);
