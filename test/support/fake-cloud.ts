@@ -133,6 +133,15 @@ export async function startFakeCloud(opts: { clock: Clock; recordRequests?: bool
         result: string;
       }[];
     },
+    /** Every answer the cloud gave with the key it was asked with: which box sent what, in a site's audit. */
+    answersByKey(): { action: string; qr_code: string | null; result: string; key_name: string | null }[] {
+      return sqlite.prepare('select action, qr_code, result, key_name from events order by id').all() as {
+        action: string;
+        qr_code: string | null;
+        result: string;
+        key_name: string | null;
+      }[];
+    },
     person(qr: string) {
       return sqlite
         .prepare(
