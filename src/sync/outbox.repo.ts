@@ -117,6 +117,15 @@ function pendingRows({ db, tenantId }: Outbox, limit: number): PendingRow[] {
 }
 
 /**
+ * A movement applied from another box that nobody will push: a compensation (a reversal naming the claim it undoes in
+ * its details, src/checkin/fact.flows.ts), or the claim it undoes (its box crashed before recording it, or did not
+ * keep it). No notice will ever come for them, so they hold nothing. As SQL on the row `e` of `events`.
+ */
+const neverPushed = (e: string) => `(json_extract(${e}.details, '$.undoes') IS NOT NULL OR EXISTS (
+    SELECT 1 FROM events c WHERE c.qr_code = ${e}.qr_code AND c.site_box IS NOT NULL AND c.tenant_id = ${e}.tenant_id
+       AND c.action = 'estorno' AND c.result = 'ok' AND json_extract(c.details, '$.undoes') = ${e}.site_id))`;
+
+/**
  * The latest earlier check-in of the same QR, for a reversal about to be sent: this box's (its outbox row), or one
  * made at another box of the site (what that box said the cloud answered, docs/site.md "The cloud").
  */
@@ -139,9 +148,10 @@ function previousCheckin(
   );
   const elsewhere = db
     .statement(
-      `SELECT e.id AS event_id, s.resultado FROM events e LEFT JOIN site_settled s ON s.site_id = e.site_id
+      `SELECT e.id AS event_id, s.resultado FROM events e INDEXED BY events_site_ticket
+         LEFT JOIN site_settled s ON s.site_id = e.site_id
         WHERE e.qr_code = ? AND e.site_box IS NOT NULL AND e.tenant_id = ? AND e.id < ?
-          AND e.action = 'checkin' AND e.result = 'ok'
+          AND e.action = 'checkin' AND e.result = 'ok' AND NOT ${neverPushed('e')}
         ORDER BY e.id DESC LIMIT 1`,
     )
     .get(chave, tenantId, beforeEventId) as { event_id: number; resultado: PushResult | null } | undefined;
@@ -154,21 +164,27 @@ function previousCheckin(
  * How long a ticket's movement waits for the cloud to settle an earlier one of the same ticket made at another box
  * of the site (docs/site.md, "The cloud"): that box may be cut from the cloud; after a day this one goes anyway.
  */
-const SITE_HOLD_MS = 24 * 3600_000;
+export const SITE_HOLD_MS = 24 * 3600_000;
 
-/** Whether an earlier movement of the same ticket, made at another box of the site, is not settled with the cloud. */
-function heldForSite({ db, tenantId }: Outbox, chave: string, beforeEventId: number, nowIso: string): boolean {
-  return (
-    db
-      .statement(
-        `SELECT 1 FROM events o
-          WHERE o.qr_code = ? AND o.site_box IS NOT NULL AND o.tenant_id = ? AND o.id < ?
-            AND o.action IN ('checkin', 'estorno') AND o.result = 'ok' AND o.occurred_at >= ?
-            AND NOT EXISTS (SELECT 1 FROM site_settled s WHERE s.site_id = o.site_id)
-          LIMIT 1`,
-      )
-      .get(chave, tenantId, beforeEventId, new Date(Date.parse(nowIso) - SITE_HOLD_MS).toISOString()) !== undefined
-  );
+/**
+ * The other boxes' movements of one ticket, by their index: without INDEXED BY, SQLite walked the tenant's whole day
+ * of events by time (events_tenant_time) for every head of line.
+ */
+export const HELD_FOR_SITE = `SELECT max(o.occurred_at) AS since FROM events o INDEXED BY events_site_ticket
+  WHERE o.qr_code = ? AND o.site_box IS NOT NULL AND o.tenant_id = ? AND o.id < ?
+    AND o.action IN ('checkin', 'estorno') AND o.result = 'ok' AND o.occurred_at >= ?
+    AND NOT EXISTS (SELECT 1 FROM site_settled s WHERE s.site_id = o.site_id)
+    AND NOT ${neverPushed('o')}`;
+
+/**
+ * Until when a ticket's movement is held for the cloud: an earlier movement of the same ticket, made at another box
+ * of the site within SITE_HOLD_MS, is not settled there yet. Null: not held. One index range of the other boxes'
+ * movements of that ticket (events_site_ticket), per head of line.
+ */
+function heldForSite({ db, tenantId }: Outbox, chave: string, beforeEventId: number, nowIso: string): string | null {
+  const since = new Date(Date.parse(nowIso) - SITE_HOLD_MS).toISOString();
+  const row = db.statement(HELD_FOR_SITE).get(chave, tenantId, beforeEventId, since) as { since: string | null };
+  return row.since === null ? null : new Date(Date.parse(row.since) + SITE_HOLD_MS).toISOString();
 }
 
 /**
@@ -251,6 +267,7 @@ export function createOutboxRepo(db: Db, tenantId: number) {
     enqueue: (limit: number) => enqueue(o, limit),
     pending: (limit: number) => pendingRows(o, limit),
     previousCheckin: (chave: string, beforeEventId: number) => previousCheckin(o, chave, beforeEventId),
+    /** Until when this head is held for another box's movement (null: not held). */
     heldForSite: (chave: string, beforeEventId: number, nowIso: string) => heldForSite(o, chave, beforeEventId, nowIso),
     markSending: (eventIds: readonly number[], nowIso: string) => markSending(o, eventIds, nowIso),
     neverSent: (eventIds: readonly number[]) => neverSent(o, eventIds),

@@ -32,11 +32,26 @@ const ENQUEUE_SLICE = 500;
 
 export type PushDeps = SyncStepDeps & { tuning: PushTuning };
 
+/**
+ * Heads of line held for the cloud because an earlier movement of their ticket, made at another box of the site, is
+ * not settled there (docs/site.md, "The cloud"), as the last round of a push saw them among the rows it looked at.
+ */
+export interface SiteHolds {
+  count: number;
+  /** When the first of these holds ends at the latest. */
+  next: string | null;
+  /** When the last of them ends at the latest. */
+  last: string | null;
+}
+
+export const NO_HOLDS: SiteHolds = { count: 0, next: null, last: null };
+
 export interface PushOutcome {
   settled: number;
   pending: number;
   /** The earliest time a backed-off event may be sent again. */
   nextAttemptAt: string | null;
+  held: SiteHolds;
 }
 
 interface Batch {
@@ -188,8 +203,25 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
   // event loop (a commit of its own with synchronous=FULL fsyncs on the loop, 100 times a second while draining).
   const tx = <T>(work: () => T): Promise<T> => db.writes.run(work, { background: true });
   const ctx: PushCtx = { repo, clock, client, state, tuning, tx };
+  let held = NO_HOLDS;
+
+  /** The due heads not held for another box's movement; the held ones are counted, with when each hold ends. */
+  function notHeld(rows: PendingRow[], now: string): PendingRow[] {
+    const due: PendingRow[] = [];
+    const ends: string[] = [];
+    for (const r of rows) {
+      const until = repo.heldForSite(r.chave, r.event_id, now);
+      if (until === null) due.push(r);
+      else ends.push(until);
+    }
+    ends.sort();
+    held = { count: ends.length, next: ends[0] ?? null, last: ends.at(-1) ?? null };
+    return due;
+  }
 
   return {
+    /** What the last round held back for other boxes' movements. */
+    holds: (): SiteHolds => held,
     /**
      * Sends rounds until nothing more is due, each round first queuing the events made since the last. Throws
      * CloudUnavailableError when the link fails.
@@ -202,9 +234,7 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
         while ((await tx(() => repo.enqueue(ENQUEUE_SLICE))) === ENQUEUE_SLICE);
         const now = clock.nowIso();
         // On a site, a ticket's movement waits while an earlier one from another box is not settled with the cloud.
-        const due = dueHeads(repo.pending(tuning.window), now).filter(
-          (r) => !repo.heldForSite(r.chave, r.event_id, now),
-        );
+        const due = notHeld(dueHeads(repo.pending(tuning.window), now), now);
         if (due.length === 0 || signal.aborted) break;
         const held = due.length;
         const toSend = await holdBackReversals(ctx, due);
@@ -214,7 +244,7 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
       }
       if (settled > 0) log.debug?.({ settled }, 'sync: eventos enviados à nuvem');
       const c = repo.counts();
-      return { settled, pending: c.pending, nextAttemptAt: c.nextAttemptAt };
+      return { settled, pending: c.pending, nextAttemptAt: c.nextAttemptAt, held };
     },
   };
 }

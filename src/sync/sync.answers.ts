@@ -45,7 +45,13 @@ export const syncStatusAnswerSchema = z.strictObject({
       pendentes: count,
       em_nova_tentativa: count,
       evento_mais_antigo_em: when,
-      proxima_tentativa_em: when,
+      proxima_tentativa_em: when.describe(
+        'Quando o próximo evento da fila será tentado de novo, no mais tardar (nova tentativa ou fim de uma espera por outra caixa)',
+      ),
+      aguardando_outra_caixa: count.describe(
+        'Eventos retidos: um movimento anterior do mesmo ingresso, feito em outra caixa do site, ainda não foi confirmado pela nuvem; vão assim que ela confirmar, ou 24 h depois daquele movimento',
+      ),
+      aguardando_outra_caixa_ate: when.describe('Quando termina a mais longa dessas esperas, no mais tardar'),
     }),
     resultados: z.record(z.enum(PUSH_RESULTS), count).describe('Eventos por resultado na nuvem'),
     registros_rejeitados: z.strictObject({

@@ -22,6 +22,7 @@ import {
   syncSummary,
   type EventRow,
 } from './sync.repo.js';
+import { NO_HOLDS } from './push.js';
 import type { SyncInfo } from './worker.js';
 
 const conflictsQuery = z.object({
@@ -84,6 +85,8 @@ function eventoPayload(r: EventRow, synced: boolean) {
   };
 }
 
+const earliest = (a: string | null, b: string | null) => (a === null ? b : b === null || a <= b ? a : b);
+
 const wantsCsv = (request: FastifyRequest, format: string | undefined) =>
   format === 'csv' || (format === undefined && /\btext\/csv\b/i.test(String(request.headers.accept ?? '')));
 
@@ -102,6 +105,7 @@ const common = { tags: ['local'], security: [{ apiKey: [] }] };
 function syncStatus(r: SyncRoutes, tenantId: number) {
   const s = syncSummary(r.db, tenantId);
   const synced = r.isSynced(tenantId);
+  const holds = (synced ? r.sync!.holds?.() : undefined) ?? NO_HOLDS;
   const resultados = Object.fromEntries(
     PUSH_RESULTS.map((p) => [p, s.byResult.find((b) => b.resultado === p)?.n ?? 0]),
   );
@@ -118,7 +122,10 @@ function syncStatus(r: SyncRoutes, tenantId: number) {
       pendentes: eventsWaiting(s, synced),
       em_nova_tentativa: s.queue?.retrying ?? 0,
       evento_mais_antigo_em: s.queue?.oldest ?? null,
-      proxima_tentativa_em: s.queue?.next ?? null,
+      // A held event is tried again when its hold ends at the latest (or sooner, once the other box is settled).
+      proxima_tentativa_em: earliest(s.queue?.next ?? null, holds.next),
+      aguardando_outra_caixa: holds.count,
+      aguardando_outra_caixa_ate: holds.last,
     },
     resultados,
     registros_rejeitados: {

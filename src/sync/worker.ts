@@ -7,7 +7,7 @@ import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js
 import { createCatalogPuller, type CatalogPuller } from './catalog.js';
 import { CloudUnavailableError, type CloudClient, type CloudDateListener } from './cloud-client.js';
 import { createOrderPuller, DEFAULT_PULL, type OrderPuller, type PullTuning } from './pull.js';
-import { createPusher, DEFAULT_PUSH, type PushOutcome, type Pusher, type PushTuning } from './push.js';
+import { createPusher, DEFAULT_PUSH, type PushOutcome, type Pusher, type PushTuning, type SiteHolds } from './push.js';
 import { createSyncState, type SyncState } from './state.js';
 
 export type SyncConfig = Pick<
@@ -24,6 +24,8 @@ export interface SyncInfo {
   state: SyncState;
   /** The cloud's clock, as its answers' `Date` headers tell it (src/clock-check.ts). */
   onCloudDate?(listener: CloudDateListener): void;
+  /** Events held for another box's movement of the same ticket, and when the holds end (docs/site.md, "The cloud"). */
+  holds?(): SiteHolds;
 }
 
 export interface SyncWorker {
@@ -43,6 +45,7 @@ export interface SyncWorker {
   fullRefreshNow(): Promise<void>;
   /** Queues new events and sends what is due. */
   pushNow(): Promise<PushOutcome>;
+  holds(): SiteHolds;
 }
 
 export interface SyncWorkerDeps {
@@ -242,5 +245,6 @@ export function createSyncWorker(deps: SyncWorkerDeps): SyncWorker {
     refreshNow: () => refreshNow(w),
     fullRefreshNow: () => fullRefreshNow(w),
     pushNow: () => pushNow(w),
+    holds: () => w.pusher.holds(),
   };
 }
