@@ -104,6 +104,14 @@ export const syncEstadoSchema = z.strictObject({
   ultimo_push_em: z.string().nullable(),
   ultimo_erro: z.string().nullable(),
   eventos_pendentes: count,
+  aguardando_outra_caixa: z
+    .strictObject({
+      eventos: count,
+      ate: z.string().nullable().describe('Quando termina a mais longa dessas esperas, no mais tardar'),
+    })
+    .describe(
+      'Dos pendentes, os retidos até a nuvem confirmar um movimento anterior do mesmo ingresso feito em outra caixa do site',
+    ),
   conflitos_total: count,
   certificado: z
     .strictObject({

@@ -183,7 +183,7 @@ export const consoleDocs: Record<string, OperationDocs> = {
   },
   [routeKey('GET', '/api/console/sync')]: {
     security: session,
-    description: `A sincronização com a nuvem em resumo: configurada, online, último pull e push, último erro, eventos pendentes e total de conflitos. ${SUPERVISOR}`,
+    description: `A sincronização com a nuvem em resumo: configurada, online, último pull e push, último erro, eventos pendentes (e, deles, os retidos por um movimento de outra caixa do site, com quando a espera termina) e total de conflitos. ${SUPERVISOR}`,
     ok: {
       description: 'O resumo.',
       schema: consoleAnswers.sync,
@@ -194,6 +194,7 @@ export const consoleDocs: Record<string, OperationDocs> = {
         ultimo_push_em: '2026-11-21T12:59:31.000Z',
         ultimo_erro: null,
         eventos_pendentes: 0,
+        aguardando_outra_caixa: { eventos: 0, ate: null },
         conflitos_total: 3,
         certificado: null,
       }),

@@ -149,6 +149,7 @@ export function createConsolePanels({ db, clock, status }: { db: Db; clock: Cloc
         ultimo_push_em: s.lastPushAt,
         ultimo_erro: s.lastError,
         eventos_pendentes: s.waiting,
+        aguardando_outra_caixa: { eventos: s.heldForSite, ate: s.heldUntil },
         conflitos_total: s.conflictsTotal,
         certificado: tls && { ca_sha256: tls.caFingerprint, expira_em: tls.certExpiresAt },
       };

@@ -29,6 +29,9 @@ export interface SyncStatus {
   waiting: number;
   /** When the oldest of them happened. */
   oldestWaitingAt: string | null;
+  /** Of them, those held for another box's movement of the same ticket, and when the last hold ends at the latest. */
+  heldForSite: number;
+  heldUntil: string | null;
   /** Events the cloud did not accept, and the site's second entries (duplo_no_site), by kind (0 included). */
   conflicts: Record<(typeof CONFLICT_KINDS)[number], number>;
   /** Every event the cloud answered with anything but acceptance, and every duplo_no_site. */
@@ -89,6 +92,7 @@ export function createBoxStatus({
       if (tenantId === undefined) return null;
       const configured = sync !== undefined && sync.tenantId === tenantId;
       const s = syncSummary(db, tenantId, { every: false, syncRuns: configured });
+      const holds = configured ? sync!.holds?.() : undefined;
       return {
         configured,
         online: configured ? sync!.state.online() : null,
@@ -97,6 +101,8 @@ export function createBoxStatus({
         lastError: s.state?.last_error ?? null,
         waiting: eventsWaiting(s, configured),
         oldestWaitingAt: s.queue?.oldest ?? null,
+        heldForSite: holds?.count ?? 0,
+        heldUntil: holds?.last ?? null,
         conflicts: Object.fromEntries(
           CONFLICT_KINDS.map((kind) => [
             kind,

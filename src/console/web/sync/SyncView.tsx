@@ -37,37 +37,7 @@ export function SyncView() {
     <section class="page" aria-labelledby="sync-title">
       <h1 id="sync-title">Sincronização com a nuvem</h1>
       <ErrorNote error={sync.error} />
-      {s && (
-        <div class="card">
-          <p class="sync-state">
-            {!s.configurado ? (
-              <span class="pill pill-neutral">Nuvem não configurada</span>
-            ) : s.online ? (
-              <span class="pill pill-ok">ONLINE com a nuvem</span>
-            ) : (
-              <span class="pill pill-bad">OFFLINE: sem contato com a nuvem</span>
-            )}
-          </p>
-          <dl class="fields stats">
-            <div>
-              <dt>Último recebimento (pull)</dt>
-              <dd title={formatDateTime(s.ultimo_pull_em)}>{formatAge(s.ultimo_pull_em, now)}</dd>
-            </div>
-            <div>
-              <dt>Último envio (push)</dt>
-              <dd title={formatDateTime(s.ultimo_push_em)}>{formatAge(s.ultimo_push_em, now)}</dd>
-            </div>
-            <div>
-              <dt>Eventos aguardando envio</dt>
-              <dd>{s.eventos_pendentes}</dd>
-            </div>
-            <div>
-              <dt>Conflitos</dt>
-              <dd>{s.conflitos_total}</dd>
-            </div>
-          </dl>
-        </div>
-      )}
+      {s && <SyncStateCard s={s} now={now} />}
       <section class="card" aria-labelledby="conflicts-title">
         <h2 id="conflicts-title">Conflitos</h2>
         <p class="hint">Eventos desta caixa que a nuvem não aceitou.</p>
@@ -130,6 +100,56 @@ export function SyncView() {
       </section>
       {s?.certificado && <CertificateCard certificado={s.certificado} />}
     </section>
+  );
+}
+
+/** The link, the last pull and push, what waits to be sent (and what of it waits for another box) and conflicts. */
+function SyncStateCard({ s, now }: { s: SyncEstado; now: number }) {
+  const held = s.aguardando_outra_caixa;
+  return (
+    <div class="card">
+      <p class="sync-state">
+        {!s.configurado ? (
+          <span class="pill pill-neutral">Nuvem não configurada</span>
+        ) : s.online ? (
+          <span class="pill pill-ok">ONLINE com a nuvem</span>
+        ) : (
+          <span class="pill pill-bad">OFFLINE: sem contato com a nuvem</span>
+        )}
+      </p>
+      <dl class="fields stats">
+        <div>
+          <dt>Último recebimento (pull)</dt>
+          <dd title={formatDateTime(s.ultimo_pull_em)}>{formatAge(s.ultimo_pull_em, now)}</dd>
+        </div>
+        <div>
+          <dt>Último envio (push)</dt>
+          <dd title={formatDateTime(s.ultimo_push_em)}>{formatAge(s.ultimo_push_em, now)}</dd>
+        </div>
+        <div>
+          <dt>Eventos aguardando envio</dt>
+          <dd>{s.eventos_pendentes}</dd>
+        </div>
+        {held.eventos > 0 && (
+          <div>
+            <dt>Retidos por outra caixa</dt>
+            <dd id="sync-held">
+              {held.eventos}, enviados até {formatDateTime(held.ate)}
+            </dd>
+          </div>
+        )}
+        <div>
+          <dt>Conflitos</dt>
+          <dd>{s.conflitos_total}</dd>
+        </div>
+      </dl>
+      {held.eventos > 0 && (
+        <p class="hint">
+          Retidos: esperam a nuvem confirmar um movimento anterior do mesmo ingresso feito em outra caixa do site; vão
+          assim que ela confirmar, ou no horário indicado.
+        </p>
+      )}
+    </div>
   );
 }
 
