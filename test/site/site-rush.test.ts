@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClock } from '../../src/clock.js';
 import { startFakeCloud, type FakeCloud } from '../support/fake-cloud.js';
 import { auditSite, createLedger, eventsOf, inParallel, settle, type Scan } from '../support/site-audit.js';
-import { siteTickets, SITE_TZ, startSite, until, type Site } from '../support/site-boxes.js';
+import { siteTickets, SITE_TZ, startSite, until, type Site, type SiteBox } from '../support/site-boxes.js';
 import { cloudEnv } from '../support/site-cloud.js';
 
 // The rush on a three-box site of real processes (issue 37): each box's link to the hub delays part of its bytes, so
@@ -31,6 +31,14 @@ afterAll(async () => {
   await site?.close();
   await cloud?.close();
 });
+
+/** Waits until `box` has applied `maker`'s check-in of `qr`. */
+const learns = (box: SiteBox, maker: string, qr: string) =>
+  until(
+    `${box.name} applies ${maker}'s check-in of ${qr}`,
+    () => eventsOf(box).some((e) => e.qr_code === qr && e.action === 'checkin' && e.site_box === maker),
+    30_000,
+  );
 
 /** Which boxes race ticket `i`: pairs in turn, every fourth at all three. */
 const racersOf = (i: number) => (i % 4 === 3 ? NAMES : [NAMES[i % 3]!, NAMES[(i + 1) % 3]!]);
@@ -79,14 +87,42 @@ describe('the rush on a site whose links are slow', () => {
     for (const qr of once.filter((_, i) => i % Math.floor(once.length / REVERSALS) === 0).slice(0, REVERSALS)) {
       const winner = ledger.granted(qr)[0]!.box;
       const there = site.box(NAMES[(NAMES.indexOf(winner) + 1) % 3]!);
-      await until(
-        `${there.name} applies ${winner}'s check-in of ${qr}`,
-        () => eventsOf(there).some((e) => e.qr_code === qr && e.site_box === winner),
-        30_000,
-      );
+      await learns(there, winner, qr);
       const answer = await ledger.reverse(there, qr);
       expect(answer.status, `reversal of ${qr} at ${there.name}: ${JSON.stringify(answer.body)}`).toBe(200);
     }
+
+    // The same shapes made on purpose, norte cut from the hub and deciding alone. y: norte lets it in, then sul, then
+    // leste reverses sul's entry: a double, whatever order the entries reach each box. x: sul lets it in and leste
+    // reverses it (the cloud has both), then norte lets it in: never a double.
+    const [norte, sul, leste] = [site.box('norte'), site.box('sul'), site.box('leste')];
+    for (const b of site.boxes) b.proxy!.mode(b === norte ? 'blackhole' : 'pass');
+    await norte.untilMode('local');
+    const spare = firsts.slice(RACES + SINGLES);
+    const shaped: Scan[] = [];
+    for (const y of spare.slice(0, 2)) {
+      shaped.push(await ledger.checkin(norte, y), await ledger.checkin(sul, y));
+      await learns(leste, 'sul', y);
+      shaped.push(await ledger.reverse(leste, y));
+    }
+    for (const x of spare.slice(2, 4)) {
+      shaped.push(await ledger.checkin(sul, x));
+      await learns(leste, 'sul', x);
+      shaped.push(await ledger.reverse(leste, x));
+      const taken = await until(
+        `the cloud takes leste's reversal of ${x}`,
+        () => cloud.applied().some((r) => r.action === 'estorno' && r.qr_code === x),
+        30_000,
+      ).then(
+        () => true,
+        () => false,
+      );
+      expect.soft(taken, `leste's reversal of ${x} reaches the cloud (held for sul's check-in, settled)`).toBe(true);
+      shaped.push(await ledger.checkin(norte, x));
+    }
+    expect(shaped.filter((s) => s.status !== 200).map((s) => `${s.action} ${s.qr} at ${s.box}: ${s.status}`)).toEqual(
+      [],
+    );
 
     for (const b of site.boxes) b.proxy!.mode('pass');
     await settle(site.boxes, 45_000);
