@@ -17,6 +17,7 @@ import * as m0015 from './0015_sync_pending.js';
 import * as m0016 from './0016_presence_person.js';
 import * as m0017 from './0017_search_upkeep.js';
 import * as m0018 from './0018_person_events.js';
+import * as m0019 from './0019_handheld_move_ids.js';
 
 /** Every migration, in order. Listed statically so the same code runs from src (tests) and dist (production). */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0016_presence_person': m0016,
   '0017_search_upkeep': m0017,
   '0018_person_events': m0018,
+  '0019_handheld_move_ids': m0019,
 };

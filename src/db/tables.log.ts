@@ -235,6 +235,10 @@ export interface HandheldMovesTable {
   result: string;
   /** JSON list of the classifications of an uploaded movement. */
   classes: Generated<string>;
+  /** The scanned code; null on rows written before migration 0019. */
+  code: string | null;
+  /** JSON list of the qrHash of the people an online scan let in. */
+  admitted: Generated<string>;
 }
 
 export interface HandheldConflictsTable {

@@ -67,15 +67,21 @@ export function createHandheldService({ db, clock, checkin, names, pieceMs = UPL
   };
 
   // A retry that arrives while its first try is still being decided waits for that one's answer.
-  const deciding = new Map<string, Promise<ScanAnswer>>();
+  const deciding = new Map<string, { device: number; code: string; answer: Promise<ScanAnswer> }>();
 
   /** POST /api/handheld/checkin: the box decides; a retry of the same id gets the first result. */
   async function scan(device: Device, req: { id: string; codigo: string; operador: string }): Promise<ScanAnswer> {
-    const key = `${device.id}:${req.id}`;
+    const key = `${device.tenantId}:${req.id}`;
     const first = deciding.get(key);
-    if (first) return { ...(await first), ja_recebido: true };
+    // As knownMove: the same movement is this device's id, or another key's with the same code.
+    if (first && (first.device === device.id || first.code === req.codigo))
+      return { ...(await first.answer), ja_recebido: true };
+    if (first) {
+      await first.answer.catch(() => undefined);
+      return decideOnce(device, req);
+    }
     const answer = decideOnce(device, req);
-    deciding.set(key, answer);
+    deciding.set(key, { device: device.id, code: req.codigo, answer });
     try {
       return await answer;
     } finally {
@@ -84,7 +90,7 @@ export function createHandheldService({ db, clock, checkin, names, pieceMs = UPL
   }
 
   async function decideOnce(device: Device, req: { id: string; codigo: string; operador: string }) {
-    const known = knownMove(db, device.id, req.id);
+    const known = knownMove(db, device, req.id, req.codigo);
     if (known)
       return {
         id: req.id,
@@ -94,20 +100,18 @@ export function createHandheldService({ db, clock, checkin, names, pieceMs = UPL
         ...rowsOf(device.tenantId, req.codigo),
       };
     const at = clock.nowIso();
+    const move = { device: device.id, id: req.id, code: req.codigo, at, how: 'online' };
     const reply = await checkin.checkIn(
       { code: req.codigo, terminal: device.name, operator: req.operador },
       { tenantId: device.tenantId, apiKeyId: null, keyName: null, source: HANDHELD_SOURCE },
       {
         batch: false,
         // In the check-in's own transaction: a granted scan and its id are committed together.
-        view: () => keepMove(db, { device: device.id, id: req.id, at, how: 'online', result: 'ok' }),
+        view: () => keepMove(db, { ...move, result: 'ok' }),
       },
     );
     const result = (reply.batch ? reply.items[0]!.result : reply.result) as CheckinResult;
-    if (!result.ok)
-      await db.writes.run(() =>
-        keepMove(db, { device: device.id, id: req.id, at, how: 'online', result: result.code }),
-      );
+    if (!result.ok) await db.writes.run(() => keepMove(db, { ...move, result: result.code }));
     const code = result.ok ? 'ok' : result.code;
     return {
       id: req.id,

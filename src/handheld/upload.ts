@@ -19,8 +19,8 @@ export function recordItem(
   item: UploadItem,
   o: { skewed: boolean; cal: Calendar; nowIso: string },
 ): UploadItemAnswer {
-  const known = knownMove(db, device.id, item.id);
-  if (known) return { id: item.id, estado: 'ja_recebido', classificacao: [] };
+  const known = knownMove(db, device, item.id, item.codigo);
+  if (known) return { id: item.id, estado: 'ja_recebido', classificacao: known.classes as HandheldClass[] };
   const classes = new Set<HandheldClass>(o.skewed ? ['relogio_handheld'] : []);
   const conflicts: { kind: HandheldClass; eventId: number; other: number | null }[] = [];
   const who = { terminal: device.name, operador: item.operador };
@@ -69,6 +69,7 @@ export function recordItem(
   keepMove(db, {
     device: device.id,
     id: item.id,
+    code: item.codigo,
     at: o.nowIso,
     how: 'upload',
     result: item.resultado,

@@ -1,12 +1,20 @@
 import { createHash } from 'node:crypto';
 import type { Log } from '../lib/log.js';
 import type { messageOf } from './site-backlog.js';
-import { encodeMessage, subjectOf, type Origin, type SiteMessage } from './site-messages.js';
+import {
+  encodeMessage,
+  encodeSettled,
+  settledSubject,
+  subjectOf,
+  type Origin,
+  type SiteMessage,
+} from './site-messages.js';
 
 // Compensations (docs/site.md, "A crash between claim and commit"): a claim this box won on the hub but has no
 // movement for — its commit failed, the decision changed meanwhile, another ticket of the same group lost, or the
 // box died before committing — is undone on the hub, so that no ticket stays used on the site with nobody let in.
-// A check-in is undone by a reversal naming it (the other boxes reverse only that check-in), an entry by an exit.
+// A check-in is undone by a reversal naming it (the other boxes reverse only that check-in), an entry by an exit; a
+// reversal nobody recorded is told settled, so it holds nothing at the other boxes' cloud pushes.
 
 type Body = ReturnType<typeof messageOf>;
 type Publish = (subject: string, id: string, body: Uint8Array) => Promise<number | null>;
@@ -28,18 +36,25 @@ export function createCompensations({ origin, publish, log }: { origin: Origin; 
 
   function undo(claimId: string, claimed: Body) {
     if (waiting.has(claimId) || finished.has(claimId)) return;
-    if (claimed.action === 'estorno' || claimed.action === 'saida') return void finished.add(claimId);
+    if (claimed.action === 'saida') return void finished.add(claimId);
     const id = compensationId(origin.box, claimId);
-    const message: Body = {
-      ...claimed,
-      id,
-      action: claimed.action === 'checkin' ? 'estorno' : 'saida',
-      undoes: claimId,
-      local: false,
-    };
-    const subject = subjectOf(origin.tenant, message.kind, message.qr);
     waiting.add(claimId);
-    pending.push({ subject, id, body: encodeMessage(origin, message), undoes: claimId });
+    if (claimed.action === 'estorno') {
+      // A reversal is not undone, but nobody will push it to the cloud: the other boxes are told it is settled, so
+      // that it holds none of that ticket's later movements there (docs/site.md, "The cloud").
+      const notice = encodeSettled(origin, id, [[claimId, 'outro']]);
+      pending.push({ subject: settledSubject(origin.tenant, origin.box), id, body: notice, undoes: claimId });
+    } else {
+      const message: Body = {
+        ...claimed,
+        id,
+        action: claimed.action === 'checkin' ? 'estorno' : 'saida',
+        undoes: claimId,
+        local: false,
+      };
+      const subject = subjectOf(origin.tenant, message.kind, message.qr);
+      pending.push({ subject, id, body: encodeMessage(origin, message), undoes: claimId });
+    }
     void publishAll();
   }
 

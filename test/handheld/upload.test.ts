@@ -74,6 +74,47 @@ describe('online', () => {
   });
 });
 
+describe('a movement id brought by another key', () => {
+  it('with the same code it is the same movement, answered as the first time; with another code, another one', async () => {
+    const box = { ...gate, clock };
+    const other = await pair(box, await signInSupervisor(box, 'Sofia'), 'coletor-2');
+    const used = item('A-2');
+    expect((await upload([used])).json().data.itens).toEqual([{ id: used.id, estado: 'aplicado', classificacao: [] }]);
+    // The same movement later, with another instant (an online scan whose answer was lost, decided again on the
+    // device), under another device's key: already received, nothing recorded again.
+    const later = { ...used, decidido_em: clock.now().toISOString() };
+    const again = await other.post('/api/handheld/movimentos', {
+      enviado_em: clock.now().toISOString(),
+      itens: [later],
+    });
+    expect(again.json().data.itens).toEqual([{ id: used.id, estado: 'ja_recebido', classificacao: [] }]);
+    const online = await other.post('/api/handheld/checkin', { id: used.id, codigo: 'A-2', operador: 'Bia' });
+    expect(online.json().data).toMatchObject({ resultado: 'ok', ja_recebido: true });
+    // The same id for another code: not the same movement; recorded as the other device's own.
+    const clash = { ...item('A-3'), id: used.id };
+    const own = await other.post('/api/handheld/movimentos', { enviado_em: clock.now().toISOString(), itens: [clash] });
+    expect(own.json().data.itens).toEqual([{ id: used.id, estado: 'aplicado', classificacao: [] }]);
+    const events = gate.db.sqlite
+      .prepare("SELECT qr_code, terminal FROM events WHERE source = 'handheld' ORDER BY id")
+      .all();
+    expect(events).toEqual([
+      { qr_code: 'A-2', terminal: 'coletor-1' },
+      { qr_code: 'A-3', terminal: 'coletor-2' },
+    ]);
+    // A double found on the first upload is the answer of every repeat.
+    expect((await gate.checkin(gate.keys.checkin, 'B-1', 'pista-1')).status).toBe(200);
+    const double = item('B-1');
+    expect((await upload([double])).json().data.itens[0].classificacao).toEqual(['duplo_handheld']);
+    const repeat = await other.post('/api/handheld/movimentos', {
+      enviado_em: clock.now().toISOString(),
+      itens: [double],
+    });
+    expect(repeat.json().data.itens).toEqual([
+      { id: double.id, estado: 'ja_recebido', classificacao: ['duplo_handheld'] },
+    ]);
+  });
+});
+
 describe('online, the same id twice at once', () => {
   it('a retry that arrives while the first try is being decided gets its answer; one check-in', async () => {
     const id = moveId();

@@ -107,8 +107,11 @@ async function bootNorte(dir: string) {
   return handle;
 }
 
-/** norte claims S-1 on the hub and dies before committing it: the claim of one of its database's runs, unrecorded. */
-async function crashAfterClaim(dir: string) {
+/**
+ * norte claims a movement of `qr` on the hub and dies before committing it: the claim of one of its database's runs,
+ * unrecorded.
+ */
+async function crashAfterClaim(dir: string, action: 'checkin' | 'estorno' = 'checkin', qr = 'S-1') {
   const first = await bootNorte(dir);
   const runs = JSON.parse((first.db.sqlite.prepare('select runs from site_state').get() as { runs: string }).runs);
   await first.close();
@@ -121,13 +124,13 @@ async function crashAfterClaim(dir: string) {
     earlierRuns: new Set<string>(),
     secret: signingKey(hub.password('norte')),
   };
-  const id = 'norte.orfa000000001';
+  const id = `norte.orfa${action}0001`;
   const body = encodeMessage(origin, {
     id,
-    action: 'checkin',
+    action,
     kind: 'person',
-    qr: 'S-1',
-    code: 'S-1',
+    qr,
+    code: qr,
     mode: 'qr',
     at: NOW,
     area: 'parque',
@@ -137,7 +140,7 @@ async function crashAfterClaim(dir: string) {
     local: false,
   });
   const nc = await connect({ servers: hub.url, user: 'gate-norte', pass: hub.password('norte') });
-  await jetstream(nc).publish(subjectOf('parque', 'person', 'S-1'), body, { msgID: id });
+  await jetstream(nc).publish(subjectOf('parque', 'person', qr), body, { msgID: id });
   await nc.close();
 }
 
@@ -195,6 +198,26 @@ describe('holds for another box’s movement', () => {
       aguardando_outra_caixa: 0,
       aguardando_outra_caixa_ate: null,
     });
+  });
+
+  it('a ticket let in again at sul after a crashed box’s unrecorded reversal claim reaches the cloud', async () => {
+    const sul = (await sulBox()).box;
+    expect((await checkin(sul, { qr_code: 'S-2', terminal: 'sul-1' })).status).toBe(200);
+    expect(await sul.sync!.pushNow()).toMatchObject({ settled: 1, pending: 0 });
+    const dir = await norteDir();
+    await crashAfterClaim(dir, 'estorno', 'S-2');
+    await eventually('the orphan reversal applied at sul', () => usedAt(sul, 'S-2') === null);
+    expect((await checkin(sul, { qr_code: 'S-2', terminal: 'sul-2' })).status).toBe(200);
+    // norte is back: nobody will push its reversal, and it tells the site so; sul's check-in is no longer held.
+    await bootNorte(dir);
+    await eventually('sul’s second check-in settled', async () => (await sul.sync!.pushNow()).pending === 0);
+    // The cloud never saw a reversal: the second entry is its double, classified.
+    expect(cloud.applied().map((r) => [r.action, r.qr_code, r.terminal])).toEqual([['checkin', 'S-2', 'sul-1']]);
+    expect(sul.db.sqlite.prepare('select resultado from sync_push order by event_id').pluck().all()).toEqual([
+      'aceito',
+      'ja_utilizado_na_nuvem',
+    ]);
+    expect(await fila(sul)).toMatchObject({ pendentes: 0, aguardando_outra_caixa: 0, proxima_tentativa_em: null });
   });
 
   it('a reversal held for norte’s unsettled check-in shows how many wait and until when, and goes when the hold ends', async () => {

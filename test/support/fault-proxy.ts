@@ -51,7 +51,7 @@ const matches = (r: SeenRequest, m: RequestMatch | undefined) =>
     (!m.body || m.body.test(r.body)) &&
     Object.entries(m.query ?? {}).every(([k, v]) => r.query.get(k) === v));
 
-const FORWARDED = ['x-api-key', 'x-integration-key', 'content-type', 'accept', 'user-agent'];
+const FORWARDED = ['x-api-key', 'x-integration-key', 'x-handheld-key', 'content-type', 'accept', 'user-agent'];
 
 /**
  * An HTTP proxy on loopback in front of the fake cloud, with faults injected per request or by outage.
