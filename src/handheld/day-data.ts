@@ -1,11 +1,13 @@
+import crypto from 'node:crypto';
 import type { Db } from '../db/open.js';
-import type { AdditionalRow, OrderRow, PersonRow } from './handheld.schemas.js';
+import type { AdditionalRow, LotRow, OrderRow, PersonRow } from './handheld.schemas.js';
 import { qrHash } from './qr-hash.js';
 
 // The day's data a handheld decides on offline (GET /api/handheld/dados, docs/handheld.md): every order with a
 // ticket for today or an open-dated one, with all its people and additionals (so a ticket of another date in such
 // an order gets the box's own refusal, not "unknown"), QRs hashed. Built in slices of a few orders with a turn of
 // the event loop between them, and written as JSON text slice by slice: a 50,000-person day never holds a scan.
+// A kind of ticket (its type's and its variation's names, no personal data) goes once, in `lotes`, named by a key.
 
 const ORDERS_PER_SLICE = 60;
 /**
@@ -25,6 +27,10 @@ function decodeCursor(text: string | undefined): Cursor | undefined {
   const m = text ? /^v1\.(\d{4}-\d{2}-\d{2})\.(\d+)\.(.*)$/.exec(text) : null;
   return m ? { day: m[1]!, eventId: Number(m[2]), ordersAt: m[3]! } : undefined;
 }
+
+/** A kind of ticket's key: a park sells a few dozen kinds, so 48 bits of their names' hash never collide. */
+const lotKey = (nomeIngresso: string, nomeLote: string) =>
+  crypto.createHash('sha256').update(`${nomeIngresso}\n${nomeLote}`).digest('base64url').slice(0, 8);
 
 const COMMA = Buffer.from(',');
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -104,13 +110,14 @@ function sliceRows(db: Db, ids: number[], names: boolean) {
   }[];
   const people = db
     .statement(
-      `SELECT p.qr_code, o.numero_pedido, l.nome_lote, l.data_uso, l.tipo_ingresso, p.checkin_em, p.nome
+      `SELECT p.qr_code, o.numero_pedido, l.nome_ingresso, l.nome_lote, l.data_uso, l.tipo_ingresso, p.checkin_em, p.nome
          FROM people p JOIN lots l ON l.id = p.lot_id JOIN orders o ON o.id = p.order_id
         WHERE p.order_id IN ${list} ORDER BY p.order_id, p.lot_id, p.position`,
     )
     .all(json) as {
     qr_code: string;
     numero_pedido: string;
+    nome_ingresso: string;
     nome_lote: string;
     data_uso: string;
     tipo_ingresso: string;
@@ -127,12 +134,19 @@ function sliceRows(db: Db, ids: number[], names: boolean) {
         WHERE a.order_id IN ${list} AND a.adicional_qr_code IS NOT NULL`,
     )
     .all(json) as { qr: string; numero_pedido: string; quantidade: number; usos: string }[];
+  const lotes = new Map<string, LotRow>();
+  const keyOf = (p: { nome_ingresso: string; nome_lote: string }) => {
+    const names = `${p.nome_ingresso}\n${p.nome_lote}`;
+    let row = lotes.get(names);
+    if (!row) lotes.set(names, (row = [lotKey(p.nome_ingresso, p.nome_lote), p.nome_ingresso, p.nome_lote]));
+    return row[0];
+  };
   return {
     pedidos: orders.map((o): OrderRow => [o.numero_pedido, o.status, qrHash(o.numero_pedido)]),
     pessoas: people.map((p): PersonRow => [
       qrHash(p.qr_code),
       p.numero_pedido,
-      p.nome_lote,
+      keyOf(p),
       p.data_uso,
       p.tipo_ingresso,
       p.checkin_em,
@@ -144,6 +158,7 @@ function sliceRows(db: Db, ids: number[], names: boolean) {
       a.quantidade,
       JSON.parse(a.usos) as string[],
     ]),
+    lotes: [...lotes.values()],
   };
 }
 
@@ -164,10 +179,13 @@ export async function dayDataJson(db: Db, o: DayDataOptions): Promise<Buffer> {
   const changed = since && since.day === o.today ? changedOrders(db, o.tenantId, since) : undefined;
   // Each slice's text goes to bytes at once: off the JS heap, the young generation's collections no longer copy
   // megabytes of survivors (they held the loop 6–7 ms at a time for a 50,000-person day).
-  const parts = { pessoas: [] as Buffer[], pedidos: [] as Buffer[], adicionais: [] as Buffer[] };
+  const parts = { pessoas: [] as Buffer[], pedidos: [] as Buffer[], adicionais: [] as Buffer[], lotes: [] as Buffer[] };
+  const lotsSent = new Set<string>();
   const add = (ids: number[]) => {
-    const rows = sliceRows(db, ids, o.names);
-    for (const k of ['pessoas', 'pedidos', 'adicionais'] as const)
+    const slice = sliceRows(db, ids, o.names);
+    const rows = { ...slice, lotes: slice.lotes.filter((l) => !lotsSent.has(l[0])) };
+    for (const l of rows.lotes) lotsSent.add(l[0]);
+    for (const k of ['pessoas', 'pedidos', 'adicionais', 'lotes'] as const)
       if (rows[k].length > 0) {
         if (parts[k].length > 0) parts[k].push(COMMA);
         parts[k].push(Buffer.from(JSON.stringify(rows[k]).slice(1, -1)));
@@ -201,7 +219,8 @@ export async function dayDataJson(db: Db, o: DayDataOptions): Promise<Buffer> {
     Buffer.from(`{"success":true,"data":${JSON.stringify(head).slice(0, -1)},`),
     ...list('pessoas'),
     ...list('pedidos'),
-    ...list('adicionais', true),
+    ...list('adicionais'),
+    ...list('lotes', true),
   ]);
 }
 
@@ -210,5 +229,5 @@ export function orderRows(db: Db, numeroPedido: string, tenantId: number, names:
   const order = db
     .statement('SELECT id FROM orders WHERE tenant_id = ? AND numero_pedido = ?')
     .get(tenantId, numeroPedido) as { id: number } | undefined;
-  return order ? sliceRows(db, [order.id], names) : { pedidos: [], pessoas: [], adicionais: [] };
+  return order ? sliceRows(db, [order.id], names) : { pedidos: [], pessoas: [], adicionais: [], lotes: [] };
 }

@@ -13,7 +13,9 @@ const SUPERVISOR = 'Só supervisores (PAPEL_INSUFICIENTE para atendentes).';
 const session = [{ consoleSession: [] }];
 const sessionAndCsrf = [{ consoleSession: [], csrfToken: [] }];
 
-const personRow = [qrHash(QR), NUMERO, 'Adulto', '2026-11-21', 'dayuse', NOW, null];
+const LOT = 'Qm9hVmlz';
+const personRow = [qrHash(QR), NUMERO, LOT, '2026-11-21', 'dayuse', NOW, null];
+const lotRow = [LOT, 'Passaporte Dia', 'Adulto'];
 
 export const handheldDocs: Record<'pair' | 'dayData' | 'scan' | 'upload' | 'state', OperationDocs> = {
   pair: {
@@ -34,7 +36,7 @@ export const handheldDocs: Record<'pair' | 'dayData' | 'scan' | 'upload' | 'stat
   },
   dayData: {
     description:
-      'Os dados do dia para o aparelho decidir offline: os pedidos do tenant com ingresso para hoje (no fuso do parque) ou sem data, com todas as suas pessoas e adicionais, em linhas nas ordens de colunas de docs/handheld.md. Nenhum QR é enviado: cada código vai como `qrHash` (22 caracteres do SHA-256). Com `desde` (o `cursor` da última resposta), só os pedidos que mudaram desde então (`completo: false`); um cursor de outro dia, ilegível ou antigo demais recebe o dia inteiro.',
+      'Os dados do dia para o aparelho decidir offline: os pedidos do tenant com ingresso para hoje (no fuso do parque) ou sem data, com todas as suas pessoas e adicionais, em linhas nas ordens de colunas de docs/handheld.md; `lotes` dá uma vez os nomes de cada tipo de ingresso (tipo e variação, nenhum dado pessoal) que as pessoas nomeiam pela chave. Nenhum QR é enviado: cada código vai como `qrHash` (22 caracteres do SHA-256). Com `desde` (o `cursor` da última resposta), só os pedidos que mudaram desde então (`completo: false`); um cursor de outro dia, ilegível ou antigo demais recebe o dia inteiro.',
     ok: {
       description: 'O dia, inteiro ou o que mudou.',
       schema: handheldAnswers.dayData,
@@ -48,12 +50,13 @@ export const handheldDocs: Record<'pair' | 'dayData' | 'scan' | 'upload' | 'stat
         pessoas: [personRow],
         pedidos: [[NUMERO, 'pago', qrHash(NUMERO)]],
         adicionais: [],
+        lotes: [lotRow],
       }),
     },
   },
   scan: {
     description:
-      'Um check-in decidido pela caixa (aparelho online), pelo mesmo serviço de toda porta: porta `handheld`, terminal = nome do aparelho, operador do turno. `id` é o do movimento, feito pelo aparelho: repetido (uma nova tentativa depois de um tempo esgotado), responde o primeiro resultado com `ja_recebido: true`. Uma recusa é um resultado (`resultado` = o código da regra), não um erro HTTP. `pessoas` e `adicionais` trazem o estado do pedido agora, para a cópia do aparelho.',
+      'Um check-in decidido pela caixa (aparelho online), pelo mesmo serviço de toda porta: porta `handheld`, terminal = nome do aparelho, operador do turno. `id` é o do movimento, feito pelo aparelho: repetido com o mesmo código (uma nova tentativa depois de um tempo esgotado, ou o mesmo aparelho pareado de novo), responde o primeiro resultado com `ja_recebido: true`. Uma recusa é um resultado (`resultado` = o código da regra), não um erro HTTP. `liberados` são as pessoas que esta leitura deixou entrar (qrHash); `pessoas`, `adicionais`, `pedidos` e `lotes` trazem o estado do pedido agora, para a cópia do aparelho.',
     ok: {
       description: 'O resultado e o estado do pedido.',
       schema: handheldAnswers.scan,
@@ -62,14 +65,17 @@ export const handheldDocs: Record<'pair' | 'dayData' | 'scan' | 'upload' | 'stat
         resultado: 'ok',
         mensagem: 'Check-in realizado.',
         ja_recebido: false,
+        liberados: [qrHash(QR)],
         pessoas: [personRow],
         adicionais: [],
+        pedidos: [[NUMERO, 'pago', qrHash(NUMERO)]],
+        lotes: [lotRow],
       }),
     },
   },
   upload: {
     description:
-      'A fila do aparelho: movimentos decididos nele offline (até 500 por requisição e 1 MB). Cada item é registrado uma vez pelo seu `id`, como fato (o visitante já passou), mesmo que a caixa recusasse agora, e classificado: `duplo_handheld` (o ingresso já tinha entrado aqui; não vai à nuvem), `cancelado_no_handheld`, `desconhecido_handheld` (registrado, não enviado), `relogio_handheld` (relógio do aparelho a mais de 2 minutos do da caixa). Recusas feitas no aparelho também vêm, para o registro de eventos. Um item malformado é `recusado` sozinho (ITEM_INVALIDO); o aparelho só apaga um item depois da resposta dele.',
+      'A fila do aparelho: movimentos decididos nele offline (até 500 por requisição e 1 MB). Cada item é registrado uma vez pelo seu `id`, qualquer que seja a chave que o traga com o mesmo código (o mesmo aparelho pareado de novo responde `ja_recebido`, com a classificação da primeira vez), como fato (o visitante já passou), mesmo que a caixa recusasse agora, e classificado: `duplo_handheld` (o ingresso já tinha entrado aqui; não vai à nuvem), `cancelado_no_handheld`, `desconhecido_handheld` (registrado, não enviado), `relogio_handheld` (relógio do aparelho a mais de 2 minutos do da caixa). Recusas feitas no aparelho também vêm, para o registro de eventos. Um item malformado é `recusado` sozinho (ITEM_INVALIDO); o aparelho só apaga um item depois da resposta dele.',
     ok: {
       description: 'Uma resposta por item, na ordem enviada.',
       schema: handheldAnswers.upload,

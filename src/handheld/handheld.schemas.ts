@@ -11,7 +11,10 @@ export const MAX_UPLOAD_BYTES = 1024 * 1024;
 /** A device's clock further than this from the box's makes its movements `relogio_handheld`. */
 export const DEVICE_CLOCK_SKEW_MS = 2 * 60 * 1000;
 
-/** A device-made movement id: unique per device, kept by the box to answer a repeat "já recebido". */
+/**
+ * A device-made movement id (the app's are random UUIDs), kept by the box to answer a repeat "já recebido" whatever key
+ * of the tenant brings it with the same code (src/handheld/moves.repo.ts).
+ */
 export const movementId = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, 'id: 8 a 64 letras, dígitos, _ ou -');
 const code = z.string().trim().min(1).max(256);
 const operator = z.string().trim().min(1).max(80);
@@ -32,18 +35,20 @@ export const pairAnswer = z.strictObject({
 
 // --- the day's data (snapshot and delta) -----------------------------------------------------------------------
 /**
- * The columns of each row of `pessoas`, `pedidos` and `adicionais`, in order. A QR is never sent: `qr` is
- * `qrHash(code)` (src/handheld/qr-hash.ts), which the device computes for what it scans.
+ * The columns of each row of `pessoas`, `pedidos`, `adicionais` and `lotes`, in order. A QR is never sent: `qr` is
+ * `qrHash(code)` (src/handheld/qr-hash.ts), which the device computes for what it scans. A person's `lote` is the key
+ * of a row of `lotes` (`lotKey`): a kind of ticket's names go once, not with every person.
  */
 export const PERSON_COLUMNS = ['qr', 'pedido', 'lote', 'data_uso', 'tipo_ingresso', 'checkin_em', 'nome'] as const;
 export const ORDER_COLUMNS = ['numero_pedido', 'status', 'grupo'] as const;
 export const ADDITIONAL_COLUMNS = ['qr', 'pedido', 'quantidade', 'usos'] as const;
+export const LOT_COLUMNS = ['lote', 'nome_ingresso', 'nome_lote'] as const;
 
 const nullable = <T extends z.ZodType>(t: T) => t.nullable();
 export const personRow = z.tuple([
   z.string(), // qr (hash)
   z.string(), // numero_pedido
-  z.string(), // lote (its name)
+  z.string(), // lote: the key of its row in `lotes`
   z.string(), // data_uso YYYY-MM-DD
   z.string(), // tipo_ingresso
   nullable(z.string()), // checkin_em: the active check-in, null when none (or reversed)
@@ -53,6 +58,11 @@ export const orderRow = z.tuple([
   z.string(), // numero_pedido
   z.string(), // status: pago, cancelado, reembolsado
   z.string(), // grupo: qrHash of the order's group QR (its number)
+]);
+export const lotRow = z.tuple([
+  z.string(), // lote (key)
+  z.string(), // nome_ingresso: the ticket type's name (e.g. Passaporte Dia)
+  z.string(), // nome_lote: the variation's name (e.g. Criança)
 ]);
 export const additionalRow = z.tuple([
   z.string(), // qr (hash)
@@ -72,6 +82,8 @@ export const dayData = z.strictObject({
   pessoas: z.array(personRow),
   pedidos: z.array(orderRow),
   adicionais: z.array(additionalRow),
+  /** The kinds of ticket the people rows name. */
+  lotes: z.array(lotRow),
 });
 export const dayDataQuery = z.strictObject({ desde: z.string().max(100).optional() });
 
@@ -89,9 +101,13 @@ export const scanAnswer = z.strictObject({
   detalhes: z.record(z.string(), z.unknown()).optional(),
   /** The box had this id already (a retry after a timeout): the result is the first one's. */
   ja_recebido: z.boolean(),
-  /** The rows the scan changed, in the day data's columns, for the device's copy. */
+  /** qrHash of the people this scan let in (none on a refusal): what the device counts and shows. */
+  liberados: z.array(z.string()),
+  /** The order of the scanned code now, in the day data's columns, for the device's copy. */
   pessoas: z.array(personRow),
   adicionais: z.array(additionalRow),
+  pedidos: z.array(orderRow),
+  lotes: z.array(lotRow),
 });
 
 // --- movements decided on the device (offline), uploaded later -------------------------------------------------
@@ -170,6 +186,7 @@ export type DayData = z.infer<typeof dayData>;
 export type PersonRow = z.infer<typeof personRow>;
 export type OrderRow = z.infer<typeof orderRow>;
 export type AdditionalRow = z.infer<typeof additionalRow>;
+export type LotRow = z.infer<typeof lotRow>;
 export type ScanAnswer = z.infer<typeof scanAnswer>;
 export type UploadItem = z.infer<typeof uploadItem>;
 export type UploadItemAnswer = z.infer<typeof uploadItemAnswer>;

@@ -8,6 +8,7 @@ import { errorCatalogue, type ErrorCode } from '../http/errors.js';
 import { describeIssues } from '../lib/zod-issues.js';
 import { orderRows } from './day-data.js';
 import { keepMove, knownMove } from './moves.repo.js';
+import { qrHash } from './qr-hash.js';
 import { HANDHELD_SOURCE, recordItem } from './upload.js';
 import type { Device } from './devices.repo.js';
 import {
@@ -59,11 +60,13 @@ function orderOfCode(db: Db, tenantId: number, code: string): string | undefined
 }
 
 export function createHandheldService({ db, clock, checkin, names, pieceMs = UPLOAD_PIECE_MS }: HandheldServiceDeps) {
-  /** The order's rows now; a granted scan names its order, a refusal is looked up by its code. */
+  /**
+   * The order's rows now (the order's own too: the device then knows the status of an order of another day); a granted
+   * scan names its order, a refusal is looked up by its code.
+   */
   const rowsOf = (tenantId: number, code: string, known?: string | null) => {
     const numero = known ?? orderOfCode(db, tenantId, code);
-    const rows = numero ? orderRows(db, numero, tenantId, names) : { pessoas: [], adicionais: [] };
-    return { pessoas: rows.pessoas, adicionais: rows.adicionais };
+    return numero ? orderRows(db, numero, tenantId, names) : { pedidos: [], pessoas: [], adicionais: [], lotes: [] };
   };
 
   // A retry that arrives while its first try is still being decided waits for that one's answer.
@@ -97,6 +100,7 @@ export function createHandheldService({ db, clock, checkin, names, pieceMs = UPL
         resultado: known.result,
         mensagem: messageOf(known.result),
         ja_recebido: true,
+        liberados: known.admitted,
         ...rowsOf(device.tenantId, req.codigo),
       };
     const at = clock.nowIso();
@@ -107,7 +111,11 @@ export function createHandheldService({ db, clock, checkin, names, pieceMs = UPL
       {
         batch: false,
         // In the check-in's own transaction: a granted scan and its id are committed together.
-        view: () => keepMove(db, { ...move, result: 'ok' }),
+        view: (granted) => {
+          const admitted = granted.people.map((p) => qrHash(p.qrCode));
+          keepMove(db, { ...move, result: 'ok', admitted });
+          return admitted;
+        },
       },
     );
     const result = (reply.batch ? reply.items[0]!.result : reply.result) as CheckinResult;
@@ -119,6 +127,7 @@ export function createHandheldService({ db, clock, checkin, names, pieceMs = UPL
       mensagem: messageOf(code),
       ...(!result.ok && result.details ? { detalhes: result.details } : {}),
       ja_recebido: false,
+      liberados: (reply.batch ? undefined : reply.view) ?? [],
       ...rowsOf(device.tenantId, req.codigo, result.ok ? result.numeroPedido : undefined),
     };
   }

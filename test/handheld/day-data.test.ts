@@ -61,10 +61,12 @@ describe('the whole day', () => {
       qrHash('20261121-0004'),
     ]);
     expect(data.pessoas).toHaveLength(5);
+    // One kind of ticket among the three orders (two slices: dated, then open-dated): its names go once.
+    expect(data.lotes).toEqual([[expect.stringMatching(/^[\w-]{8}$/), 'Passaporte Dia', 'Adulto']]);
     expect(person(data, 'HOJE-2')).toEqual({
       qr: qrHash('HOJE-2'),
       pedido: '20261121-0001',
-      lote: 'Adulto',
+      lote: data.lotes[0]![0],
       data_uso: TODAY,
       tipo_ingresso: 'dayuse',
       checkin_em: null,

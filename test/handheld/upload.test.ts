@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_UPLOAD_ITEMS } from '../../src/handheld/handheld.schemas.js';
+import { qrHash } from '../../src/handheld/qr-hash.js';
 import { startFakeCloud, type FakeCloud } from '../support/fake-cloud.js';
 import { makeOrder } from '../support/fixtures.js';
 import { HANDHELDS, moveId, pair, signInSupervisor, type Handheld } from '../support/handheld.js';
@@ -59,8 +60,11 @@ describe('online', () => {
     expect(data.pessoas.find((p: unknown[]) => p[5] !== null)[1]).toBe('20261121-0001');
     expect(person('A-1')).toMatchObject({ checkin_dispositivo: 'coletor-1', checkin_operador: 'Bia' });
 
+    // One person let in, though the answer carries the whole order (three people) for the device's copy.
+    expect(data.liberados).toEqual([qrHash('A-1')]);
+    expect(data.pessoas).toHaveLength(3);
     const retry = await device.post('/api/handheld/checkin', { id, codigo: 'A-1', operador: 'Bia' });
-    expect(retry.json().data).toMatchObject({ resultado: 'ok', ja_recebido: true });
+    expect(retry.json().data).toMatchObject({ resultado: 'ok', ja_recebido: true, liberados: [qrHash('A-1')] });
     const again = await device.post('/api/handheld/checkin', { id: moveId(), codigo: 'A-1', operador: 'Bia' });
     expect(again.json().data).toMatchObject({ resultado: 'TICKET_ALREADY_USED', mensagem: 'Ingresso já utilizado.' });
     const events = gate.db.sqlite.prepare("SELECT source, terminal, result FROM events WHERE qr_code = 'A-1'").all();

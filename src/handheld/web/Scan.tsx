@@ -3,6 +3,10 @@ import { Camera } from './Camera';
 import type { EngineState } from './engine';
 import { kindOf } from './feedback';
 
+/** The count the attendant lets through: the people this scan let in, never the whole order. */
+const granted = (pessoas: number) =>
+  pessoas === 0 ? 'Liberado' : `Liberado: ${pessoas} ${pessoas === 1 ? 'pessoa' : 'pessoas'}`;
+
 export function Scan({ s, onCode }: { s: EngineState; onCode: (code: string) => void }) {
   const [camera, setCamera] = useState(false);
   const r = s.last;
@@ -11,9 +15,12 @@ export function Scan({ s, onCode }: { s: EngineState; onCode: (code: string) => 
     <main class={`scan ${kind ?? 'idle'}`} data-testid="resultado" data-resultado={r?.resultado ?? ''}>
       {r ? (
         <div class="result" aria-live="assertive">
-          <p class="big">
-            {r.resultado === 'ok' ? (r.pessoas > 1 ? `Liberado: ${r.pessoas} pessoas` : 'Liberado') : r.mensagem}
-          </p>
+          <p class="big">{r.resultado === 'ok' ? granted(r.pessoas) : r.mensagem}</p>
+          {r.ingressos.map((t) => (
+            <p class="ticket" key={t.texto}>
+              {r.ingressos.length > 1 || t.pessoas > 1 ? `${t.pessoas} × ${t.texto}` : t.texto}
+            </p>
+          ))}
           {r.nome && <p>{r.nome}</p>}
           {r.noAparelho && <p class="tag">decidido no aparelho</p>}
           <p class="code">{r.codigo}</p>

@@ -9,7 +9,7 @@ import {
   type PersonFacts,
   type Refusal,
 } from '../../checkin/rules/index.js';
-import type { AdditionalRow, DayData, OrderRow, PersonRow } from '../handheld.schemas.js';
+import type { AdditionalRow, DayData, LotRow, OrderRow, PersonRow } from '../handheld.schemas.js';
 
 // An offline decision: the day data's rows mapped to the box's pure rules (src/checkin/rules), in the order the box
 // composes them (src/checkin/checkin.flows.ts checkInCode): a person's QR, then a group QR, then an additional's.
@@ -23,6 +23,8 @@ export interface DayIndex {
   pessoas: Map<string, PersonRow>;
   pedidos: Map<string, OrderRow>;
   adicionais: Map<string, AdditionalRow>;
+  /** A kind of ticket's key → its names. */
+  lotes: Map<string, LotRow>;
   /** numero_pedido → qr hashes of its people. */
   porPedido: Map<string, Set<string>>;
   /** grupo (hash of the order number) → numero_pedido. */
@@ -36,6 +38,7 @@ export const emptyDay = (): DayIndex => ({
   pessoas: new Map(),
   pedidos: new Map(),
   adicionais: new Map(),
+  lotes: new Map(),
   porPedido: new Map(),
   porGrupo: new Map(),
 });
@@ -60,15 +63,23 @@ export function applyDayData(day: DayIndex | null, data: DayData): DayIndex {
   next.data_local = data.data_local;
   next.gerado_em = data.gerado_em;
   next.cursor = data.cursor;
-  for (const row of data.pedidos) putOrder(next, row);
-  upsertRows(next, data.pessoas, data.adicionais);
+  upsertRows(next, data);
   return next;
 }
 
+export interface DayRows {
+  pessoas: PersonRow[];
+  adicionais: AdditionalRow[];
+  pedidos?: OrderRow[];
+  lotes?: LotRow[];
+}
+
 /** Rows changed by a check-in (here or at the box) into the index. */
-export function upsertRows(day: DayIndex, pessoas: PersonRow[], adicionais: AdditionalRow[]): void {
-  for (const row of pessoas) putPerson(day, row);
-  for (const row of adicionais) day.adicionais.set(row[0], row);
+export function upsertRows(day: DayIndex, rows: DayRows): void {
+  for (const row of rows.pedidos ?? []) putOrder(day, row);
+  for (const row of rows.lotes ?? []) day.lotes.set(row[0], row);
+  for (const row of rows.pessoas) putPerson(day, row);
+  for (const row of rows.adicionais) day.adicionais.set(row[0], row);
 }
 
 export interface Decision {
@@ -79,6 +90,8 @@ export interface Decision {
   changes: { pessoas: PersonRow[]; adicionais: AdditionalRow[] };
   /** People checked in (a group QR checks in several). */
   pessoas: number;
+  /** The people the scan is about, as they were: those it let in, or the person refused. */
+  shown: PersonRow[];
   /** The person's name when the day data carries names. */
   nome: string | null;
 }
@@ -88,6 +101,7 @@ const refused = (r: Refusal): Decision => ({
   detalhes: r.details ?? {},
   changes: { pessoas: [], adicionais: [] },
   pessoas: 0,
+  shown: [],
   nome: null,
 });
 
@@ -115,12 +129,13 @@ export function decide(day: DayIndex, code: string, hash: string, today: string,
   const person = day.pessoas.get(hash);
   if (person) {
     const why = personCheckin(personFacts(day, person), today, code);
-    if (why) return { ...refused(why), nome: person[6] };
+    if (why) return { ...refused(why), shown: [person], nome: person[6] };
     return {
       resultado: 'ok',
       detalhes: { qr_code: code, numero_pedido: person[1] },
       changes: { pessoas: [withCheckin(person, now)], adicionais: [] },
       pessoas: 1,
+      shown: [person],
       nome: person[6],
     };
   }
@@ -143,6 +158,7 @@ export function decide(day: DayIndex, code: string, hash: string, today: string,
       detalhes: { qr_code: code, numero_pedido: additional[1], unidade: units.length + 1, quantidade: additional[2] },
       changes: { pessoas: [], adicionais: [[additional[0], additional[1], additional[2], [...additional[3], now]]] },
       pessoas: 0,
+      shown: [],
       nome: null,
     };
   }
@@ -166,6 +182,7 @@ function decideGroup(day: DayIndex, code: string, order: OrderRow, today: string
     detalhes: { combo_qr_code: code, numero_pedido: order[0], total_pessoas: rows.length },
     changes: { pessoas: valid.map((f) => withCheckin(f.row, now)), adicionais: [] },
     pessoas: valid.length,
+    shown: valid.map((f) => f.row),
     nome: null,
   };
 }

@@ -61,6 +61,7 @@ const refusedHere = (codigo: string, resultado: string, at: Date): ScanResult =>
   noAparelho: true,
   nome: null,
   pessoas: 0,
+  ingressos: [],
   em: at.toISOString(),
 });
 

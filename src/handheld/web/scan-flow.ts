@@ -3,6 +3,7 @@ import type { ScanAnswer } from '../handheld.schemas.js';
 import { decide, hasTodaysData, localDate, upsertRows, type DayIndex } from './decide.js';
 import { qrHash } from './qr-hash.js';
 import type { Store } from './store.js';
+import { ticketLines, type TicketLine } from './tickets.js';
 import { wordFor } from './words.js';
 
 // One scan, decided at the box (online, within the timeout) or here (the rules on the day data, written durably
@@ -25,7 +26,10 @@ export interface ScanResult {
   /** Decided on the device (the box did not answer in time, or offline). */
   noAparelho: boolean;
   nome: string | null;
+  /** People this scan let in. */
   pessoas: number;
+  /** The kinds and days of the tickets it is about (no personal data). */
+  ingressos: TicketLine[];
   em: string;
 }
 
@@ -46,15 +50,22 @@ export function createScanFlow(deps: {
     const at = now();
     const em = at.toISOString();
     const date = localDate(at, config.fusoHorario);
-    const base = { codigo, noAparelho: true, nome: null, pessoas: 0, em };
+    const base = { codigo, noAparelho: true, nome: null, pessoas: 0, ingressos: [], em };
     const day = deps.day();
     if (!hasTodaysData(day, date)) return show({ ...base, resultado: 'SEM_DADOS', mensagem: wordFor('SEM_DADOS') });
     const d = decide(day, codigo, await qrHash(codigo), date, em);
     const item = { id, codigo, acao: 'checkin' as const, resultado: d.resultado, decidido_em: em, operador };
     await store.record({ ...item, dados_de: day.data_local }, d.changes, date);
-    upsertRows(day, d.changes.pessoas, d.changes.adicionais);
+    upsertRows(day, d.changes);
     await deps.counted();
-    return show({ ...base, resultado: d.resultado, mensagem: wordFor(d.resultado), nome: d.nome, pessoas: d.pessoas });
+    return show({
+      ...base,
+      resultado: d.resultado,
+      mensagem: wordFor(d.resultado),
+      nome: d.nome,
+      pessoas: d.pessoas,
+      ingressos: ticketLines(d.shown, day.lotes),
+    });
   }
 
   /** The box decides, within the timeout; null when it did not answer (then the device decides). */
@@ -64,14 +75,25 @@ export function createScanFlow(deps: {
     const answer = await reach('scan', () => api.checkin({ id, codigo, operador }, wait)).catch(() => null);
     if (!answer) return null;
     if (answer.pessoas.length || answer.adicionais.length) {
-      await store.saveRows(answer.pessoas, answer.adicionais);
+      await store.saveRows(answer);
       const day = deps.day();
-      if (day) upsertRows(day, answer.pessoas, answer.adicionais);
+      if (day) upsertRows(day, answer);
     }
     const { resultado, mensagem } = answer;
-    const pessoas = answer.pessoas.length;
-    const nome = answer.pessoas.length === 1 ? (answer.pessoas[0]![6] ?? null) : null;
-    return show({ codigo, resultado, mensagem, noAparelho: false, nome, pessoas, em: now().toISOString() });
+    // The answer holds the whole order: the screen shows whom this scan let in, or the person refused.
+    const about = new Set(resultado === 'ok' ? answer.liberados : [await qrHash(codigo)]);
+    const shown = answer.pessoas.filter((row) => about.has(row[0]));
+    const lotes = deps.day()?.lotes ?? new Map(answer.lotes.map((l) => [l[0], l]));
+    return show({
+      codigo,
+      resultado,
+      mensagem,
+      noAparelho: false,
+      nome: shown.length === 1 ? (shown[0]![6] ?? null) : null,
+      pessoas: answer.liberados.length,
+      ingressos: ticketLines(shown, lotes),
+      em: now().toISOString(),
+    });
   }
 
   return { here, atBox };

@@ -1,5 +1,5 @@
-import type { AdditionalRow, DayData, OrderRow, PersonRow, UploadItem } from '../handheld.schemas.js';
-import { emptyDay, putOrder, putPerson, type DayIndex } from './decide.js';
+import type { AdditionalRow, DayData, LotRow, OrderRow, PersonRow, UploadItem } from '../handheld.schemas.js';
+import { emptyDay, putOrder, putPerson, type DayIndex, type DayRows } from './decide.js';
 import type { Settled } from './queue.js';
 
 // The device's durable state in IndexedDB (per origin): its key, the operator, the day data, the queue of movements
@@ -7,7 +7,8 @@ import type { Settled } from './queue.js';
 // durability 'strict' and is awaited to `complete` before the result is shown.
 
 const NAME = 'gate-handheld';
-type StoreName = 'cfg' | 'pessoas' | 'pedidos' | 'adicionais' | 'fila' | 'recusados';
+type StoreName = 'cfg' | 'pessoas' | 'pedidos' | 'adicionais' | 'lotes' | 'fila' | 'recusados';
+const DAY_STORES = ['pessoas', 'pedidos', 'adicionais', 'lotes'] as const;
 
 export interface Device {
   chave: string;
@@ -38,12 +39,14 @@ const result = <T>(req: IDBRequest<T>) =>
   });
 
 export async function openStore(name = NAME) {
-  const open = indexedDB.open(name, 1);
+  // Version 2 added `lotes`; a device on version 1 keeps its queue and gets the kinds with its next whole day.
+  const open = indexedDB.open(name, 2);
   open.onupgradeneeded = () => {
     const db = open.result;
-    for (const s of ['cfg', 'pessoas', 'pedidos', 'adicionais']) db.createObjectStore(s);
-    db.createObjectStore('fila', { keyPath: 'id' });
-    db.createObjectStore('recusados', { keyPath: 'item.id' });
+    const missing = (s: string) => !db.objectStoreNames.contains(s);
+    for (const s of ['cfg', ...DAY_STORES]) if (missing(s)) db.createObjectStore(s);
+    if (missing('fila')) db.createObjectStore('fila', { keyPath: 'id' });
+    if (missing('recusados')) db.createObjectStore('recusados', { keyPath: 'item.id' });
   };
   const db = await result(open);
 
@@ -55,10 +58,11 @@ export async function openStore(name = NAME) {
   };
   const read = <T>(name: StoreName, fn: (s: IDBObjectStore) => IDBRequest<T>) =>
     result(fn(db.transaction(name, 'readonly').objectStore(name)));
-  const putRows = (tx: IDBTransaction, pessoas: PersonRow[], adicionais: AdditionalRow[], pedidos: OrderRow[] = []) => {
-    for (const row of pessoas) tx.objectStore('pessoas').put(row, row[0]);
-    for (const row of adicionais) tx.objectStore('adicionais').put(row, row[0]);
-    for (const row of pedidos) tx.objectStore('pedidos').put(row, row[0]);
+  const putRows = (tx: IDBTransaction, rows: DayRows) => {
+    for (const row of rows.pessoas) tx.objectStore('pessoas').put(row, row[0]);
+    for (const row of rows.adicionais) tx.objectStore('adicionais').put(row, row[0]);
+    for (const row of rows.pedidos ?? []) tx.objectStore('pedidos').put(row, row[0]);
+    for (const row of rows.lotes ?? []) tx.objectStore('lotes').put(row, row[0]);
   };
   const offlineKey = (day: string) => `offline:${day}`;
 
@@ -76,27 +80,27 @@ export async function openStore(name = NAME) {
       for (const row of await read('pessoas', (s) => s.getAll())) putPerson(day, row as PersonRow);
       for (const row of await read('adicionais', (s) => s.getAll()))
         day.adicionais.set((row as AdditionalRow)[0], row as AdditionalRow);
+      for (const row of await read('lotes', (s) => s.getAll())) day.lotes.set((row as LotRow)[0], row as LotRow);
       return day;
     },
 
     /** A whole day replaces what was kept; a delta upserts its rows. */
     saveDay: (data: DayData) =>
-      write(['cfg', 'pessoas', 'pedidos', 'adicionais'], (tx) => {
-        if (data.completo) for (const s of ['pessoas', 'pedidos', 'adicionais'] as const) tx.objectStore(s).clear();
-        putRows(tx, data.pessoas, data.adicionais, data.pedidos);
+      write(['cfg', ...DAY_STORES], (tx) => {
+        if (data.completo) for (const s of DAY_STORES) tx.objectStore(s).clear();
+        putRows(tx, data);
         const { data_local, gerado_em, cursor } = data;
         tx.objectStore('cfg').put({ data_local, gerado_em, cursor }, 'dia');
       }),
 
     /** Rows the box sent with an online answer. */
-    saveRows: (pessoas: PersonRow[], adicionais: AdditionalRow[]) =>
-      write(['pessoas', 'adicionais'], (tx) => putRows(tx, pessoas, adicionais)),
+    saveRows: (rows: DayRows) => write([...DAY_STORES], (tx) => putRows(tx, rows)),
 
     /** An offline decision: the movement queued, the rows it changed and the day's count, in one transaction. */
     record: (item: UploadItem, changes: { pessoas: PersonRow[]; adicionais: AdditionalRow[] }, today: string) =>
       write(['cfg', 'fila', 'pessoas', 'adicionais'], (tx) => {
         tx.objectStore('fila').add(item);
-        putRows(tx, changes.pessoas, changes.adicionais);
+        putRows(tx, changes);
         const cfg = tx.objectStore('cfg');
         const count = cfg.get(offlineKey(today));
         count.onsuccess = () => cfg.put(((count.result as number | undefined) ?? 0) + 1, offlineKey(today));

@@ -47,6 +47,7 @@ const data: DayData = {
     person(CANCELLED, '20261126-0003'),
   ],
   adicionais: [[qrHash(ADDITIONAL), GROUP, 2, ['2026-11-26T11:30:00.000Z']]],
+  lotes: [['Lote 1', 'Passaporte Dia', 'Adulto']],
 };
 
 const day = () => applyDayData(null, data);
