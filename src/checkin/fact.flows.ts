@@ -122,7 +122,9 @@ function personFact(f: Flow, fact: MovementFact, changeState: boolean): FactOutc
       f.repo.leave(tenant, fact.area, p.id, day, fact.at);
       break;
     case 'estorno': {
-      if (!p.checkin_em) return { kind: 'recorded', eventId, changed: false };
+      // A reversal undoes a check-in made before it: one made later (a box that decided alone, published late) stands.
+      if (!p.checkin_em || Date.parse(fact.at) < Date.parse(p.checkin_em))
+        return { kind: 'recorded', eventId, changed: false };
       if (fact.undoes && q.activeCheckin.get(f.db, { personId: p.id, at: p.checkin_em })?.site_id !== fact.undoes)
         return { kind: 'recorded', eventId, changed: false };
       f.repo.markReversed(p.id, p.checkin_em, fact.at, terminal, operator);

@@ -9,7 +9,11 @@ import type { SiteModeState } from './site-mode.js';
 import type { OwnMovement } from './site-store.js';
 import type { createCompensations } from './site-undo.js';
 
-/** How long a lost claim waits for the winner's message. */
+/**
+ * How long a lost claim waits for the winner's message, and a refusal made behind the stream for the ticket's newest
+ * one: the hub is there (it answered a probe) but may be slow behind a catch-up, and a visitor refused on a stale copy
+ * is turned away for nothing.
+ */
 const CATCH_UP_MS = 2000;
 
 /** What the claims need of the hub, with the breaker told of every answer. */
@@ -54,7 +58,7 @@ export function hubClaims(p: {
       if (!hub) return false;
       const newest = await Promise.race([
         Promise.all(subjects.map((s) => hub.latest(s).catch(() => null))),
-        sleep(p.link.casTimeoutMs).then((): (RawMessage | null)[] => []),
+        sleep(CATCH_UP_MS).then((): (RawMessage | null)[] => []),
       ]);
       const newer = newest.filter((m): m is RawMessage => m !== null && m.seq > p.applier.subjectSeq(m.subject));
       if (newer.length > 0) await p.applier.apply(newer, 'ticket');

@@ -52,7 +52,7 @@ function message(from: string, action: SiteMessage['action'], qr: string, second
     qr,
     code: qr,
     mode: 'qr' as const,
-    at: new Date(Date.UTC(2026, 10, 21, 13, 0, second)).toISOString(),
+    at: new Date(Date.UTC(2026, 10, 21, 13, 0, 0, second * 1000)).toISOString(),
     area: 'parque',
     terminal: `${from}-1`,
     operator: null,
@@ -103,6 +103,15 @@ describe('duplo_no_site, whatever order the entries arrive in', () => {
     await applier.apply([message('norte', 'estorno', 'S-1', 11)], 'stream');
     expect(await conflictsListed()).toEqual([]);
     expect(counted()).toBe(0);
+  });
+
+  it('a reversal of an earlier entry, arriving after a later entry made alone, leaves the later one standing', async () => {
+    // norte let S-1 in alone at :45; sul's entry at :44 and its reversal at :44.5 reach leste after it.
+    await applier.apply([message('norte', 'checkin', 'S-1', 45)], 'stream');
+    await applier.apply([message('sul', 'checkin', 'S-1', 44), message('sul', 'estorno', 'S-1', 44.5)], 'stream');
+    const person = box.db.sqlite.prepare('SELECT checkin_em FROM people WHERE qr_code = ?').get('S-1');
+    expect(person).toEqual({ checkin_em: '2026-11-21T13:00:45.000Z' });
+    expect(await conflictsListed()).toEqual([]);
   });
 
   it('a claim undone by its compensation let nobody in: the next entry elsewhere is no double', async () => {
