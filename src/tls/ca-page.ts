@@ -28,7 +28,7 @@ export function caPageHtml({ fingerprint, httpsUrl }: { fingerprint: string; htt
 <h1>Certificado da rede local do parque</h1>
 <p>Este certificado (CA) permite que os aparelhos do parque acessem a caixa por HTTPS. Ele só vale para os endereços da rede do parque e nomes terminados em <code>.lan</code>.</p>
 <p><a class="baixar" href="/ca.crt" download="ca-parque.crt">Baixar o certificado (ca.crt)</a></p>
-<p>Impressão digital SHA-256 — confira com a mostrada no console da caixa (Sistema) antes de instalar:</p>
+<p>Impressão digital SHA-256 — confira com a mostrada no console da caixa, tela <b>Sincronização</b> (quadro “Certificado da caixa”, só para supervisores), antes de instalar:</p>
 <p><code id="impressao">${escapeHtml(fingerprint)}</code></p>
 <h2>Instalar no Android</h2>
 <ol>
