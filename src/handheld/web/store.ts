@@ -93,6 +93,21 @@ export async function openStore(name = NAME) {
         tx.objectStore('cfg').put({ data_local, gerado_em, cursor }, 'dia');
       }),
 
+    /** Rows by key as stored now: another tab of this device may have written them since this tab read the day. */
+    async rowsOf(keys: { pessoas: string[]; pedidos: string[]; adicionais: string[] }): Promise<DayRows> {
+      const tx = db.transaction(['pessoas', 'pedidos', 'adicionais'], 'readonly');
+      const get = async <T>(name: 'pessoas' | 'pedidos' | 'adicionais', ks: string[]) => {
+        const rows = await Promise.all(ks.map((k) => result(tx.objectStore(name).get(k) as IDBRequest<T | undefined>)));
+        return rows.filter((row): row is T => row !== undefined);
+      };
+      const [pessoas, pedidos, adicionais] = await Promise.all([
+        get<PersonRow>('pessoas', keys.pessoas),
+        get<OrderRow>('pedidos', keys.pedidos),
+        get<AdditionalRow>('adicionais', keys.adicionais),
+      ]);
+      return { pessoas, pedidos, adicionais };
+    },
+
     /** Rows the box sent with an online answer. */
     saveRows: (rows: DayRows) => write([...DAY_STORES], (tx) => putRows(tx, rows)),
 
