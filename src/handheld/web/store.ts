@@ -97,8 +97,8 @@ export async function openStore(name = NAME) {
     async rowsOf(keys: { pessoas: string[]; pedidos: string[]; adicionais: string[] }): Promise<DayRows> {
       const tx = db.transaction(['pessoas', 'pedidos', 'adicionais'], 'readonly');
       const get = async <T>(name: 'pessoas' | 'pedidos' | 'adicionais', ks: string[]) => {
-        const rows = await Promise.all(ks.map((k) => result(tx.objectStore(name).get(k) as IDBRequest<T | undefined>)));
-        return rows.filter((row): row is T => row !== undefined);
+        const rows = await Promise.all(ks.map((k) => result<unknown>(tx.objectStore(name).get(k))));
+        return rows.filter((row) => row !== undefined) as T[];
       };
       const [pessoas, pedidos, adicionais] = await Promise.all([
         get<PersonRow>('pessoas', keys.pessoas),
