@@ -236,9 +236,9 @@ export function createPusher({ db, clock, log, client, tenantId, state, tuning }
         // On a site, a ticket's movement waits while an earlier one from another box is not settled with the cloud.
         const due = notHeld(dueHeads(repo.pending(tuning.window), now), now);
         if (due.length === 0 || signal.aborted) break;
-        const held = due.length;
+        const heads = due.length;
         const toSend = await holdBackReversals(ctx, due);
-        settled += held - toSend.length;
+        settled += heads - toSend.length;
         const sent = await sendAll(ctx, batches(toSend, tuning), signal);
         settled += sent;
       }
