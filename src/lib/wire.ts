@@ -16,3 +16,13 @@ export const timestamp = z
 /** Stored as UTC ISO (`...Z`), whatever offset the cloud sent, so timestamps compare and sort as text. */
 export const utcTimestamp = timestamp.transform((s) => new Date(s).toISOString());
 export const money = z.number().finite().min(0, 'valor monetário não pode ser negativo');
+
+/**
+ * A nullable enum whose OpenAPI 3.0 `enum` lists null as well: `nullable: true` does not add null to an enum's values
+ * (OpenAPI 3.0.3, "nullable"), so validators such as Spectral's refuse a null example or answer without it.
+ */
+export const nullableEnum = <T extends readonly [string, ...string[]]>(values: T) =>
+  z
+    .enum(values)
+    .nullable()
+    .meta({ enum: [...values, null] });

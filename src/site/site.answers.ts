@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { nullableEnum } from '../lib/wire.js';
 
 // The site as the box sees it (docs/site.md): the one description of GET /api/local/site, the console's site panel
 // and banner, and the gate_site_* metrics. The site link (site-link.ts) builds it; each reader words it its way.
@@ -14,16 +15,6 @@ export const LOCAL_REASONS = [
   'certificado_do_hub',
   'credenciais_recusadas',
 ] as const;
-
-/**
- * A nullable enum whose OpenAPI 3.0 `enum` lists null as well: `nullable: true` does not add null to an enum's values
- * (OpenAPI 3.0.3, "nullable"), so validators such as Spectral's refuse a null example or answer without it.
- */
-const nullableEnum = <T extends readonly [string, ...string[]]>(values: T) =>
-  z
-    .enum(values)
-    .nullable()
-    .meta({ enum: [...values, null] });
 
 export const SITE_REJECT_REASONS = [
   'nao_json',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { nullableEnum } from '../lib/wire.js';
 
 /** What the cloud said of a pushed event (db/schema.ts's PushResult). */
 export const PUSH_RESULTS = [
@@ -75,7 +76,7 @@ const conflictSchema = z.strictObject({
   terminal: z.string().nullable(),
   operador: z.string().nullable(),
   chave_api: z.string().nullable(),
-  tipo: z.enum(CONFLICT_KINDS as [string, ...string[]]).nullable(),
+  tipo: nullableEnum(CONFLICT_KINDS as [string, ...string[]]),
   codigo_nuvem: z.string().nullable(),
   mensagem_nuvem: z.string().nullable(),
   em_nuvem: z.string().nullable(),
