@@ -20,6 +20,15 @@ export function App({ engine }: { engine: Engine }) {
   const [token, setToken] = useState(tokenInUrl);
   const [now, setNow] = useState(Date.now());
   useEffect(() => engine.subscribe(setS), [engine]);
+  // A pairing link opened in this tab while the app shows (a revoked device read the console's new QR): taken up.
+  useEffect(() => {
+    const onHash = () => {
+      const t = tokenInUrl();
+      if (t) setToken(t);
+    };
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
   // On the root element: the day data's time and the mode, for support (devtools) and bench:handheld.
   useEffect(() => {
     document.documentElement.dataset.dados = s.dados?.gerado_em ?? '';
@@ -72,6 +81,7 @@ export function App({ engine }: { engine: Engine }) {
       <>
         {s.fila > 0 && <Banner s={s} now={now} />}
         <Pair
+          key={token ?? ''}
           engine={engine}
           initialToken={token}
           revoked={s.revoked}
