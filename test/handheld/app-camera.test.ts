@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import qrcode from 'qrcode-generator';
 import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, startConsoleBox, type ConsoleBox } from '../support/console-browser.js';
 import { makeOrder } from '../support/fixtures.js';
 import { HANDHELDS, pairingToken, signInSupervisor } from '../support/handheld.js';
@@ -53,13 +53,26 @@ function qrVideo(file: string, codes: string[], seconds: number): void {
 }
 
 let cb: ConsoleBox;
-let browser: Browser;
+let browser: Browser | undefined;
 beforeAll(async () => {
-  const video = path.join(tempDir('gate-camera-'), 'qrs.y4m');
-  qrVideo(video, ['K-1', 'K-2'], 2);
   cb = await startConsoleBox({ handheld: HANDHELDS });
-  cb.box.importOrders([makeOrder({ numero: '20261121-0001', prefix: 'K', dataUso: '2026-11-21', people: 2 })]);
-  browser = await chromium.launch({
+  cb.box.importOrders([
+    makeOrder({ numero: '20261121-0001', prefix: 'K', dataUso: '2026-11-21', people: 2 }),
+    makeOrder({ numero: '20261121-0002', prefix: 'H', dataUso: '2026-11-21', people: 1 }),
+  ]);
+});
+afterEach(async () => {
+  await browser?.close();
+});
+afterAll(async () => {
+  await cb?.close();
+});
+
+/** Chromium whose fake camera plays `seconds` of each code, then 3 s of white, in a loop. */
+async function cameraBrowser(codes: string[], seconds: number): Promise<Browser> {
+  const video = path.join(tempDir('gate-camera-'), 'qrs.y4m');
+  qrVideo(video, codes, seconds);
+  return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     args: [
@@ -69,14 +82,16 @@ beforeAll(async () => {
       `--use-file-for-fake-video-capture=${video}`,
     ],
   });
-});
-afterAll(async () => {
-  await browser?.close();
-  await cb?.close();
-});
+}
+
+const events = () =>
+  cb.box.db.sqlite
+    .prepare("SELECT code, result, occurred_at FROM events WHERE source = 'handheld' ORDER BY id")
+    .all() as { code: string; result: string; occurred_at: string }[];
 
 describe("the phone's camera", () => {
   it('reads the QR codes of the video through the wasm decoder the box serves, with every other host blocked', async () => {
+    browser = await cameraBrowser(['K-1', 'K-2'], 2);
     const context = await browser.newContext({
       viewport: { width: 400, height: 800 },
       timezoneId: 'America/Sao_Paulo',
@@ -95,11 +110,6 @@ describe("the phone's camera", () => {
     await pairInApp(page, 'celular-1');
     expect(await page.evaluate(() => 'BarcodeDetector' in globalThis)).toBe(false);
     await page.getByRole('button', { name: 'Ler com a câmera' }).click();
-
-    const events = () =>
-      cb.box.db.sqlite
-        .prepare("SELECT code, result, occurred_at FROM events WHERE source = 'handheld' ORDER BY id")
-        .all() as { code: string; result: string; occurred_at: string }[];
     await waitUntil(() => events().filter((e) => e.result === 'ok').length === 2, 30_000, 'both codes read');
     expect(
       events()
@@ -113,6 +123,40 @@ describe("the phone's camera", () => {
         .map((e) => e.code),
     ).toEqual(['K-1', 'K-2']);
     expect(elsewhere).toEqual([]);
+    await context.close();
+  });
+
+  it('held on one QR for seconds: one scan, the first result stays on screen, the repeats said and ignored', async () => {
+    browser = await cameraBrowser(['H-1'], 10);
+    const context = await browser.newContext({
+      viewport: { width: 400, height: 800 },
+      timezoneId: 'America/Sao_Paulo',
+    });
+    await context.grantPermissions(['camera'], { origin: cb.origin });
+    const page = await context.newPage();
+    // The device's clock runs (from the box's instant): the repeat window is real time, not a frozen clock.
+    await page.clock.install({ time: BOX_NOW });
+    await page.goto(`${cb.origin}/m/#parear=${await pairingToken(await signInSupervisor(cb.box, 'Sofia'))}`);
+    await pairInApp(page, 'celular-2');
+    await page.getByRole('button', { name: 'Ler com a câmera' }).click();
+    const screen = page.getByTestId('resultado');
+    await expect.poll(() => screen.locator('.code').textContent(), { timeout: 30_000 }).toBe('H-1');
+
+    // Every headline the screen paints from now on, for longer than the 2 s window, the QR still in view.
+    await page.evaluate(() => {
+      const g = globalThis as any;
+      g.painted = [g.document.querySelector('[data-testid=resultado] .big').textContent];
+      new g.MutationObserver(() => {
+        const now = g.document.querySelector('[data-testid=resultado] .big')?.textContent;
+        if (now !== g.painted.at(-1)) g.painted.push(now);
+      }).observe(g.document.body, { subtree: true, childList: true, characterData: true });
+    });
+    await new Promise((r) => setTimeout(r, 5000));
+    expect(await page.evaluate(() => (globalThis as any).painted)).toEqual(['Liberado: 1 pessoa']);
+    expect(await screen.getAttribute('data-resultado')).toBe('ok');
+    expect(await screen.getByText('Leitura repetida de H-1 ignorada.').count()).toBe(1);
+    expect(events().filter((e) => e.code === 'H-1')).toEqual([expect.objectContaining({ result: 'ok' })]);
+    await page.getByRole('button', { name: 'Fila (0)' }).waitFor();
     await context.close();
   });
 });

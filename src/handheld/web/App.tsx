@@ -8,7 +8,7 @@ import { Queue } from './Queue';
 import { Scan } from './Scan';
 import { Shift } from './Shift';
 import { tokenFrom } from './token';
-import { createWedge, inField } from './wedge';
+import { createWedge, inField, type Read } from './wedge';
 
 type Tab = 'scan' | 'fila' | 'sobre';
 
@@ -45,36 +45,35 @@ export function App({ engine }: { engine: Engine }) {
   }, []);
 
   const scanning = !!s.device && !s.revoked && !token && !!s.operador;
-  const onCode = useCallback(
-    async (code: string) => {
+  // A code read again within the repeat window (wedge.ts): said on screen, not decided again.
+  const [repeat, setRepeat] = useState<string | null>(null);
+  const onRead = useCallback(
+    async (read: Read) => {
+      if (read.repeat) return setRepeat(read.code);
+      setRepeat(null);
       setTab('scan');
-      const r = await engine.scan(code);
+      const r = await engine.scan(read.code);
       if (r) signal(kindOf(r.resultado, r.noAparelho));
     },
     [engine],
   );
   const [wedge] = useState(createWedge);
   // One listener for the page's life (not re-added per render): an imager's first keys are never lost to a render.
-  const live = useRef({ scanning, onCode });
-  live.current = { scanning, onCode };
+  const live = useRef({ scanning, onRead });
+  live.current = { scanning, onRead };
   // Before the first paint: a read that arrives as soon as the scan screen shows is not lost.
   useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (!live.current.scanning || inField(e.target)) return;
       if (e.key === 'Tab' || e.key === 'Enter') e.preventDefault();
-      const code = wedge.key(e, Date.now());
-      if (code) void live.current.onCode(code);
+      // Monotonic, as a repeat window must be: the device's clock may be set while scanning.
+      const read = wedge.key(e, performance.now());
+      if (read) void live.current.onRead(read);
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
   }, [wedge]);
-  const fromCamera = useCallback(
-    (code: string) => {
-      const c = wedge.read(code, Date.now());
-      if (c) void onCode(c);
-    },
-    [wedge, onCode],
-  );
+  const fromCamera = useCallback((code: string) => void onRead(wedge.read(code, performance.now())), [wedge, onRead]);
 
   if (!s.device || s.revoked || token)
     return (
@@ -94,7 +93,7 @@ export function App({ engine }: { engine: Engine }) {
   return (
     <div class="app">
       <Banner s={s} now={now} />
-      {tab === 'scan' && <Scan s={s} onCode={fromCamera} />}
+      {tab === 'scan' && <Scan s={s} repeat={repeat} onCode={fromCamera} />}
       {tab === 'fila' && <Queue engine={engine} s={s} />}
       {tab === 'sobre' && <About engine={engine} s={s} />}
       <nav class="tabs" aria-label="Telas">

@@ -7,7 +7,16 @@ import { kindOf } from './feedback';
 const granted = (pessoas: number) =>
   pessoas === 0 ? 'Liberado' : `Liberado: ${pessoas} ${pessoas === 1 ? 'pessoa' : 'pessoas'}`;
 
-export function Scan({ s, onCode }: { s: EngineState; onCode: (code: string) => void }) {
+export function Scan({
+  s,
+  repeat,
+  onCode,
+}: {
+  s: EngineState;
+  /** A code read again within the repeat window (wedge.ts): not decided again; the result shown stays. */
+  repeat: string | null;
+  onCode: (code: string) => void;
+}) {
   const [camera, setCamera] = useState(false);
   const r = s.last;
   const kind = r ? kindOf(r.resultado, r.noAparelho) : null;
@@ -24,6 +33,7 @@ export function Scan({ s, onCode }: { s: EngineState; onCode: (code: string) => 
           {r.nome && <p>{r.nome}</p>}
           {r.noAparelho && <p class="tag">decidido no aparelho</p>}
           <p class="code">{r.codigo}</p>
+          {repeat && <p class="repeat">Leitura repetida de {repeat} ignorada.</p>}
         </div>
       ) : (
         <div class="result">

@@ -1,8 +1,13 @@
 // A keyboard-wedge imager types the code and Enter (or Tab). Keys are collected at the document level, so no field
-// needs the focus; keys typed into a real field (the operator's name) are left to it. The same code read again
-// within REPEAT_MS counts once (an imager often reads a code twice while the attendant holds it up).
+// needs the focus; keys typed into a real field (the operator's name) are left to it.
+//
+// The same code seen again within REPEAT_MS of the last time it was seen is the same read, by the lanes' rule
+// (src/gate/lanes/scanner-lines.ts, createDebouncer; debounceMs 2000): the window slides, so a QR held before the
+// camera, which reads it every few hundred ms, is one scan however long it is held, and two tickets held up together
+// are two scans, not a ping-pong of repeats.
 
 export const REPEAT_MS = 2000;
+const TRACKED = 64;
 
 export interface KeyLike {
   key: string;
@@ -11,30 +16,37 @@ export interface KeyLike {
   metaKey?: boolean;
 }
 
-/** Feeds keys, returns a code when one ends; `now` in ms. */
+/** A code read: `repeat` when it is the same read as one before (not to be decided again). */
+export interface Read {
+  code: string;
+  repeat: boolean;
+}
+
+/** Feeds keys, returns a read when a code ends; `now` in ms of a monotonic clock. */
 export function createWedge(repeatMs = REPEAT_MS) {
   let buffer = '';
-  let last: { code: string; at: number } | null = null;
+  const lastSeen = new Map<string, number>();
+  const seen = (code: string, now: number): Read => {
+    for (const [c, at] of lastSeen) if (now - at >= repeatMs) lastSeen.delete(c);
+    const repeat = lastSeen.has(code);
+    lastSeen.delete(code);
+    lastSeen.set(code, now);
+    while (lastSeen.size > TRACKED) lastSeen.delete(lastSeen.keys().next().value!);
+    return { code, repeat };
+  };
   return {
-    key(e: KeyLike, now: number): string | null {
+    key(e: KeyLike, now: number): Read | null {
       if (e.ctrlKey || e.altKey || e.metaKey) return null;
       if (e.key === 'Enter' || e.key === 'Tab') {
         const code = buffer.trim();
         buffer = '';
-        if (!code) return null;
-        if (last && last.code === code && now - last.at < repeatMs) return null;
-        last = { code, at: now };
-        return code;
+        return code ? seen(code, now) : null;
       }
       if (e.key.length === 1) buffer += e.key;
       return null;
     },
     /** A code read another way (the camera), under the same repeat rule. */
-    read(code: string, now: number): string | null {
-      if (last && last.code === code && now - last.at < repeatMs) return null;
-      last = { code, at: now };
-      return code;
-    },
+    read: (code: string, now: number): Read => seen(code, now),
   };
 }
 

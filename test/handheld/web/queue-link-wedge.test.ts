@@ -68,20 +68,29 @@ describe('the keyboard wedge', () => {
 
   it('ends a code on Enter or Tab, ignores modifiers and named keys', () => {
     const w = createWedge();
-    expect(type(w, 'ABC', 'Enter', 0)).toBe('ABC');
+    expect(type(w, 'ABC', 'Enter', 0)).toEqual({ code: 'ABC', repeat: false });
     w.key({ key: 'Shift' }, 10);
     w.key({ key: 'v', ctrlKey: true }, 10);
-    expect(type(w, 'XYZ', 'Tab', 10)).toBe('XYZ');
+    expect(type(w, 'XYZ', 'Tab', 10)).toEqual({ code: 'XYZ', repeat: false });
     expect(w.key({ key: 'Enter' }, 20)).toBeNull();
   });
 
-  it('counts the same code twice within 2 s once', () => {
+  it('counts the same code seen again within 2 s of the last time as the same read', () => {
     const w = createWedge();
-    expect(type(w, 'ABC', 'Enter', 0)).toBe('ABC');
-    expect(type(w, 'ABC', 'Enter', 1999)).toBeNull();
-    expect(w.read('ABC', 1500)).toBeNull();
-    expect(type(w, 'DEF', 'Enter', 2100)).toBe('DEF');
-    expect(type(w, 'ABC', 'Enter', 2200)).toBe('ABC');
+    expect(type(w, 'ABC', 'Enter', 0)).toEqual({ code: 'ABC', repeat: false });
+    expect(type(w, 'ABC', 'Enter', 1999)).toEqual({ code: 'ABC', repeat: true });
+    expect(w.read('ABC', 1500).repeat).toBe(true);
+    expect(type(w, 'DEF', 'Enter', 2100)).toEqual({ code: 'DEF', repeat: false });
+    // Another code between two reads does not make the second a new one: two tickets held up together.
+    expect(w.read('ABC', 2200).repeat).toBe(true);
+    expect(w.read('ABC', 4300).repeat).toBe(false);
+  });
+
+  it('slides the window: a QR held before the camera for a minute is one read', () => {
+    const w = createWedge();
+    const reads = Array.from({ length: 400 }, (_, i) => w.read('HELD', i * 150));
+    expect(reads.filter((r) => !r.repeat)).toHaveLength(1);
+    expect(w.read('HELD', 399 * 150 + 2000).repeat).toBe(false);
   });
 
   it('leaves keys typed in a field alone', () => {
