@@ -20,7 +20,7 @@ const TYPES: Record<string, string> = {
 const HASHED = /\.[0-9a-f]{10}\.[a-z]+$/;
 
 export interface HandheldAppOptions {
-  /** GATE_HANDHELD_TIMEOUT_MS: the app decides on the device past this. */
+  /** GATE_HANDHELD_TIMEOUT_MS, given to the app in /m/config.json: the bound of a whole scan (web/budget.ts). */
   timeoutMs: number;
   /** GATE_HANDHELD_NOMES. */
   names: boolean;

@@ -11,7 +11,7 @@ import { createHandheldService } from './handheld.service.js';
 
 /** GATE_HANDHELD*: the handhelds' part, on only when the box serves HTTPS (src/config.ts refuses it otherwise). */
 export interface HandheldSpec {
-  /** GATE_HANDHELD_TIMEOUT_MS: a scan not answered by the box within this is decided on the device. */
+  /** GATE_HANDHELD_TIMEOUT_MS: a scan's bound, its result on screen within it, decided on the device if need be. */
   timeoutMs: number;
   /** GATE_HANDHELD_NOMES: people's names go to the devices' day data. */
   names: boolean;

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preac
 import { About } from './About';
 import { Banner } from './Banner';
 import type { Engine, EngineState } from './engine';
-import { kindOf, signal } from './feedback';
+import { kindOf, signalAfterPaint } from './feedback';
 import { Pair } from './Pair';
 import { Queue } from './Queue';
 import { Scan } from './Scan';
@@ -48,12 +48,12 @@ export function App({ engine }: { engine: Engine }) {
   // A code read again within the repeat window (wedge.ts): said on screen, not decided again.
   const [repeat, setRepeat] = useState<string | null>(null);
   const onRead = useCallback(
-    async (read: Read) => {
+    async (read: Read, startedAt: number) => {
       if (read.repeat) return setRepeat(read.code);
       setRepeat(null);
       setTab('scan');
-      const r = await engine.scan(read.code);
-      if (r) signal(kindOf(r.resultado, r.noAparelho));
+      const r = await engine.scan(read.code, startedAt);
+      if (r) signalAfterPaint(kindOf(r.resultado, r.noAparelho));
     },
     [engine],
   );
@@ -66,14 +66,22 @@ export function App({ engine }: { engine: Engine }) {
     const onKey = (e: KeyboardEvent) => {
       if (!live.current.scanning || inField(e.target)) return;
       if (e.key === 'Tab' || e.key === 'Enter') e.preventDefault();
-      // Monotonic, as a repeat window must be: the device's clock may be set while scanning.
-      const read = wedge.key(e, performance.now());
-      if (read) void live.current.onRead(read);
+      // The scan's time starts at its input (GATE_HANDHELD_TIMEOUT_MS bounds the whole scan); monotonic, as the
+      // repeat window: the device's clock may be set while scanning.
+      const at = performance.now();
+      const read = wedge.key(e, at);
+      if (read) void live.current.onRead(read, at);
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
   }, [wedge]);
-  const fromCamera = useCallback((code: string) => void onRead(wedge.read(code, performance.now())), [wedge, onRead]);
+  const fromCamera = useCallback(
+    (code: string) => {
+      const at = performance.now();
+      void onRead(wedge.read(code, at), at);
+    },
+    [wedge, onRead],
+  );
 
   if (!s.device || s.revoked || token)
     return (

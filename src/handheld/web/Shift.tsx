@@ -1,10 +1,12 @@
 import { useState } from 'preact/hooks';
 import type { Engine } from './engine';
+import { prepareSound } from './feedback';
 
 export function Shift({ engine, last }: { engine: Engine; last: string }) {
   const [nome, setNome] = useState(last);
   const submit = async (e: Event) => {
     e.preventDefault();
+    prepareSound();
     if (nome.trim()) await engine.setOperator(nome.trim());
   };
   return (

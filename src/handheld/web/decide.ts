@@ -187,6 +187,21 @@ function decideGroup(day: DayIndex, code: string, order: OrderRow, today: string
   };
 }
 
+/**
+ * The keys of the rows a decision on `code` (whose qrHash is `hash`) reads, as `decide` looks them up: another tab of
+ * the device may have changed those rows since this one read the day.
+ */
+export function rowKeys(day: DayIndex, code: string, hash: string) {
+  const person = day.pessoas.get(hash);
+  const numero = mayBeGroup(code) ? day.porGrupo.get(hash) : undefined;
+  const orders = [person?.[1], numero].filter((n) => n !== undefined);
+  return {
+    pessoas: [hash, ...(numero === undefined ? [] : (day.porPedido.get(numero) ?? []))],
+    pedidos: [...new Set(orders)],
+    adicionais: mayBeAdditional(code) ? [hash] : [],
+  };
+}
+
 /** The park-local date of an instant, in the park's IANA time zone. */
 export function localDate(instant: Date, timeZone: string): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(

@@ -27,6 +27,15 @@ export interface EngineState {
   boxNome: string | null;
 }
 
+/** The device's decisions, one at a time across its tabs (docs/handheld.md, "One decision per device"). */
+export const DECISION_LOCK = 'gate-handheld-decisao';
+export interface DecisionLock {
+  request<T>(name: string, fn: () => Promise<T>): Promise<T>;
+}
+
+const exclusive = <T>(lock: DecisionLock | undefined, fn: () => Promise<T>): Promise<T> =>
+  lock ? lock.request(DECISION_LOCK, fn) : fn();
+
 const HEARTBEAT_ONLINE_MS = 10_000;
 const HEARTBEAT_OFFLINE_MS = 1000;
 const DATA_POLL_MS = 5000;
@@ -96,6 +105,8 @@ export function createEngine(deps: {
   now?: () => Date;
   newId?: () => string;
   locks?: Locks;
+  /** Web Locks: exclusive across the tabs of this browser profile (navigator.locks). */
+  decisionLock?: DecisionLock;
 }) {
   const { store, api, config } = deps;
   const now = deps.now ?? (() => new Date());
@@ -189,14 +200,17 @@ export function createEngine(deps: {
       set({ operador: null });
     },
 
-    async scan(codigo: string): Promise<ScanResult | null> {
+    /** A scan read at `startedAt` (performance.now() of its input). */
+    async scan(codigo: string, startedAt = performance.now()): Promise<ScanResult | null> {
       const operador = state.operador;
       if (!state.device || !operador) return null;
       if (codigo.length > MAX_CODE_LENGTH)
         return show({ ...refusedHere(codigo, 'CODIGO_LONGO', now()), noAparelho: false });
       const id = newId();
-      const atBox = link.mode === 'online' && !state.revoked ? await decider.atBox(id, codigo, operador) : null;
-      return atBox ?? decider.here(id, codigo, operador);
+      // One decision at a time on this device, whatever tab scans: the tabs share its storage and its pairing.
+      return exclusive(deps.decisionLock, () =>
+        decider.scan({ id, codigo, operador, startedAt, online: link.mode === 'online' && !state.revoked }),
+      );
     },
 
     refused: () => store.refused(),

@@ -26,6 +26,20 @@ export function kindOf(resultado: string, noAparelho: boolean): Kind {
   return noAparelho ? 'aparelho' : 'ok';
 }
 
+/** Opens the audio at a touch (the shift's start): made during a scan, it held the first result's paint back. */
+export function prepareSound(): void {
+  try {
+    audio ??= new AudioContext();
+  } catch {
+    // No audio here: the colour and the vibration still tell.
+  }
+}
+
+/** The result's beep and vibration once its colours are painted: the screen is the answer, and it comes first. */
+export function signalAfterPaint(kind: Kind): void {
+  requestAnimationFrame(() => setTimeout(() => signal(kind), 0));
+}
+
 export function signal(kind: Kind): void {
   try {
     audio ??= new AudioContext();

@@ -30,7 +30,7 @@ async function start() {
   const config = await loadConfig(store);
   let key: string | null = null;
   const api = createApi({ key: () => key });
-  const engine = createEngine({ store, api, config });
+  const engine = createEngine({ store, api, config, decisionLock: navigator.locks });
   engine.subscribe((s) => (key = s.device?.chave ?? null));
   await engine.start();
   render(<App engine={engine} />, document.getElementById('app')!);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { qrHash } from '../../../src/handheld/qr-hash.js';
 import type { DayData, PersonRow } from '../../../src/handheld/handheld.schemas.js';
-import { applyDayData, decide, hasTodaysData, localDate } from '../../../src/handheld/web/decide.js';
+import { applyDayData, decide, hasTodaysData, localDate, rowKeys } from '../../../src/handheld/web/decide.js';
 
 // The device's offline decision on fixed day data: the box's rules, composed as the box composes them.
 
@@ -141,5 +141,22 @@ describe('day data', () => {
   it('today is the date in the park time zone', () => {
     expect(localDate(new Date('2026-11-27T02:30:00Z'), 'America/Sao_Paulo')).toBe('2026-11-26');
     expect(localDate(new Date('2026-11-27T03:30:00Z'), 'America/Sao_Paulo')).toBe('2026-11-27');
+  });
+});
+
+describe('rowKeys: the rows a decision reads, to read again from storage', () => {
+  it("a person QR: the person and their order; a group QR: the order and all its people; an additional's QR", () => {
+    const d = day();
+    expect(rowKeys(d, ANA, qrHash(ANA))).toEqual({ pessoas: [qrHash(ANA)], pedidos: [GROUP], adicionais: [] });
+    expect(rowKeys(d, GROUP, qrHash(GROUP))).toEqual({
+      pessoas: [qrHash(GROUP), qrHash(ANA), qrHash(BIA), qrHash(CAIO)],
+      pedidos: [GROUP],
+      adicionais: [],
+    });
+    expect(rowKeys(d, ADDITIONAL, qrHash(ADDITIONAL))).toEqual({
+      pessoas: [qrHash(ADDITIONAL)],
+      pedidos: [],
+      adicionais: [qrHash(ADDITIONAL)],
+    });
   });
 });
