@@ -32,7 +32,13 @@ export function createApi(opts: { base?: string; key: () => string | null; fetch
   const base = opts.base ?? '';
   const doFetch = opts.fetch ?? ((...args: Parameters<typeof fetch>) => fetch(...args));
 
-  async function call<T>(method: string, path: string, body: unknown, timeoutMs: number): Promise<T> {
+  /** One call; `text` is the answer's body as the box sent it (the day data is stored as that text). */
+  async function callText<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    timeoutMs: number,
+  ): Promise<{ data: T; text: string }> {
     const ctl = new AbortController();
     const timer = setTimeout(() => ctl.abort(), timeoutMs);
     const key = opts.key();
@@ -48,9 +54,10 @@ export function createApi(opts: { base?: string; key: () => string | null; fetch
         cache: 'no-store',
       });
       if (res.status >= 500) throw new Unreachable(`HTTP ${res.status}`);
-      const json = (await res.json()) as { success: boolean; data?: T; error?: { code: string; message: string } };
+      const text = await res.text();
+      const json = JSON.parse(text) as { success: boolean; data?: T; error?: { code: string; message: string } };
       if (!json.success) throw new ApiError(res.status, json.error?.code ?? 'ERRO', json.error?.message ?? 'erro');
-      return json.data as T;
+      return { data: json.data as T, text };
     } catch (e) {
       if (e instanceof ApiError || e instanceof Unreachable) throw e;
       throw new Unreachable(ctl.signal.aborted ? 'sem resposta a tempo' : String(e));
@@ -58,6 +65,8 @@ export function createApi(opts: { base?: string; key: () => string | null; fetch
       clearTimeout(timer);
     }
   }
+  const call = async <T>(method: string, path: string, body: unknown, timeoutMs: number) =>
+    (await callText<T>(method, path, body, timeoutMs)).data;
 
   return {
     pair: (token: string, nome: string, versao_app: string, timeoutMs = 10_000) =>
@@ -67,8 +76,9 @@ export function createApi(opts: { base?: string; key: () => string | null; fetch
         { token, nome, versao_app },
         timeoutMs,
       ),
+    /** The day data, and its envelope's text (what the device stores of a whole day). */
     dayData: (desde: string | null, timeoutMs = 60_000) =>
-      call<DayData>(
+      callText<DayData>(
         'GET',
         `/api/handheld/dados${desde ? `?desde=${encodeURIComponent(desde)}` : ''}`,
         undefined,

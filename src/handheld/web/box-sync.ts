@@ -58,10 +58,10 @@ export function createBoxSync(ctx: SyncCtx) {
   async function refreshData(): Promise<void> {
     if (!ctx.paired()) return;
     const day = ctx.day();
-    const data = await reach('scan', () => api.dayData(day && day.data_local === today() ? day.cursor : null));
-    if (!data) return;
-    await store.saveDay(data);
-    ctx.setDay(applyDayData(day, data));
+    const answer = await reach('scan', () => api.dayData(day && day.data_local === today() ? day.cursor : null));
+    if (!answer) return;
+    await store.saveDay(answer.data, answer.text);
+    ctx.setDay(applyDayData(day, answer.data));
   }
 
   /** The queue, 500 at a time, from one tab at a time (a Web Lock); the box is idempotent by id anyway. */

@@ -1,14 +1,14 @@
-import type { AdditionalRow, DayData, LotRow, OrderRow, PersonRow, UploadItem } from '../handheld.schemas.js';
-import { emptyDay, putOrder, putPerson, type DayIndex, type DayRows } from './decide.js';
+import type { AdditionalRow, OrderRow, PersonRow, UploadItem } from '../handheld.schemas.js';
+import { dayParts, DAY_STORES, putRows, type StoreName } from './day-store.js';
+import type { DayRows } from './decide.js';
+import { done, result } from './idb.js';
 import type { Settled } from './queue.js';
 
 // The device's durable state in IndexedDB (per origin): its key, the operator, the day data, the queue of movements
 // decided here and those the box refused. Every write that records a decision is one transaction opened with
-// durability 'strict' and is awaited to `complete` before the result is shown.
+// durability 'strict' and is awaited to `complete` before the result is shown. How the day is kept: day-store.ts.
 
 const NAME = 'gate-handheld';
-type StoreName = 'cfg' | 'pessoas' | 'pedidos' | 'adicionais' | 'lotes' | 'fila' | 'recusados';
-const DAY_STORES = ['pessoas', 'pedidos', 'adicionais', 'lotes'] as const;
 
 export interface Device {
   chave: string;
@@ -25,26 +25,14 @@ export interface Refused {
   erro: string;
 }
 
-const done = (tx: IDBTransaction) =>
-  new Promise<void>((resolve, reject) => {
-    tx.oncomplete = () => resolve();
-    tx.onerror = () => reject(tx.error);
-    tx.onabort = () => reject(tx.error ?? new Error('transação abortada'));
-  });
-
-const result = <T>(req: IDBRequest<T>) =>
-  new Promise<T>((resolve, reject) => {
-    req.onsuccess = () => resolve(req.result);
-    req.onerror = () => reject(req.error);
-  });
-
 export async function openStore(name = NAME) {
-  // Version 2 added `lotes`; a device on version 1 keeps its queue and gets the kinds with its next whole day.
-  const open = indexedDB.open(name, 2);
+  // Version 2 added `lotes`, version 3 `blocos`; a device on an older one keeps its queue and its day (version 2's
+  // rows are read as changed rows over no pieces) until its next whole day.
+  const open = indexedDB.open(name, 3);
   open.onupgradeneeded = () => {
     const db = open.result;
     const missing = (s: string) => !db.objectStoreNames.contains(s);
-    for (const s of ['cfg', ...DAY_STORES]) if (missing(s)) db.createObjectStore(s);
+    for (const s of ['cfg', 'blocos', ...DAY_STORES]) if (missing(s)) db.createObjectStore(s);
     if (missing('fila')) db.createObjectStore('fila', { keyPath: 'id' });
     if (missing('recusados')) db.createObjectStore('recusados', { keyPath: 'item.id' });
   };
@@ -58,12 +46,6 @@ export async function openStore(name = NAME) {
   };
   const read = <T>(name: StoreName, fn: (s: IDBObjectStore) => IDBRequest<T>) =>
     result(fn(db.transaction(name, 'readonly').objectStore(name)));
-  const putRows = (tx: IDBTransaction, rows: DayRows) => {
-    for (const row of rows.pessoas) tx.objectStore('pessoas').put(row, row[0]);
-    for (const row of rows.adicionais) tx.objectStore('adicionais').put(row, row[0]);
-    for (const row of rows.pedidos ?? []) tx.objectStore('pedidos').put(row, row[0]);
-    for (const row of rows.lotes ?? []) tx.objectStore('lotes').put(row, row[0]);
-  };
   const offlineKey = (day: string) => `offline:${day}`;
 
   return {
@@ -71,29 +53,12 @@ export async function openStore(name = NAME) {
     set: (key: string, value: unknown) => write(['cfg'], (tx) => tx.objectStore('cfg').put(value, key)),
     forget: (key: string) => write(['cfg'], (tx) => tx.objectStore('cfg').delete(key)),
 
-    /** The day data kept from the last session, indexed; null when none. */
-    async loadDay(): Promise<DayIndex | null> {
-      const meta = await read('cfg', (s) => s.get('dia'));
-      if (!meta) return null;
-      const day = Object.assign(emptyDay(), meta as Pick<DayIndex, 'data_local' | 'gerado_em' | 'cursor'>);
-      for (const row of await read('pedidos', (s) => s.getAll())) putOrder(day, row as OrderRow);
-      for (const row of await read('pessoas', (s) => s.getAll())) putPerson(day, row as PersonRow);
-      for (const row of await read('adicionais', (s) => s.getAll()))
-        day.adicionais.set((row as AdditionalRow)[0], row as AdditionalRow);
-      for (const row of await read('lotes', (s) => s.getAll())) day.lotes.set((row as LotRow)[0], row as LotRow);
-      return day;
-    },
+    ...dayParts(db, write),
 
-    /** A whole day replaces what was kept; a delta upserts its rows. */
-    saveDay: (data: DayData) =>
-      write(['cfg', ...DAY_STORES], (tx) => {
-        if (data.completo) for (const s of DAY_STORES) tx.objectStore(s).clear();
-        putRows(tx, data);
-        const { data_local, gerado_em, cursor } = data;
-        tx.objectStore('cfg').put({ data_local, gerado_em, cursor }, 'dia');
-      }),
-
-    /** Rows by key as stored now: another tab of this device may have written them since this tab read the day. */
+    /**
+     * Rows by key as stored now: another tab of this device may have written them since this tab read the day. Only
+     * rows changed since the day's text are records of their own; a key not found is as the day's text has it.
+     */
     async rowsOf(keys: { pessoas: string[]; pedidos: string[]; adicionais: string[] }): Promise<DayRows> {
       const tx = db.transaction(['pessoas', 'pedidos', 'adicionais'], 'readonly');
       const get = async <T>(name: 'pessoas' | 'pedidos' | 'adicionais', ks: string[]) => {
