@@ -14,6 +14,7 @@ export function tempDir(prefix = 'gate-test-'): string {
 }
 
 export function removeTempDirs(): void {
-  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+  // A killed browser's last processes may still write into its profile for a moment (ENOTEMPTY): retried.
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   made.clear();
 }
