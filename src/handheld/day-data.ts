@@ -6,7 +6,7 @@ import { qrHash } from './qr-hash.js';
 // The day's data a handheld decides on offline (GET /api/handheld/dados, docs/handheld.md): every order with a
 // ticket for today or an open-dated one, with all its people and additionals (so a ticket of another date in such
 // an order gets the box's own refusal, not "unknown"), QRs hashed. Built in slices of a few orders with a turn of
-// the event loop between them, and written as JSON text slice by slice: a 50,000-person day never holds a scan.
+// the event loop between them, and sent as JSON text slice by slice: a 50,000-person day never holds a scan.
 // A kind of ticket (its type's and its variation's names, no personal data) goes once, in `lotes`, named by a key.
 
 const ORDERS_PER_SLICE = 60;
@@ -32,7 +32,6 @@ function decodeCursor(text: string | undefined): Cursor | undefined {
 const lotKey = (nomeIngresso: string, nomeLote: string) =>
   crypto.createHash('sha256').update(`${nomeIngresso}\n${nomeLote}`).digest('base64url').slice(0, 8);
 
-const COMMA = Buffer.from(',');
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -172,56 +171,59 @@ export interface DayDataOptions {
   since?: string | undefined;
 }
 
-/** The day data as the JSON bytes of the spec's success envelope (built slice by slice). */
-export async function dayDataJson(db: Db, o: DayDataOptions): Promise<Buffer> {
+/**
+ * The day data as the JSON bytes of the spec's success envelope, sent as each slice is built: the people first,
+ * then the orders, additionals and kinds of ticket. Every slice's rows of a kind end with a newline (JSON's
+ * whitespace; a newline inside a string is always escaped), so the device parses and indexes each line while the
+ * rest is on its way (src/handheld/web/day-stream.ts).
+ */
+export async function* dayDataParts(db: Db, o: DayDataOptions): AsyncGenerator<Buffer> {
   const at = marks(db, o.nowIso);
   const since = decodeCursor(o.since);
   const changed = since && since.day === o.today ? changedOrders(db, o.tenantId, since) : undefined;
-  // Each slice's text goes to bytes at once: off the JS heap, the young generation's collections no longer copy
-  // megabytes of survivors (they held the loop 6–7 ms at a time for a 50,000-person day).
-  const parts = { pessoas: [] as Buffer[], pedidos: [] as Buffer[], adicionais: [] as Buffer[], lotes: [] as Buffer[] };
-  const lotsSent = new Set<string>();
-  const add = (ids: number[]) => {
-    const slice = sliceRows(db, ids, o.names);
-    const rows = { ...slice, lotes: slice.lotes.filter((l) => !lotsSent.has(l[0])) };
-    for (const l of rows.lotes) lotsSent.add(l[0]);
-    for (const k of ['pessoas', 'pedidos', 'adicionais', 'lotes'] as const)
-      if (rows[k].length > 0) {
-        if (parts[k].length > 0) parts[k].push(COMMA);
-        parts[k].push(Buffer.from(JSON.stringify(rows[k]).slice(1, -1)));
-      }
-  };
-  if (changed) {
-    const ids = [...changed];
-    for (let from = 0; from < ids.length; from += ORDERS_PER_SLICE) {
-      if (from > 0) await yieldTurn();
-      add(ofTheDay(db, ids.slice(from, from + ORDERS_PER_SLICE), o.today));
-    }
-  } else {
-    for await (const ids of dayOrderPages(db, o.tenantId, o.today)) {
-      add(ids);
-      await yieldTurn();
-    }
-  }
-  const complete = changed === undefined;
   const head = {
     data_local: o.today,
     gerado_em: o.nowIso,
     cursor: encodeCursor({ day: o.today, ...at }),
-    completo: complete,
+    completo: changed === undefined,
   };
-  const list = (k: keyof typeof parts, last = false) => [
-    Buffer.from(`"${k}":[`),
-    ...parts[k],
-    Buffer.from(last ? ']}}' : '],'),
-  ];
-  return Buffer.concat([
-    Buffer.from(`{"success":true,"data":${JSON.stringify(head).slice(0, -1)},`),
-    ...list('pessoas'),
-    ...list('pedidos'),
-    ...list('adicionais'),
-    ...list('lotes', true),
-  ]);
+  yield Buffer.from(`{"success":true,"data":${JSON.stringify(head).slice(0, -1)},"pessoas":[\n`);
+  // Each slice's text goes to bytes at once: off the JS heap, the young generation's collections no longer copy
+  // megabytes of survivors (they held the loop 6–7 ms at a time for a 50,000-person day).
+  const later = { pedidos: [] as Buffer[], adicionais: [] as Buffer[], lotes: [] as Buffer[] };
+  let people = 0;
+  const lotsSent = new Set<string>();
+  const line = (rows: unknown[], first: boolean) =>
+    Buffer.from(`${first ? '' : ','}${JSON.stringify(rows).slice(1, -1)}\n`);
+  function* add(ids: number[]): Generator<Buffer> {
+    const slice = sliceRows(db, ids, o.names);
+    const lotes = slice.lotes.filter((l) => !lotsSent.has(l[0]));
+    for (const l of lotes) lotsSent.add(l[0]);
+    for (const [k, rows] of [
+      ['pedidos', slice.pedidos],
+      ['adicionais', slice.adicionais],
+      ['lotes', lotes],
+    ] as const)
+      if (rows.length > 0) later[k].push(line(rows, later[k].length === 0));
+    if (slice.pessoas.length > 0) yield line(slice.pessoas, people++ === 0);
+  }
+  if (changed) {
+    const ids = [...changed];
+    for (let from = 0; from < ids.length; from += ORDERS_PER_SLICE) {
+      if (from > 0) await yieldTurn();
+      yield* add(ofTheDay(db, ids.slice(from, from + ORDERS_PER_SLICE), o.today));
+    }
+  } else {
+    for await (const ids of dayOrderPages(db, o.tenantId, o.today)) {
+      yield* add(ids);
+      await yieldTurn();
+    }
+  }
+  for (const k of ['pedidos', 'adicionais', 'lotes'] as const) {
+    yield Buffer.from(`],"${k}":[\n`);
+    yield* later[k];
+  }
+  yield Buffer.from(']}}');
 }
 
 /** The rows of one order's people and additionals now (an online scan's answer updates the device's copy). */

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { App, RouteRegistrar } from '../app.js';
 import { guard } from '../auth/guard.js';
@@ -6,7 +7,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
 import { AppError } from '../http/errors.js';
 import { JSON_TYPE } from '../http/send-bytes.js';
-import { dayDataJson } from './day-data.js';
+import { dayDataParts } from './day-data.js';
 import { handheldDocs as docs } from './handheld.docs.js';
 import { checkDeviceKey, pairDevice, recordDeviceState, type Device } from './devices.repo.js';
 import type { HandheldService } from './handheld.service.js';
@@ -104,14 +105,14 @@ function deviceRoutes(app: App, { db, clock, service, names }: HandheldRouteDeps
     async (request, reply) => {
       const device = callerOf(request);
       const now = clock.now();
-      const json = await dayDataJson(db, {
+      const parts = dayDataParts(db, {
         tenantId: device.tenantId,
         today: clock.localDate(now),
         nowIso: now.toISOString(),
         names,
         since: request.query.desde,
       });
-      return reply.type(JSON_TYPE).send(json);
+      return reply.type(JSON_TYPE).send(Readable.from(parts));
     },
   );
 

@@ -1,4 +1,5 @@
 import type { DayData, ScanAnswer, UploadItem, UploadItemAnswer } from '../handheld.schemas.js';
+import { readDay, type DayHead, type DaySink } from './day-stream.js';
 
 // The box's handheld endpoints (docs/handheld.md), in their envelope. A call the box did not answer in time, or
 // answered with a 5xx, is Unreachable (it counts toward going offline); an answer in the envelope's error is ApiError.
@@ -28,17 +29,25 @@ export const needsPairing = (e: unknown): boolean =>
 
 const KEY_HEADER = 'x-handheld-key';
 
+/** The data of an answer in the spec's envelope; its error as ApiError. */
+function envelope<T>(status: number, text: string): T {
+  const json = JSON.parse(text) as { success: boolean; data?: T; error?: { code: string; message: string } };
+  if (!json.success) throw new ApiError(status, json.error?.code ?? 'ERRO', json.error?.message ?? 'erro');
+  return json.data as T;
+}
+
 export function createApi(opts: { base?: string; key: () => string | null; fetch?: typeof fetch }) {
   const base = opts.base ?? '';
   const doFetch = opts.fetch ?? ((...args: Parameters<typeof fetch>) => fetch(...args));
 
-  /** One call; `text` is the answer's body as the box sent it (the day data is stored as that text). */
-  async function callText<T>(
+  /** One call: `read` takes the answer (its status below 500); what it throws other than ours is Unreachable. */
+  async function request<R>(
     method: string,
     path: string,
     body: unknown,
     timeoutMs: number,
-  ): Promise<{ data: T; text: string }> {
+    read: (res: Response) => Promise<R>,
+  ): Promise<R> {
     const ctl = new AbortController();
     const timer = setTimeout(() => ctl.abort(), timeoutMs);
     const key = opts.key();
@@ -54,10 +63,7 @@ export function createApi(opts: { base?: string; key: () => string | null; fetch
         cache: 'no-store',
       });
       if (res.status >= 500) throw new Unreachable(`HTTP ${res.status}`);
-      const text = await res.text();
-      const json = JSON.parse(text) as { success: boolean; data?: T; error?: { code: string; message: string } };
-      if (!json.success) throw new ApiError(res.status, json.error?.code ?? 'ERRO', json.error?.message ?? 'erro');
-      return { data: json.data as T, text };
+      return await read(res);
     } catch (e) {
       if (e instanceof ApiError || e instanceof Unreachable) throw e;
       throw new Unreachable(ctl.signal.aborted ? 'sem resposta a tempo' : String(e));
@@ -65,8 +71,8 @@ export function createApi(opts: { base?: string; key: () => string | null; fetch
       clearTimeout(timer);
     }
   }
-  const call = async <T>(method: string, path: string, body: unknown, timeoutMs: number) =>
-    (await callText<T>(method, path, body, timeoutMs)).data;
+  const call = <T>(method: string, path: string, body: unknown, timeoutMs: number) =>
+    request(method, path, body, timeoutMs, async (res) => envelope<T>(res.status, await res.text()));
 
   return {
     pair: (token: string, nome: string, versao_app: string, timeoutMs = 10_000) =>
@@ -76,13 +82,21 @@ export function createApi(opts: { base?: string; key: () => string | null; fetch
         { token, nome, versao_app },
         timeoutMs,
       ),
-    /** The day data, and its envelope's text (what the device stores of a whole day). */
-    dayData: (desde: string | null, timeoutMs = 60_000) =>
-      callText<DayData>(
+    /** The day data: its rows and its text go to `sink` as they arrive; its head comes at the end. */
+    dayData: (desde: string | null, sink: DaySink, timeoutMs = 60_000) =>
+      request(
         'GET',
         `/api/handheld/dados${desde ? `?desde=${encodeURIComponent(desde)}` : ''}`,
         undefined,
         timeoutMs,
+        async (res): Promise<DayHead> => {
+          const read = await readDay(res, sink);
+          if (read.head) return read.head;
+          const data = envelope<DayData>(res.status, read.text);
+          for (const kind of ['pedidos', 'lotes', 'pessoas', 'adicionais'] as const) sink.rows(data, kind, data[kind]);
+          sink.text(data, read.text);
+          return data;
+        },
       ),
     checkin: (body: { id: string; codigo: string; operador: string }, timeoutMs: number) =>
       call<ScanAnswer>('POST', '/api/handheld/checkin', body, timeoutMs),

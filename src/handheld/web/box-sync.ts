@@ -1,5 +1,8 @@
 import { needsPairing, Unreachable, type Api } from './api.js';
-import { applyDayData, localDate, type DayIndex } from './decide.js';
+import type { DayData } from '../handheld.schemas.js';
+import { applyDayData, emptyDay, localDate, upsertRows, type DayIndex } from './decide.js';
+import type { DayStage } from './day-store.js';
+import type { DayKind, DaySink } from './day-stream.js';
 import type { Link, Mode } from './link.js';
 import { batches, settle } from './queue.js';
 import type { Store } from './store.js';
@@ -55,13 +58,37 @@ export function createBoxSync(ctx: SyncCtx) {
     }
   }
 
+  /**
+   * A whole day is indexed and written as it arrives, and becomes the app's day once stored whole. A delta's rows go
+   * on top of the day once stored.
+   */
   async function refreshData(): Promise<void> {
     if (!ctx.paired()) return;
     const day = ctx.day();
-    const answer = await reach('scan', () => api.dayData(day && day.data_local === today() ? day.cursor : null));
-    if (!answer) return;
-    await store.saveDay(answer.data, answer.text);
-    ctx.setDay(applyDayData(day, answer.data));
+    const incoming = emptyDay();
+    let staged: DayStage | undefined;
+    const delta: Pick<DayData, DayKind> = { pessoas: [], pedidos: [], adicionais: [], lotes: [] };
+    const sink: DaySink = {
+      rows(head, kind, rows) {
+        if (head.completo) upsertRows(incoming, { pessoas: [], adicionais: [], [kind]: rows });
+        else for (const row of rows) (delta[kind] as unknown[]).push(row);
+      },
+      text(head, text) {
+        if (head.completo) (staged ??= store.stageDay()).add(text);
+      },
+    };
+    const head = await reach('scan', () => api.dayData(day && day.data_local === today() ? day.cursor : null, sink));
+    if (!head) return;
+    const { data_local, gerado_em, cursor } = head;
+    if (head.completo) {
+      if (!staged) throw new Error('dia sem texto');
+      await staged.commit(head);
+      ctx.setDay(Object.assign(incoming, { data_local, gerado_em, cursor }));
+      return;
+    }
+    const data: DayData = { ...head, ...delta };
+    await store.saveDelta(data);
+    ctx.setDay(applyDayData(day, data));
   }
 
   /** The queue, 500 at a time, from one tab at a time (a Web Lock); the box is idempotent by id anyway. */
