@@ -6,6 +6,28 @@ const PERMISSIONS = ['local:read'];
 
 // The central office's routes (docs/sync.md) for the OpenAPI at /docs; shapes of sync.routes.ts.
 
+/** The status of a box whose cloud answers: every example below is this one with a few fields changed. */
+const onlineStatus = {
+  nuvem_configurada: true,
+  online: true,
+  ultima_comunicacao_em: '2026-11-21T12:59:30.000Z',
+  ultimo_pull_ok_em: '2026-11-21T12:59:30.000Z',
+  ultimo_push_ok_em: '2026-11-21T12:59:31.000Z',
+  ultima_atualizacao_em: '2026-11-21T12:00:00.000Z',
+  ultima_atualizacao_completa_em: '2026-11-21T06:00:00.000Z',
+  ultimo_erro: null,
+  fila: {
+    pendentes: 0,
+    em_nova_tentativa: 0,
+    evento_mais_antigo_em: null,
+    proxima_tentativa_em: null,
+    aguardando_outra_caixa: 0,
+    aguardando_outra_caixa_ate: null,
+  },
+  resultados: { aceito: 1210, ja_utilizado_na_nuvem: 2, fora_do_prazo: 0, cancelado_na_nuvem: 1, outro: 0 },
+  registros_rejeitados: { total: 0, recentes: [] },
+};
+
 export const syncStatusDocs: OperationDocs = {
   description:
     'O estado da sincronização desta caixa com a nuvem para o tenant da chave: última comunicação, último pull e push bem-sucedidos, o último erro, a fila de eventos a enviar, os eventos por resultado na nuvem e os registros que a nuvem mandou e a caixa rejeitou. Sem nuvem configurada a caixa segue funcionando e o estado diz isso.',
@@ -14,45 +36,13 @@ export const syncStatusDocs: OperationDocs = {
     description: 'O estado da sincronização.',
     schema: syncStatusAnswerSchema,
     examples: {
-      online: {
-        summary: 'Nuvem respondendo',
-        value: {
-          success: true,
-          data: {
-            nuvem_configurada: true,
-            online: true,
-            ultima_comunicacao_em: '2026-11-21T12:59:30.000Z',
-            ultimo_pull_ok_em: '2026-11-21T12:59:30.000Z',
-            ultimo_push_ok_em: '2026-11-21T12:59:31.000Z',
-            ultima_atualizacao_em: '2026-11-21T12:00:00.000Z',
-            ultima_atualizacao_completa_em: '2026-11-21T06:00:00.000Z',
-            ultimo_erro: null,
-            fila: {
-              pendentes: 0,
-              em_nova_tentativa: 0,
-              evento_mais_antigo_em: null,
-              proxima_tentativa_em: null,
-              aguardando_outra_caixa: 0,
-              aguardando_outra_caixa_ate: null,
-            },
-            resultados: { aceito: 1210, ja_utilizado_na_nuvem: 2, fora_do_prazo: 0, cancelado_na_nuvem: 1, outro: 0 },
-            registros_rejeitados: { total: 0, recentes: [] },
-          },
-        },
-      },
+      online: { summary: 'Nuvem respondendo', value: { success: true, data: onlineStatus } },
       aguardandoOutraCaixa: {
         summary: 'Um estorno retido até a nuvem confirmar o check-in feito em outra caixa do site',
         value: {
           success: true,
           data: {
-            nuvem_configurada: true,
-            online: true,
-            ultima_comunicacao_em: '2026-11-21T12:59:30.000Z',
-            ultimo_pull_ok_em: '2026-11-21T12:59:30.000Z',
-            ultimo_push_ok_em: '2026-11-21T12:59:31.000Z',
-            ultima_atualizacao_em: '2026-11-21T12:00:00.000Z',
-            ultima_atualizacao_completa_em: '2026-11-21T06:00:00.000Z',
-            ultimo_erro: null,
+            ...onlineStatus,
             fila: {
               pendentes: 1,
               em_nova_tentativa: 0,
@@ -62,7 +52,6 @@ export const syncStatusDocs: OperationDocs = {
               aguardando_outra_caixa_ate: '2026-11-22T12:38:12.000Z',
             },
             resultados: { aceito: 1210, ja_utilizado_na_nuvem: 0, fora_do_prazo: 0, cancelado_na_nuvem: 0, outro: 0 },
-            registros_rejeitados: { total: 0, recentes: [] },
           },
         },
       },
