@@ -135,17 +135,20 @@ describe('a 5,000-person day on the device', () => {
     const cutting = new Promise<void>((resolve) => (cut = resolve));
     await restart(profile, async (context) => {
       context.on('console', (m) => m.text() === 'gate-teste: corte' && cut());
-      // The second piece of the new day is where the device dies: the page stops there for good, then is killed.
+      // The second piece of the new day is where the device dies: its transaction is kept from ever committing (a
+      // request after each other), then the browser is killed.
       await context.addInitScript(() => {
         const proto = (globalThis as any).IDBObjectStore.prototype;
         const put = proto.put;
         let pieces = 0;
-        proto.put = function (this: { name: string }, ...args: unknown[]) {
+        proto.put = function (this: { name: string; count(): { onsuccess: unknown } }, ...args: unknown[]) {
+          const request = put.apply(this, args);
           if (this.name === 'blocos' && ++pieces === 2) {
+            const hold = () => (this.count().onsuccess = hold);
+            hold();
             console.log('gate-teste: corte');
-            for (;;);
           }
-          return put.apply(this, args);
+          return request;
         };
       });
     });

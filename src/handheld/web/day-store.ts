@@ -68,12 +68,10 @@ function dayFrom(meta: DayManifest, pieces: string[], changed: DayRows): DayInde
   return day;
 }
 
-export type DayHead = Pick<DayData, 'data_local' | 'gerado_em' | 'cursor'>;
-
 /** A whole day being written as it arrives: `add` its text in order, then `commit` makes it the day. */
 export interface DayStage {
   add(text: string): void;
-  commit(head: DayHead): Promise<void>;
+  commit(head: Pick<DayData, 'data_local' | 'gerado_em' | 'cursor'>): Promise<void>;
 }
 
 /** The day's reads and writes in the device's database. */
@@ -138,13 +136,13 @@ export function dayParts(db: IDBDatabase, write: Write) {
       return {
         add(text: string) {
           for (let at = 0; at < text.length; at += PIECE_CHARS) {
-            const part = at === 0 && text.length <= PIECE_CHARS ? text : text.slice(at, at + PIECE_CHARS);
+            const part = text.slice(at, at + PIECE_CHARS);
             buffer.push(part);
             size += part.length;
             if (size >= PIECE_CHARS) flush();
           }
         },
-        async commit({ data_local, gerado_em, cursor }: DayHead) {
+        async commit({ data_local, gerado_em, cursor }) {
           if (size > 0) flush();
           await Promise.all(writes);
           if (failed) throw failed;
