@@ -17,7 +17,8 @@ import { messageOf } from './site-backlog.js';
 // ticket's subject that expects the last sequence this box applied there. All won: the decision is made again and
 // committed, each movement marked with its claim. One lost: the winner's message is applied here and the rules run
 // again (the ticket is then refused with the winner's time). No answer within the claim timeout: the box decides
-// alone, marks it, and publishes it later as a fact.
+// alone, marks it, and publishes it later as a fact. A refusal made while this box is behind the stream first reads the
+// refused tickets' newest messages on the hub ("Catching up"): a stale copy never turns a visitor away.
 
 export type ClaimAnswer = { kind: 'won'; seq: number } | { kind: 'lost' } | { kind: 'unreachable' };
 
