@@ -1,11 +1,10 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClock } from '../../src/clock.js';
-import { startFakeCloud, type FakeCloud } from '../support/fake-cloud.js';
+import type { FakeCloud } from '../support/fake-cloud.js';
 import { auditSite, createLedger, inParallel, settle } from '../support/site-audit.js';
-import { siteTickets, SITE_TZ, startSite, until, type Site } from '../support/site-boxes.js';
-import { cloudEnv } from '../support/site-cloud.js';
+import { siteTickets, until, type Site } from '../support/site-boxes.js';
+import { startSiteWithCloud } from '../support/site-cloud.js';
 
 // A box that catches up (issue 37): leste is stopped while norte and sul let people in and reverse some of them at
 // the other entrance; it comes back over a slow link, and while it is still behind the stream, the reversed tickets
@@ -27,10 +26,7 @@ const firsts = dataset.tickets.orders.map((o) => o.qrs[0]!);
 let cloud: FakeCloud;
 let site: Site;
 beforeAll(async () => {
-  cloud = await startFakeCloud({ clock: createClock(SITE_TZ), recordRequests: false });
-  cloud.addOrders(dataset.pedidos);
-  site = await startSite({ names: NAMES, dataset, env: (name) => cloudEnv(cloud, name) });
-  for (const b of site.boxes) await b.untilMode('site');
+  ({ site, cloud } = await startSiteWithCloud(NAMES, dataset));
 }, 120_000);
 afterAll(async () => {
   await site?.close();

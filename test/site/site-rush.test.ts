@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClock } from '../../src/clock.js';
-import { startFakeCloud, type FakeCloud } from '../support/fake-cloud.js';
+import type { FakeCloud } from '../support/fake-cloud.js';
 import { auditSite, createLedger, eventsOf, inParallel, settle, type Scan } from '../support/site-audit.js';
-import { siteTickets, SITE_TZ, startSite, until, type Site, type SiteBox } from '../support/site-boxes.js';
-import { cloudEnv } from '../support/site-cloud.js';
+import { siteTickets, until, type Site, type SiteBox } from '../support/site-boxes.js';
+import { startSiteWithCloud } from '../support/site-cloud.js';
 
 // The rush on a three-box site of real processes (issue 37): each box's link to the hub delays part of its bytes, so
 // some claims time out (GATE_SITE_CAS_TIMEOUT_MS, 150 ms) and those decisions are made alone, while the link stays up.
@@ -22,10 +21,7 @@ const firsts = dataset.tickets.orders.map((o) => o.qrs[0]!);
 let cloud: FakeCloud;
 let site: Site;
 beforeAll(async () => {
-  cloud = await startFakeCloud({ clock: createClock(SITE_TZ), recordRequests: false });
-  cloud.addOrders(dataset.pedidos);
-  site = await startSite({ names: NAMES, dataset, env: (name) => cloudEnv(cloud, name) });
-  for (const b of site.boxes) await b.untilMode('site');
+  ({ site, cloud } = await startSiteWithCloud(NAMES, dataset));
 }, 120_000);
 afterAll(async () => {
   await site?.close();
