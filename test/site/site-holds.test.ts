@@ -1,7 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { connect } from '@nats-io/transport-node';
-import { jetstream } from '@nats-io/jetstream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/api-keys.js';
 import { createBox } from '../../src/box.js';
@@ -10,7 +8,6 @@ import { migrateToLatest, openDatabase } from '../../src/db/open.js';
 import { createOperator } from '../../src/operators/operators.repo.js';
 import { pedidoSchema } from '../../src/orders/order.schemas.js';
 import { upsertOrder } from '../../src/orders/orders.repo.js';
-import { encodeMessage, signingKey, subjectOf } from '../../src/site/site-messages.js';
 import type { SyncSpec } from '../../src/sync/sync.start.js';
 import { ensureTenant } from '../../src/tenants/tenants.repo.js';
 import { createTestBox, TZ, type TestBox } from '../support/box.js';
@@ -25,7 +22,7 @@ import {
 import { startFakeCloud, type FakeCloud } from '../support/fake-cloud.js';
 import { makeOrder } from '../support/fixtures.js';
 import { checkin, reverse } from '../support/http.js';
-import { siteLinkOf, startHub, type TestHub } from '../support/site-hub.js';
+import { publishUnrecordedClaim, siteLinkOf, startHub, type TestHub } from '../support/site-hub.js';
 import { eventually } from '../support/sync-gate.js';
 import { tempDir } from '../support/temp.js';
 
@@ -116,32 +113,8 @@ async function crashAfterClaim(dir: string, action: 'checkin' | 'estorno' = 'che
   const runs = JSON.parse((first.db.sqlite.prepare('select runs from site_state').get() as { runs: string }).runs);
   await first.close();
   open.splice(open.indexOf(first), 1);
-  const origin = {
-    tenant: 'parque',
-    box: 'norte',
-    boxes: BOXES,
-    run: (runs as string[]).at(-1)!,
-    earlierRuns: new Set<string>(),
-    secret: signingKey(hub.password('norte')),
-  };
-  const id = `norte.orfa${action}0001`;
-  const body = encodeMessage(origin, {
-    id,
-    action,
-    kind: 'person',
-    qr,
-    code: qr,
-    mode: 'qr',
-    at: NOW,
-    area: 'parque',
-    terminal: 'norte-1',
-    operator: null,
-    source: 'lane',
-    local: false,
-  });
-  const nc = await connect({ servers: hub.url, user: 'gate-norte', pass: hub.password('norte') });
-  await jetstream(nc).publish(subjectOf('parque', 'person', qr), body, { msgID: id });
-  await nc.close();
+  const run = (runs as string[]).at(-1)!;
+  await publishUnrecordedClaim(hub, { box: 'norte', run, id: `norte.orfa${action}0001`, action, qr, at: NOW });
 }
 
 const usedAt = (b: TestBox, qr: string) =>

@@ -1,18 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { connect } from '@nats-io/transport-node';
-import { DiscardPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { DiscardPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBox } from '../../src/box.js';
 import { createFixedClock } from '../../src/clock.js';
 import { migrateToLatest, openDatabase } from '../../src/db/open.js';
 import { upsertOrder } from '../../src/orders/orders.repo.js';
 import { pedidoSchema } from '../../src/orders/order.schemas.js';
-import { encodeMessage, signingKey, subjectOf } from '../../src/site/site-messages.js';
 import { ensureTenant } from '../../src/tenants/tenants.repo.js';
 import { TZ } from '../support/box.js';
 import { makeOrder } from '../support/fixtures.js';
-import { startHub, type TestHub, siteLinkOf } from '../support/site-hub.js';
+import { publishUnrecordedClaim, siteLinkOf, startHub, type TestHub } from '../support/site-hub.js';
 import { eventually } from '../support/sync-gate.js';
 import { tempDir } from '../support/temp.js';
 
@@ -87,32 +86,14 @@ async function publishOrphan(dir: string): Promise<number> {
   ) as string[];
   await first.close();
   running.splice(running.indexOf(first), 1);
-  const origin = {
-    tenant: 'parque',
+  return publishUnrecordedClaim(hub, {
     box: 'norte',
-    boxes: BOXES,
     run: runs.at(-1)!,
-    earlierRuns: new Set<string>(),
-    secret: signingKey(fs.readFileSync(hub.passwordFile('norte'), 'utf8').trim()),
-  };
-  const body = encodeMessage(origin, {
     id: 'norte.orfa000000001',
     action: 'checkin',
-    kind: 'person',
     qr: 'S-1',
-    code: 'S-1',
-    mode: 'qr',
     at: NOW,
-    area: 'parque',
-    terminal: 'norte-1',
-    operator: null,
-    source: 'lane',
-    local: false,
   });
-  const nc = await natsAs('norte');
-  const ack = await jetstream(nc).publish(subjectOf('parque', 'person', 'S-1'), body, { msgID: 'norte.orfa000000001' });
-  await nc.close();
-  return ack.seq;
 }
 
 /** Makes the site's stream refuse every new message (full, discarding new ones), or take them again. */

@@ -6,6 +6,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { hubFiles, natsUser } from '../../src/site/hub-config.js';
 import { hubTls } from '../../src/site/hub-tls.js';
+import { encodeMessage, signingKey, subjectOf } from '../../src/site/site-messages.js';
 import { tempDir } from './temp.js';
 
 // The site's hub as a park runs it (docs/site.md): Debian's nats-server with the configuration `gate site
@@ -228,3 +229,41 @@ export const siteLinkOf = (hub: Hub, box: string, boxes: readonly string[] = hub
   casTimeoutMs,
   replicas: 1,
 });
+
+/**
+ * A claim a box published on the hub under one of its database's runs and never recorded (it died before committing):
+ * a person's `action` on `qr` at `at`, signed as that box, with the site id `id`. Its stream sequence.
+ */
+export async function publishUnrecordedClaim(
+  hub: Hub,
+  c: { box: string; run: string; id: string; action: 'checkin' | 'estorno'; qr: string; at: string },
+): Promise<number> {
+  const origin = {
+    tenant: 'parque',
+    box: c.box,
+    boxes: hub.boxes,
+    run: c.run,
+    earlierRuns: new Set<string>(),
+    secret: signingKey(hub.password(c.box)),
+  };
+  const body = encodeMessage(origin, {
+    id: c.id,
+    action: c.action,
+    kind: 'person',
+    qr: c.qr,
+    code: c.qr,
+    mode: 'qr',
+    at: c.at,
+    area: 'parque',
+    terminal: `${c.box}-1`,
+    operator: null,
+    source: 'lane',
+    local: false,
+  });
+  const nc = await connect({ servers: hub.url, user: `gate-${c.box}`, pass: hub.password(c.box) });
+  try {
+    return (await jetstream(nc).publish(subjectOf('parque', 'person', c.qr), body, { msgID: c.id })).seq;
+  } finally {
+    await nc.close();
+  }
+}
